@@ -1,0 +1,103 @@
+# cronq — a plain Makefile. `make` builds bin/cronq; `make test` runs every
+# test against a throwaway PostgreSQL; `make asan` runs the same suite with
+# AddressSanitizer and UBSan.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build/release
+BIN     ?= bin/cronq
+
+PKGS      := libpq jansson
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+# _DEFAULT_SOURCE exposes POSIX and BSD interfaces (getopt_long, clock_gettime,
+# kill, setenv) that strict -std=c11 hides.
+STD  = -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE
+WARN = -Wall -Wextra -Werror -Wformat=2 -Wmissing-prototypes \
+       -Wstrict-prototypes -Wvla -Wwrite-strings -Wshadow
+OPT ?= -O2 -g
+# Extra flags for a sanitizer build (set by `make asan`).
+SAN ?=
+CFLAGS_ALL  = $(STD) $(WARN) $(OPT) $(SAN) -Ilib -I$(BUILD) $(PKG_CFLAGS) $(CFLAGS)
+LDFLAGS_ALL = $(SAN) $(LDFLAGS)
+LIBS_ALL    = $(PKG_LIBS) -lpthread -lm
+
+LIB_SRC  := $(sort $(shell find lib -name '*.c'))
+CMD_SRC  := $(sort $(wildcard cmd/cronq/*.c))
+SQL_SRC  := $(sort $(wildcard sql/*.sql))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/sql_embed.o
+CMD_OBJ  := $(CMD_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps test unit integration asan bench demo demo-stop fuzz install clean
+all: $(BIN)
+
+deps:
+	@scripts/deps.sh
+
+$(BIN): $(CMD_OBJ) $(BUILD)/libcronq.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CMD_OBJ) $(BUILD)/libcronq.a $(LIBS_ALL)
+
+$(BUILD)/libcronq.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+# The migrations are compiled into the binary: see scripts/embed-sql.sh.
+$(BUILD)/sql_embed.c: $(SQL_SRC) scripts/embed-sql.sh
+	@mkdir -p $(dir $@)
+	scripts/embed-sql.sh $(SQL_SRC) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/sql_embed.o: $(BUILD)/sql_embed.c
+	$(CC) $(CFLAGS_ALL) -Ilib -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcronq.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/unit $(LDFLAGS_ALL) -o $@ $< $(BUILD)/libcronq.a $(LIBS_ALL)
+
+unit-bins: $(UNIT_BIN)
+
+# The whole suite: unit tests, then integration tests against a PostgreSQL
+# started for the run. Ends with "N passed, N failed".
+test: deps
+	@$(MAKE) --no-print-directory $(BIN) unit-bins
+	@CRONQ=$(abspath $(BIN)) UNIT_DIR=$(abspath $(BUILD)/tests) scripts/run-tests.sh
+
+asan:
+	@$(MAKE) --no-print-directory test BUILD=build/asan BIN=build/asan/bin/cronq OPT="-O1 -g" \
+	    SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+
+bench: deps $(BIN)
+	@CRONQ=$(abspath $(BIN)) scripts/bench.sh
+
+demo: deps $(BIN)
+	@CRONQ=$(abspath $(BIN)) scripts/demo.sh
+
+demo-stop:
+	@scripts/demo.sh stop
+
+# Fuzz targets: every tests/fuzz/fuzz_NAME.c, built with clang's libFuzzer and
+# run FUZZ_SECONDS each over its corpus in tests/fuzz/corpus/NAME.
+FUZZ_SECONDS ?= 60
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+fuzz: deps
+	@scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_SRC)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/cronq/sql
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/cronq
+	install -m 644 cronq.1 $(DESTDIR)$(PREFIX)/share/man/man1/cronq.1
+	install -m 644 $(SQL_SRC) $(DESTDIR)$(PREFIX)/share/cronq/sql/
+
+clean:
+	rm -rf build bin
+
+-include $(shell find build -name '*.d' 2>/dev/null)

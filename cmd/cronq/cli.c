@@ -1,0 +1,241 @@
+/*
+ * cli — see cli.h. Messages follow PostgreSQL's client programs:
+ * "cronq: error: …" then "Try \"cronq run --help\" for more information."
+ */
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "pg/pg.h"
+#include "util/duration.h"
+#include "util/err.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+int
+cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cronq: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (cmd)
+		fprintf(stderr, "Try \"cronq %s --help\" for more information.\n", cmd);
+	else
+		fputs("Try \"cronq --help\" for more information.\n", stderr);
+	return EX_USAGE;
+}
+
+int
+cli_check_args(const char *cmd, int argc, char **argv, int first, int min, int max)
+{
+	int n = argc - first;
+
+	if (n > max)
+		return cli_usage_error(cmd, "too many command-line arguments (first is \"%s\")", argv[first + max]);
+	if (n < min)
+		return cli_usage_error(cmd, "missing required argument");
+	return 0;
+}
+
+int
+cli_int(const cli_src *src, const char *arg, int64_t min, int64_t max, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (*arg == '\0' || *end != '\0' || errno != 0 || v < min || v > max) {
+		log_error("invalid value \"%s\" for %s: must be an integer from %lld to %lld",
+				  arg, src->name, (long long) min, (long long) max);
+		return EX_USAGE;
+	}
+	*out = v;
+	return 0;
+}
+
+int
+cli_duration(const cli_src *src, const char *arg, int64_t min_ms, int64_t *out_ms)
+{
+	char why[256], min[32];
+
+	if (duration_parse(arg, out_ms, why, sizeof why) != 0) {
+		log_error("invalid value \"%s\" for %s: %s", arg, src->name, why);
+		return EX_DATAERR;
+	}
+	if (*out_ms < min_ms) {
+		duration_format(min_ms, min, sizeof min);
+		log_error("invalid value \"%s\" for %s: must be at least %s", arg, src->name, min);
+		return EX_USAGE;
+	}
+	return 0;
+}
+
+const char *
+cli_conninfo(const cli_common *common)
+{
+	return common->conninfo ? common->conninfo : pg_default_conninfo();
+}
+
+int
+cli_report(const cq_err *err)
+{
+	log_full(LOG_ERROR, NULL, NULL, err->hint[0] ? err->hint : NULL, "%s", err->msg);
+	return err->code ? err->code : EX_SOFTWARE;
+}
+
+static bool
+env_true(const char *v)
+{
+	return strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 ||
+		strcasecmp(v, "yes") == 0 || strcasecmp(v, "on") == 0;
+}
+
+static int
+common_option(int opt, const char *arg, const cli_src *src, cli_common *common)
+{
+	switch (opt) {
+		case OPT_DB:
+			common->conninfo = arg;
+			return 0;
+		case OPT_VERBOSE:
+			common->verbose++;
+			log_set_level(common->verbose > 1 ? LOG_DEBUG : LOG_INFO);
+			return 0;
+		case OPT_LOG_FORMAT:
+			if (strcmp(arg, "text") == 0)
+				log_set_format(LOG_FORMAT_TEXT);
+			else if (strcmp(arg, "json") == 0)
+				log_set_format(LOG_FORMAT_JSON);
+			else {
+				log_error("invalid value \"%s\" for %s: must be \"text\" or \"json\"", arg, src->name);
+				return EX_USAGE;
+			}
+			return 0;
+		case OPT_HELP:
+			common->help = true;
+			return 0;
+	}
+	return -1;
+}
+
+static int
+dispatch(int opt, const char *arg, const cli_src *src, cli_handler handler,
+		 void *state, cli_common *common)
+{
+	int rc = common_option(opt, arg, src, common);
+
+	return rc >= 0 ? rc : handler(opt, arg, src, state);
+}
+
+/* Options that may be repeated take a comma-separated list from the environment. */
+static bool
+is_list_option(const char *name)
+{
+	return strcmp(name, "queue") == 0 || strcmp(name, "type") == 0 ||
+		strcmp(name, "status") == 0;
+}
+
+static char *env_copies[16];
+static size_t n_env_copies;
+
+/*
+ * CRONQ_<FLAG> for every option but --help: a list (comma-separated) for
+ * options that take a value, a boolean word for switches.
+ */
+static int
+apply_env(const struct option *longopts, cli_handler handler, void *state, cli_common *common)
+{
+	for (const struct option *o = longopts; o->name; o++) {
+		cli_src src;
+		const char *v;
+		size_t k = 0;
+
+		if (o->val == OPT_HELP)
+			continue;
+		k = (size_t) snprintf(src.name, sizeof src.name, "CRONQ_");
+		for (const char *p = o->name; *p && k < sizeof src.name - 1; p++)
+			src.name[k++] = *p == '-' ? '_' : (char) toupper((unsigned char) *p);
+		src.name[k] = '\0';
+		v = getenv(src.name);
+		if (v == NULL || *v == '\0')
+			continue;
+		if (o->has_arg == no_argument) {
+			int rc;
+
+			if (env_true(v) && (rc = dispatch(o->val, NULL, &src, handler, state, common)) != 0)
+				return rc;
+			continue;
+		}
+		if (is_list_option(o->name)) {
+			char *copy, *save = NULL;
+			int rc = 0;
+
+			/* Handlers keep values by pointer: the copy lives until exit. */
+			if (n_env_copies == sizeof env_copies / sizeof env_copies[0])
+				continue;
+			copy = env_copies[n_env_copies++] = xstrdup(v);
+			for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save))
+				rc = dispatch(o->val, item, &src, handler, state, common);
+			if (rc != 0)
+				return rc;
+			continue;
+		}
+		{
+			int rc = dispatch(o->val, v, &src, handler, state, common);
+
+			if (rc != 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int
+cli_parse(const char *cmd, int argc, char **argv, const char *shortopts,
+		  const struct option *longopts, cli_handler handler, void *state,
+		  cli_common *common, int *first_arg)
+{
+	char optstring[64];
+	int c, rc;
+
+	memset(common, 0, sizeof *common);
+	if ((rc = apply_env(longopts, handler, state, common)) != 0)
+		return rc;
+
+	snprintf(optstring, sizeof optstring, ":%s", shortopts);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		cli_src src;
+		const char *given = argv[optind - 1];
+
+		if (c == '?') {
+			if (optopt && optopt < 256 && given[0] == '-' && given[1] != '-')
+				return cli_usage_error(cmd, "invalid option \"-%c\"", optopt);
+			return cli_usage_error(cmd, "unrecognized option \"%s\"", given);
+		}
+		if (c == ':')
+			return cli_usage_error(cmd, "option \"%s\" requires a value", given);
+		snprintf(src.name, sizeof src.name, "option --%s", "");
+		for (const struct option *o = longopts; o->name; o++)
+			if (o->val == c) {
+				snprintf(src.name, sizeof src.name, "--%s", o->name);
+				break;
+			}
+		if ((rc = dispatch(c, optarg, &src, handler, state, common)) != 0)
+			return rc;
+	}
+	*first_arg = optind;
+	return 0;
+}

@@ -1,0 +1,71 @@
+/*
+ * cli — what every subcommand's option parsing shares: environment
+ * variables CRONQ_<FLAG> applied before the command line (flags win), the
+ * common options (--db, --verbose, --log-format, --help), range-checked
+ * numbers and durations, and the usage-error conventions.
+ */
+#ifndef CRONQ_CLI_H
+#define CRONQ_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Option ids above the printable range for long-only options. */
+enum {
+	OPT_DB = 'd',
+	OPT_HELP = 'h',
+	OPT_VERBOSE = 'v',
+	OPT_LOG_FORMAT = 256,
+	OPT_FIRST_CMD = 300,
+};
+
+#define CLI_COMMON_OPTIONS \
+	{"db", required_argument, NULL, OPT_DB}, \
+	{"verbose", no_argument, NULL, OPT_VERBOSE}, \
+	{"log-format", required_argument, NULL, OPT_LOG_FORMAT}, \
+	{"help", no_argument, NULL, OPT_HELP}
+
+/* Where a value came from, for messages: "--batch" or "CRONQ_BATCH". */
+typedef struct cli_src {
+	char		name[96];
+} cli_src;
+
+typedef struct cli_common {
+	const char *conninfo;		/* NULL: pg_default_conninfo() */
+	int			verbose;
+	bool		help;
+} cli_common;
+
+/*
+ * Called once per option occurrence (env first, then argv). Returns 0, or an
+ * exit code after printing the error.
+ */
+typedef int (*cli_handler) (int opt, const char *arg, const cli_src *src, void *state);
+
+/*
+ * Parse options of subcommand cmd ("run"); on success *first_arg is the
+ * index of the first positional argument. Common options fill common; the
+ * rest go to handler. Returns 0, or an exit code with the error printed.
+ */
+int cli_parse(const char *cmd, int argc, char **argv, const char *shortopts,
+			  const struct option *longopts, cli_handler handler, void *state,
+			  cli_common *common, int *first_arg);
+
+/* Print an error and the "Try …" line; returns EX_USAGE (64). */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Check the count of positional arguments; 0 or EX_USAGE with a message. */
+int cli_check_args(const char *cmd, int argc, char **argv, int first, int min, int max);
+
+/* Range-checked values; on error print "invalid value …" and return the code. */
+int cli_int(const cli_src *src, const char *arg, int64_t min, int64_t max, int64_t *out);
+int cli_duration(const cli_src *src, const char *arg, int64_t min_ms, int64_t *out_ms);
+
+/* The connection string to use: --db, else CRONQ_DATABASE_URL, DATABASE_URL. */
+const char *cli_conninfo(const cli_common *common);
+
+/* Print a lib error (and its hint) the standard way; returns its code. */
+struct cq_err;
+int cli_report(const struct cq_err *err);
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * cmd_enqueue — "cronq enqueue TYPE [PAYLOAD|-]" and "cronq enqueue --jsonl":
+ * options, then lib/queue/enqueue.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "pg/pg.h"
+#include "queue/enqueue.h"
+#include "schema/migrate.h"
+#include "util/buf.h"
+#include "util/log.h"
+
+enum {
+	OPT_RUN_AT = OPT_FIRST_CMD, OPT_IN, OPT_QUEUE, OPT_PRIORITY, OPT_MAX_ATTEMPTS,
+	OPT_TIMEOUT, OPT_KEY, OPT_JSONL,
+};
+
+typedef struct enqueue_args {
+	enqueue_req req;
+	bool		jsonl;
+	bool		per_job_option;	/* an option --jsonl cannot take */
+} enqueue_args;
+
+static void
+help(void)
+{
+	printf("cronq enqueue adds a job to the queue and prints its id.\n\n"
+		   "Usage:\n"
+		   "  cronq enqueue TYPE [PAYLOAD|-] [OPTION]...\n"
+		   "  cronq enqueue --jsonl < FILE\n\n"
+		   "PAYLOAD is a JSON object (default {}); \"-\" reads it from standard input.\n\n"
+		   "Options:\n"
+		   "      --run-at TIME         run at TIME (RFC 3339 or any PostgreSQL timestamptz;\n"
+		   "                            a time without zone is UTC); default: now\n"
+		   "      --in DURATION         run DURATION from now (90s, 5m, 2h, 1d, 1h30m)\n"
+		   "      --queue NAME          queue (default \"default\")\n"
+		   "      --priority N          lower runs first (default 0)\n"
+		   "      --max-attempts N      attempts before the job is dead (default 10)\n"
+		   "      --timeout DURATION    stop an attempt after DURATION (default 1h)\n"
+		   "      --key KEY             idempotency key: with an existing key nothing is\n"
+		   "                            written and the existing job's id is printed\n"
+		   "      --jsonl               read one job per line from standard input, all or\n"
+		   "                            nothing: {\"type\", \"payload\", \"run_at\", \"queue\",\n"
+		   "                            \"priority\", \"max_attempts\", \"key\", \"timeout\"}\n"
+		   "  -v, --verbose             say what is done\n"
+		   "      --log-format FORMAT   text (default) or json\n"
+		   "  -h, --help                show this help, then exit\n\n"
+		   "Connection options:\n"
+		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
+		   "Tasks: noop, sleep {\"seconds\": N}, fail {\"message\", \"code\", \"permanent\"}.\n");
+}
+
+static int
+on_opt(int opt, const char *arg, const cli_src *src, void *state)
+{
+	enqueue_args *a = state;
+	int64_t v;
+	int rc = 0;
+
+	if (opt != OPT_JSONL)
+		a->per_job_option = true;
+	switch (opt) {
+		case OPT_RUN_AT:
+			a->req.run_at = arg;
+			break;
+		case OPT_IN:
+			rc = cli_duration(src, arg, 0, &a->req.in_ms);
+			break;
+		case OPT_QUEUE:
+			a->req.queue = arg;
+			break;
+		case OPT_PRIORITY:
+			if ((rc = cli_int(src, arg, -ENQUEUE_MAX_PRIORITY, ENQUEUE_MAX_PRIORITY, &v)) == 0) {
+				a->req.priority = (int) v;
+				a->req.has_priority = true;
+			}
+			break;
+		case OPT_MAX_ATTEMPTS:
+			if ((rc = cli_int(src, arg, 1, ENQUEUE_MAX_ATTEMPTS, &v)) == 0)
+				a->req.max_attempts = (int) v;
+			break;
+		case OPT_TIMEOUT:
+			rc = cli_duration(src, arg, 1000, &a->req.timeout_ms);
+			break;
+		case OPT_KEY:
+			a->req.key = arg;
+			break;
+		case OPT_JSONL:
+			a->jsonl = true;
+			break;
+	}
+	return rc;
+}
+
+static void
+progress(int64_t lines, bool done)
+{
+	if (!isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "\rcronq: enqueue: %" PRId64 " lines read%s", lines, done ? "\n" : "");
+}
+
+/* Read all of standard input (a payload given as "-"). */
+static char *
+read_stdin(void)
+{
+	buf b = BUF_INIT;
+	char chunk[65536];
+	size_t n;
+
+	while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
+		buf_append(&b, chunk, n);
+	return buf_steal(&b);
+}
+
+int
+cmd_enqueue(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"run-at", required_argument, NULL, OPT_RUN_AT},
+		{"in", required_argument, NULL, OPT_IN},
+		{"queue", required_argument, NULL, OPT_QUEUE},
+		{"priority", required_argument, NULL, OPT_PRIORITY},
+		{"max-attempts", required_argument, NULL, OPT_MAX_ATTEMPTS},
+		{"timeout", required_argument, NULL, OPT_TIMEOUT},
+		{"key", required_argument, NULL, OPT_KEY},
+		{"jsonl", no_argument, NULL, OPT_JSONL},
+		CLI_COMMON_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	enqueue_args a;
+	cli_common common;
+	cq_err err = {0};
+	char *stdin_payload = NULL;
+	PGconn *conn = NULL;
+	int first, rc;
+
+	memset(&a, 0, sizeof a);
+	a.req.in_ms = -1;
+	if ((rc = cli_parse("enqueue", argc, argv, "d:vh", opts, on_opt, &a, &common, &first)) != 0)
+		return rc;
+	if (common.help) {
+		help();
+		return 0;
+	}
+	if (a.jsonl) {
+		if ((rc = cli_check_args("enqueue", argc, argv, first, 0, 0)) != 0)
+			return rc;
+		if (a.per_job_option)
+			return cli_usage_error("enqueue", "--jsonl takes every job's fields from its line, not from options");
+	} else {
+		if ((rc = cli_check_args("enqueue", argc, argv, first, 1, 2)) != 0)
+			return rc;
+		if (a.req.run_at && a.req.in_ms >= 0)
+			return cli_usage_error("enqueue", "--run-at and --in cannot be used together");
+		a.req.type = argv[first];
+		if (first + 1 < argc)
+			a.req.payload = argv[first + 1];
+		if (a.req.payload && strcmp(a.req.payload, "-") == 0)
+			a.req.payload = stdin_payload = read_stdin();
+		/* Refuse bad input before connecting: nothing can be written. */
+		if ((rc = enqueue_check(&a.req, &err)) != 0)
+			goto out;
+	}
+
+	if ((conn = pg_connect(cli_conninfo(&common), &err)) == NULL) {
+		rc = err.code;
+		goto out;
+	}
+	if ((rc = migrate_check(conn, &err)) != 0)
+		goto out;
+
+	if (a.jsonl) {
+		int64_t lines, created;
+
+		rc = enqueue_jsonl(conn, stdin, progress, &lines, &created, &err);
+		if (rc == 0)
+			log_info("enqueued %" PRId64 " jobs (%" PRId64 " already existed)", created, lines - created);
+	} else {
+		int64_t id;
+		bool created;
+
+		rc = enqueue_one(conn, &a.req, &id, &created, &err);
+		if (rc == 0) {
+			printf("%" PRId64 "\n", id);
+			if (!created)
+				log_warning("job %" PRId64 " already exists with key \"%s\"; nothing enqueued", id, a.req.key);
+		}
+	}
+
+out:
+	pg_close(conn);
+	free(stdin_payload);
+	return rc ? cli_report(&err) : 0;
+}

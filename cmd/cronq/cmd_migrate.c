@@ -1,0 +1,100 @@
+/* cmd_migrate — "cronq migrate [--status]": options, then lib/schema/migrate. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "pg/pg.h"
+#include "schema/migrate.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+enum { OPT_STATUS = OPT_FIRST_CMD };
+
+typedef struct migrate_args {
+	bool		status;
+} migrate_args;
+
+static void
+help(void)
+{
+	printf("cronq migrate installs or upgrades the cronq schema in the database.\n\n"
+		   "Usage:\n"
+		   "  cronq migrate [OPTION]...\n\n"
+		   "Options:\n"
+		   "      --status              list applied and pending migrations, change nothing\n"
+		   "  -v, --verbose             say what is done\n"
+		   "      --log-format FORMAT   text (default) or json\n"
+		   "  -h, --help                show this help, then exit\n\n"
+		   "Connection options:\n"
+		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
+		   "Migrations run in order, each once, in one transaction under an advisory lock.\n");
+}
+
+static int
+on_opt(int opt, const char *arg, const cli_src *src, void *state)
+{
+	migrate_args *a = state;
+
+	(void) arg;
+	(void) src;
+	if (opt == OPT_STATUS)
+		a->status = true;
+	return 0;
+}
+
+static void
+progress(const char *name)
+{
+	if (isatty(STDERR_FILENO) || log_enabled(LOG_INFO))
+		fprintf(stderr, "cronq: applying %s\n", name);
+}
+
+int
+cmd_migrate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"status", no_argument, NULL, OPT_STATUS},
+		CLI_COMMON_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	migrate_args a = {false};
+	cli_common common;
+	cq_err err = {0};
+	PGconn *conn;
+	int first, rc;
+
+	if ((rc = cli_parse("migrate", argc, argv, "d:vh", opts, on_opt, &a, &common, &first)) != 0)
+		return rc;
+	if (common.help) {
+		help();
+		return 0;
+	}
+	if ((rc = cli_check_args("migrate", argc, argv, first, 0, 0)) != 0)
+		return rc;
+	if ((conn = pg_connect(cli_conninfo(&common), &err)) == NULL)
+		return cli_report(&err);
+
+	if (a.status) {
+		migrate_state *states = xcalloc((size_t) migrate_count(), sizeof *states);
+		int db_version;
+
+		rc = migrate_status(conn, states, &db_version, &err);
+		for (int i = 0; rc == 0 && i < migrate_count(); i++)
+			printf("%-28s %s\n", states[i].name,
+				   states[i].applied ? states[i].applied_at : "pending");
+		if (rc == 0 && db_version > migrate_latest_version())
+			printf("database is at version %d, newer than this cronq (version %d)\n",
+				   db_version, migrate_latest_version());
+		free(states);
+	} else {
+		int applied;
+
+		rc = migrate_apply(conn, &applied, progress, &err);
+		if (rc == 0)
+			log_info("applied %d migrations; schema is at version %d", applied, migrate_latest_version());
+	}
+	pg_close(conn);
+	return rc ? cli_report(&err) : 0;
+}

@@ -1,0 +1,210 @@
+/*
+ * cmd_run — "cronq run": options and signals, then lib/queue/runner.
+ * Silent when all is well; problems go to stderr.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "queue/runner.h"
+#include "util/log.h"
+
+enum {
+	OPT_BATCH = OPT_FIRST_CMD, OPT_MAX_JOBS, OPT_MAX_RUNTIME, OPT_CONCURRENCY,
+	OPT_QUEUE = 'q', OPT_TYPE = 't', OPT_LEASE = OPT_FIRST_CMD + 10, OPT_WORKER_ID,
+	OPT_LINGER, OPT_POLL, OPT_GRACE, OPT_SEED, OPT_FAIL_ON_ERROR,
+};
+
+#define MAX_FILTERS 64
+
+typedef struct run_args {
+	run_opts	o;
+	char	   *queues[MAX_FILTERS];
+	char	   *types[MAX_FILTERS];
+	bool		fail_on_error;
+	bool		poll_set;
+} run_args;
+
+static void
+help(void)
+{
+	printf("cronq run claims due jobs, runs them, records their outcomes, and exits.\n\n"
+		   "Usage:\n"
+		   "  cronq run [OPTION]...\n\n"
+		   "Options:\n"
+		   "      --batch N             jobs claimed per statement (default %d)\n"
+		   "      --max-jobs N          run at most N jobs, then exit\n"
+		   "      --max-runtime DURATION  stop claiming after DURATION (started jobs finish)\n"
+		   "      --concurrency N       parallel workers, each with its own connection (default 1)\n"
+		   "  -q, --queue NAME          only this queue (repeatable)\n"
+		   "  -t, --type NAME           only this task type (repeatable)\n"
+		   "      --lease DURATION      lease on claimed jobs, renewed while they run (default 60s)\n"
+		   "      --worker-id ID        name recorded in locked_by (default host:pid:random)\n"
+		   "      --linger DURATION     keep polling for new jobs until DURATION after start\n"
+		   "      --poll DURATION       poll interval while lingering (default 1s)\n"
+		   "      --grace DURATION      on SIGTERM/SIGINT, time running jobs get to finish\n"
+		   "                            before they are given back (default 10s)\n"
+		   "      --seed N              seed of the backoff jitter (for tests)\n"
+		   "      --fail-on-error       exit 1 when a job failed during this run\n"
+		   "  -v, --verbose             log claims and every job outcome (twice: debug)\n"
+		   "      --log-format FORMAT   text (default) or json\n"
+		   "  -h, --help                show this help, then exit\n\n"
+		   "Connection options:\n"
+		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
+		   "Every option can also be set as CRONQ_<OPTION> (CRONQ_BATCH=100); options win.\n",
+		   RUN_DEFAULT_BATCH);
+}
+
+static int
+add_filter(char **list, int *n, const char *arg, const cli_src *src)
+{
+	if (*n >= MAX_FILTERS) {
+		log_error("too many values for %s (at most %d)", src->name, MAX_FILTERS);
+		return EX_USAGE;
+	}
+	if (arg[0] == '\0') {
+		log_error("invalid value \"\" for %s: must not be empty", src->name);
+		return EX_USAGE;
+	}
+	list[(*n)++] = (char *) arg;
+	return 0;
+}
+
+static int
+on_opt(int opt, const char *arg, const cli_src *src, void *state)
+{
+	run_args *a = state;
+	run_opts *o = &a->o;
+	int64_t v;
+	int rc = 0;
+
+	switch (opt) {
+		case OPT_BATCH:
+			if ((rc = cli_int(src, arg, 1, 10000, &v)) == 0)
+				o->batch = (int) v;
+			break;
+		case OPT_MAX_JOBS:
+			rc = cli_int(src, arg, 1, INT64_MAX, &o->max_jobs);
+			break;
+		case OPT_MAX_RUNTIME:
+			rc = cli_duration(src, arg, 1, &o->max_runtime_ms);
+			break;
+		case OPT_CONCURRENCY:
+			if ((rc = cli_int(src, arg, 1, 64, &v)) == 0)
+				o->concurrency = (int) v;
+			break;
+		case OPT_QUEUE:
+			rc = add_filter(a->queues, &o->filter.nqueues, arg, src);
+			break;
+		case OPT_TYPE:
+			rc = add_filter(a->types, &o->filter.ntypes, arg, src);
+			break;
+		case OPT_LEASE:
+			rc = cli_duration(src, arg, 1000, &o->lease_ms);
+			break;
+		case OPT_WORKER_ID:
+			if (arg[0] == '\0' || strlen(arg) > 200) {
+				log_error("invalid value for %s: must be 1 to 200 bytes", src->name);
+				rc = EX_USAGE;
+			} else
+				o->worker_id = arg;
+			break;
+		case OPT_LINGER:
+			rc = cli_duration(src, arg, 0, &o->linger_ms);
+			break;
+		case OPT_POLL:
+			rc = cli_duration(src, arg, 10, &o->poll_ms);
+			break;
+		case OPT_GRACE:
+			rc = cli_duration(src, arg, 0, &o->grace_ms);
+			break;
+		case OPT_SEED:
+			if ((rc = cli_int(src, arg, 0, INT64_MAX, &v)) == 0)
+				o->seed = (uint64_t) v;
+			break;
+		case OPT_FAIL_ON_ERROR:
+			a->fail_on_error = true;
+			break;
+	}
+	return rc;
+}
+
+static void
+on_signal(int sig)
+{
+	(void) sig;
+	runner_request_stop();
+}
+
+int
+cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"batch", required_argument, NULL, OPT_BATCH},
+		{"max-jobs", required_argument, NULL, OPT_MAX_JOBS},
+		{"max-runtime", required_argument, NULL, OPT_MAX_RUNTIME},
+		{"concurrency", required_argument, NULL, OPT_CONCURRENCY},
+		{"queue", required_argument, NULL, OPT_QUEUE},
+		{"type", required_argument, NULL, OPT_TYPE},
+		{"lease", required_argument, NULL, OPT_LEASE},
+		{"worker-id", required_argument, NULL, OPT_WORKER_ID},
+		{"linger", required_argument, NULL, OPT_LINGER},
+		{"poll", required_argument, NULL, OPT_POLL},
+		{"grace", required_argument, NULL, OPT_GRACE},
+		{"seed", required_argument, NULL, OPT_SEED},
+		{"fail-on-error", no_argument, NULL, OPT_FAIL_ON_ERROR},
+		CLI_COMMON_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	run_args a;
+	cli_common common;
+	run_summary sum;
+	cq_err err = {0};
+	struct sigaction sa;
+	int first, rc;
+
+	memset(&a, 0, sizeof a);
+	a.o.batch = RUN_DEFAULT_BATCH;
+	a.o.concurrency = 1;
+	a.o.lease_ms = RUN_DEFAULT_LEASE_MS;
+	a.o.poll_ms = RUN_DEFAULT_POLL_MS;
+	a.o.grace_ms = RUN_DEFAULT_GRACE_MS;
+	if (getrandom(&a.o.seed, sizeof a.o.seed, 0) != (ssize_t) sizeof a.o.seed)
+		a.o.seed = (uint64_t) time(NULL) ^ ((uint64_t) getpid() << 32);
+	a.o.filter.queues = a.queues;
+	a.o.filter.types = a.types;
+	if ((rc = cli_parse("run", argc, argv, "d:vhq:t:", opts, on_opt, &a, &common, &first)) != 0)
+		return rc;
+	if (common.help) {
+		help();
+		return 0;
+	}
+	if ((rc = cli_check_args("run", argc, argv, first, 0, 0)) != 0)
+		return rc;
+	a.o.conninfo = cli_conninfo(&common);
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	/* A closed pipe to a task must not kill the runner. */
+	signal(SIGPIPE, SIG_IGN);
+
+	rc = runner_run(&a.o, &sum, &err);
+	log_info("run finished: %" PRId64 " jobs, %" PRId64 " succeeded, %" PRId64 " failed, %"
+			 PRId64 " given back, %d leases rescued",
+			 sum.run, sum.succeeded, sum.failed, sum.given_back, sum.rescued);
+	if (rc != 0)
+		return cli_report(&err);
+	if (a.fail_on_error && sum.failed > 0)
+		return 1;
+	return 0;
+}

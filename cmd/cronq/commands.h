@@ -1,0 +1,11 @@
+/* commands — one function per subcommand, each in its own cmd_<name>.c. */
+#ifndef CRONQ_COMMANDS_H
+#define CRONQ_COMMANDS_H
+
+#define CRONQ_VERSION "0.1.0"
+
+int cmd_migrate(int argc, char **argv);
+int cmd_enqueue(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+#endif

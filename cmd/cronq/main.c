@@ -1,0 +1,78 @@
+/*
+ * main — dispatches "cronq COMMAND …" to cmd_<command>() and checks that
+ * standard output was written. Nothing else lives here.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+#include <sysexits.h>
+
+#include "cli.h"
+#include "commands.h"
+
+typedef struct command {
+	const char *name;
+	int			(*fn) (int argc, char **argv);
+	const char *summary;
+} command;
+
+static const command commands[] = {
+	{"migrate", cmd_migrate, "install or upgrade the cronq schema"},
+	{"enqueue", cmd_enqueue, "add jobs to the queue"},
+	{"run", cmd_run, "run due jobs, then exit (what cron calls every minute)"},
+	{NULL, NULL, NULL},
+};
+
+static void
+usage(void)
+{
+	printf("cronq runs scheduled and background jobs from PostgreSQL.\n\n"
+		   "Usage:\n"
+		   "  cronq COMMAND [OPTION]... [ARG]...\n\n"
+		   "Commands:\n");
+	for (const command *c = commands; c->name; c++)
+		printf("  %-10s %s\n", c->name, c->summary);
+	printf("\nOptions:\n"
+		   "  -h, --help     show this help, then exit\n"
+		   "      --version  output version information, then exit\n\n"
+		   "Run \"cronq COMMAND --help\" for a command's options.\n"
+		   "Connection: --db CONNINFO, else $CRONQ_DATABASE_URL, else $DATABASE_URL,\n"
+		   "else libpq's defaults (PGHOST, PGDATABASE, ~/.pgpass, ...).\n");
+}
+
+static int
+finish(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fputs("cronq: error: could not write to standard output\n", stderr);
+		return rc ? rc : EX_IOERR;
+	}
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *name;
+
+	/* jansson seeds its hash function lazily; do it before any thread starts. */
+	json_object_seed(0);
+
+	if (argc < 2)
+		return cli_usage_error(NULL, "no command given");
+	name = argv[1];
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+		usage();
+		return finish(0);
+	}
+	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
+		printf("cronq %s\n", CRONQ_VERSION);
+		return finish(0);
+	}
+	for (const command *c = commands; c->name; c++)
+		if (strcmp(c->name, name) == 0)
+			return finish(c->fn(argc - 1, argv + 1));
+	if (name[0] == '-')
+		return cli_usage_error(NULL, "unrecognized option \"%s\"", name);
+	return cli_usage_error(NULL, "unrecognized command \"%s\"", name);
+}

@@ -1,0 +1,140 @@
+/*
+ * pg — see pg.h. Every result is checked against the shape the caller asked
+ * for and cleared on failure, so callers only ever hold good results.
+ */
+#include "pg/pg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *
+pg_default_conninfo(void)
+{
+	const char *s = getenv("CRONQ_DATABASE_URL");
+
+	if (s && *s)
+		return s;
+	s = getenv("DATABASE_URL");
+	if (s && *s)
+		return s;
+	return NULL;
+}
+
+PGconn *
+pg_connect(const char *conninfo, cq_err *err)
+{
+	/*
+	 * dbname comes first so the keywords after it override what it expands
+	 * to: client_encoding must be ours; application_name is only a fallback.
+	 */
+	const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", NULL};
+	const char *vals[] = {conninfo, "cronq", "UTF8", NULL};
+	PGconn *conn;
+
+	/*
+	 * libpq sends $PGTZ as the session's TimeZone in the startup packet:
+	 * times without a zone are read as UTC and times are printed in UTC.
+	 * Poolers track it per client, so it survives transaction pooling.
+	 */
+	setenv("PGTZ", "UTC", 1);
+	conn = PQconnectdbParams(keys, vals, 1);
+	if (conn == NULL) {
+		cq_fail(err, EX_SOFTWARE, "could not connect to database: out of memory");
+		return NULL;
+	}
+	if (PQstatus(conn) != CONNECTION_OK) {
+		cq_fail(err, EX_UNAVAILABLE, "could not connect to database: %s", PQerrorMessage(conn));
+		PQfinish(conn);
+		return NULL;
+	}
+	return conn;
+}
+
+void
+pg_close(PGconn *conn)
+{
+	if (conn)
+		PQfinish(conn);
+}
+
+bool
+pg_alive(PGconn *conn)
+{
+	return conn && PQstatus(conn) == CONNECTION_OK;
+}
+
+/* Map a SQLSTATE (or its absence) to the exit code a caller should use. */
+static int
+code_for(PGconn *conn, const char *state)
+{
+	if (!pg_alive(conn) || state == NULL)
+		return EX_TEMPFAIL;
+	if (strncmp(state, "08", 2) == 0 ||
+		strcmp(state, "57P01") == 0 || strcmp(state, "57P02") == 0 ||
+		strcmp(state, "57P03") == 0 || strcmp(state, "40001") == 0 ||
+		strcmp(state, "40P01") == 0 || strcmp(state, "53300") == 0)
+		return EX_TEMPFAIL;
+	if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0)
+		return EX_DATAERR;
+	return EX_SOFTWARE;
+}
+
+int
+pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	int code = code_for(conn, state);
+
+	if (sqlstate) {
+		if (state)
+			memcpy(sqlstate, state, 6);
+		else
+			sqlstate[0] = '\0';
+		sqlstate[5] = '\0';
+	}
+	if (primary == NULL)
+		primary = PQerrorMessage(conn);
+	if (code == EX_TEMPFAIL && !pg_alive(conn))
+		return cq_fail(err, code, "connection to database lost: %s", primary);
+	return cq_fail(err, code, "%s", primary);
+}
+
+PGresult *
+pg_exec(PGconn *conn, const char *sql, int nparams, const char *const *values,
+		pg_shape shape, cq_err *err, char *sqlstate)
+{
+	PGresult *res;
+	ExecStatusType st;
+	int rows;
+
+	if (sqlstate)
+		sqlstate[0] = '\0';
+	res = PQexecParams(conn, sql, nparams, NULL, values, NULL, NULL, 0);
+	st = PQresultStatus(res);
+	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+		pg_fail_result(conn, res, err, sqlstate);
+		PQclear(res);
+		return NULL;
+	}
+	rows = st == PGRES_TUPLES_OK ? PQntuples(res) : 0;
+	if ((shape == PG_ONE && rows != 1) || (shape == PG_MAYBE_ONE && rows > 1)) {
+		cq_fail(err, EX_SOFTWARE, "query returned %d rows where %s expected",
+				rows, shape == PG_ONE ? "one was" : "at most one was");
+		PQclear(res);
+		return NULL;
+	}
+	return res;
+}
+
+int
+pg_run(PGconn *conn, const char *sql, int nparams, const char *const *values,
+	   cq_err *err)
+{
+	PGresult *res = pg_exec(conn, sql, nparams, values, PG_NONE, err, NULL);
+
+	if (res == NULL)
+		return err ? err->code : EX_SOFTWARE;
+	PQclear(res);
+	return 0;
+}

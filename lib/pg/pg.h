@@ -1,0 +1,58 @@
+/*
+ * pg — the connection wrapper: opening a session the same safe way every
+ * time, running parameterised queries that state the shape they expect, and
+ * turning libpq failures into cq_err codes. Knows libpq; knows nothing of the
+ * cronq schema.
+ */
+#ifndef CRONQ_PG_H
+#define CRONQ_PG_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+
+#include "util/err.h"
+
+typedef enum pg_shape {
+	PG_NONE,					/* a command: no rows expected (rows are ignored) */
+	PG_ONE,						/* exactly one row */
+	PG_MAYBE_ONE,				/* zero or one row */
+	PG_ANY,						/* any number of rows */
+} pg_shape;
+
+/*
+ * The connection string cronq uses when none is given: $CRONQ_DATABASE_URL,
+ * else $DATABASE_URL, else NULL (libpq's own defaults).
+ */
+const char *pg_default_conninfo(void);
+
+/*
+ * Open a session: application_name "cronq" (unless the conninfo names one),
+ * client_encoding UTF8, time zone UTC, nothing relying on search_path.
+ * NULL with EX_UNAVAILABLE on failure.
+ */
+PGconn *pg_connect(const char *conninfo, cq_err *err) __attribute__((warn_unused_result));
+void pg_close(PGconn *conn);
+
+/*
+ * Run one statement with text parameters (NULL values are SQL NULL). On
+ * success returns a result the caller PQclear()s; on failure NULL with err
+ * filled: EX_TEMPFAIL when the connection is gone, EX_DATAERR for data
+ * errors (SQLSTATE classes 22 and 23), EX_SOFTWARE otherwise, and
+ * err->msg "<libpq primary message>". sqlstate (6 bytes, may be NULL)
+ * receives the SQLSTATE when the server sent one.
+ */
+PGresult *pg_exec(PGconn *conn, const char *sql, int nparams,
+				  const char *const *values, pg_shape shape, cq_err *err,
+				  char *sqlstate) __attribute__((warn_unused_result));
+
+/* Run a statement whose result is not needed; 0 or the error code. */
+int pg_run(PGconn *conn, const char *sql, int nparams,
+		   const char *const *values, cq_err *err) __attribute__((warn_unused_result));
+
+/* Copy the error state of a failed result or connection into err. */
+int pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate);
+
+/* True when the connection is usable. */
+bool pg_alive(PGconn *conn);
+
+#endif

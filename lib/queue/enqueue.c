@@ -1,0 +1,388 @@
+/*
+ * enqueue — see enqueue.h. The bulk path streams COPY rows as it reads, so
+ * memory stays flat for millions of lines; the payload goes to the server
+ * as the exact text the user wrote (jansson re-printing would round reals).
+ */
+#include "queue/enqueue.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg/pg.h"
+#include "tasks/payload.h"
+#include "util/buf.h"
+#include "util/duration.h"
+#include "util/xalloc.h"
+
+/* A line longer than this cannot hold a valid job (the payload limit is 1 MiB). */
+#define JSONL_MAX_LINE (2 * 1024 * 1024)
+/* COPY data is sent in chunks of about this size. */
+#define COPY_CHUNK (256 * 1024)
+
+static const char enqueue_sql[] =
+	"select e.id, e.created from cronq.enqueue_job($1, $2::jsonb,"
+	"   coalesce($3::timestamptz, now() + $4::bigint * interval '1 millisecond'),"
+	"   $5, $6::int, $7::int, $8::bigint * interval '1 millisecond', $9) e";
+
+static const char copy_sql[] =
+	"copy cronq.jobs (type, payload, run_at, queue, priority, max_attempts,"
+	" timeout, idempotency_key) from stdin";
+
+int
+enqueue_check(const enqueue_req *req, cq_err *err)
+{
+	char why[1024];
+	json_t *payload = NULL;
+	int rc = 0;
+
+	if (req->payload) {
+		payload = payload_parse(req->payload, strlen(req->payload), why, sizeof why);
+		if (payload == NULL)
+			return cq_fail(err, EX_DATAERR, "%s", why);
+	}
+	if (payload_validate(req->type, payload, why, sizeof why) != 0)
+		rc = cq_fail(err, EX_DATAERR, "%s", why);
+	else if (req->queue && (req->queue[0] == '\0' || strlen(req->queue) > ENQUEUE_MAX_NAME))
+		rc = cq_fail(err, EX_DATAERR, "queue name must be 1 to %d bytes", ENQUEUE_MAX_NAME);
+	else if (req->key && (req->key[0] == '\0' || strlen(req->key) > ENQUEUE_MAX_KEY))
+		rc = cq_fail(err, EX_DATAERR, "key must be 1 to %d bytes", ENQUEUE_MAX_KEY);
+	else if (req->has_priority && (req->priority < -ENQUEUE_MAX_PRIORITY || req->priority > ENQUEUE_MAX_PRIORITY))
+		rc = cq_fail(err, EX_DATAERR, "priority must be from %d to %d", -ENQUEUE_MAX_PRIORITY, ENQUEUE_MAX_PRIORITY);
+	else if (req->max_attempts < 0 || req->max_attempts > ENQUEUE_MAX_ATTEMPTS)
+		rc = cq_fail(err, EX_DATAERR, "max_attempts must be from 1 to %d", ENQUEUE_MAX_ATTEMPTS);
+	else if (req->timeout_ms < 0)
+		rc = cq_fail(err, EX_DATAERR, "timeout must be positive");
+	json_decref(payload);
+	return rc;
+}
+
+int
+enqueue_one(PGconn *conn, const enqueue_req *req, int64_t *id, bool *created, cq_err *err)
+{
+	char in[32], prio[16], attempts[16], timeout[32];
+	const char *params[9];
+	PGresult *res;
+	int rc;
+
+	if ((rc = enqueue_check(req, err)) != 0)
+		return rc;
+	snprintf(in, sizeof in, "%" PRId64, req->in_ms);
+	snprintf(prio, sizeof prio, "%d", req->priority);
+	snprintf(attempts, sizeof attempts, "%d", req->max_attempts);
+	snprintf(timeout, sizeof timeout, "%" PRId64, req->timeout_ms);
+	params[0] = req->type;
+	params[1] = req->payload ? req->payload : "{}";
+	params[2] = req->run_at;
+	params[3] = req->in_ms >= 0 ? in : NULL;
+	params[4] = req->queue;
+	params[5] = req->has_priority ? prio : NULL;
+	params[6] = req->max_attempts > 0 ? attempts : NULL;
+	params[7] = req->timeout_ms > 0 ? timeout : NULL;
+	params[8] = req->key;
+	res = pg_exec(conn, enqueue_sql, 9, params, PG_ONE, err, NULL);
+	if (res == NULL)
+		return err->code;
+	*id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	*created = PQgetvalue(res, 0, 1)[0] == 't';
+	PQclear(res);
+	return 0;
+}
+
+/*
+ * Find the raw text of the top-level member named key in a JSON object
+ * text that jansson has already accepted. Sets *start and *len and returns
+ * true when found (the last occurrence wins, as in jsonb).
+ */
+static bool
+member_span(const char *s, size_t n, const char *key, size_t *start, size_t *len)
+{
+	size_t i = 0, klen = strlen(key);
+	bool found = false;
+
+	while (i < n && s[i] != '{')
+		i++;
+	i++;
+	for (;;) {
+		size_t kstart, kend, vstart;
+		int depth = 0;
+
+		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n' || s[i] == ','))
+			i++;
+		if (i >= n || s[i] != '"')
+			return found;
+		kstart = ++i;
+		while (i < n && s[i] != '"')
+			i += s[i] == '\\' ? 2 : 1;
+		kend = i++;
+		while (i < n && s[i] != ':')
+			i++;
+		i++;
+		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+			i++;
+		vstart = i;
+		for (; i < n; i++) {
+			char c = s[i];
+
+			if (c == '"') {
+				for (i++; i < n && s[i] != '"'; i++)
+					if (s[i] == '\\')
+						i++;
+			} else if (c == '{' || c == '[')
+				depth++;
+			else if (c == '}' || c == ']') {
+				if (depth == 0)
+					break;
+				depth--;
+			} else if (c == ',' && depth == 0)
+				break;
+		}
+		if (kend - kstart == klen && memcmp(s + kstart, key, klen) == 0) {
+			size_t end = i;
+
+			while (end > vstart && (s[end - 1] == ' ' || s[end - 1] == '\t' ||
+									s[end - 1] == '\r' || s[end - 1] == '\n'))
+				end--;
+			*start = vstart;
+			*len = end - vstart;
+			found = true;
+		}
+	}
+}
+
+static const char *const jsonl_fields[] = {
+	"type", "payload", "run_at", "queue", "priority", "max_attempts", "key", "timeout", NULL,
+};
+
+/*
+ * Read one JSON line into req (strings borrowed from obj, payload copied
+ * into *payload_copy). 0, or EX_DATAERR with the reason (without the line
+ * number) in err.
+ */
+static int
+parse_line(const char *line, size_t len, json_t **obj, char **payload_copy,
+		   enqueue_req *req, cq_err *err)
+{
+	json_error_t jerr;
+	const char *key;
+	json_t *v;
+	size_t start, plen;
+
+	memset(req, 0, sizeof *req);
+	req->in_ms = -1;
+	*obj = json_loadb(line, len, 0, &jerr);
+	if (*obj == NULL)
+		return cq_fail(err, EX_DATAERR, "malformed JSON at column %d: %s", jerr.column, jerr.text);
+	json_object_foreach(*obj, key, v) {
+		bool known = false;
+
+		for (const char *const *f = jsonl_fields; *f; f++)
+			if (strcmp(*f, key) == 0)
+				known = true;
+		if (!known)
+			return cq_fail(err, EX_DATAERR, "unknown field \"%s\"", key);
+	}
+#define STRING_FIELD(name, dest) \
+	if ((v = json_object_get(*obj, name)) != NULL && !json_is_null(v)) { \
+		if (!json_is_string(v)) \
+			return cq_fail(err, EX_DATAERR, "\"%s\" must be a string", name); \
+		dest = json_string_value(v); \
+	}
+	STRING_FIELD("type", req->type);
+	STRING_FIELD("run_at", req->run_at);
+	STRING_FIELD("queue", req->queue);
+	STRING_FIELD("key", req->key);
+#undef STRING_FIELD
+	if (req->type == NULL)
+		return cq_fail(err, EX_DATAERR, "\"type\" is required");
+	if ((v = json_object_get(*obj, "priority")) != NULL && !json_is_null(v)) {
+		if (!json_is_integer(v) || json_integer_value(v) < -ENQUEUE_MAX_PRIORITY ||
+			json_integer_value(v) > ENQUEUE_MAX_PRIORITY)
+			return cq_fail(err, EX_DATAERR, "\"priority\" must be an integer from %d to %d",
+						   -ENQUEUE_MAX_PRIORITY, ENQUEUE_MAX_PRIORITY);
+		req->has_priority = true;
+		req->priority = (int) json_integer_value(v);
+	}
+	if ((v = json_object_get(*obj, "max_attempts")) != NULL && !json_is_null(v)) {
+		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+			json_integer_value(v) > ENQUEUE_MAX_ATTEMPTS)
+			return cq_fail(err, EX_DATAERR, "\"max_attempts\" must be an integer from 1 to %d",
+						   ENQUEUE_MAX_ATTEMPTS);
+		req->max_attempts = (int) json_integer_value(v);
+	}
+	if ((v = json_object_get(*obj, "timeout")) != NULL && !json_is_null(v)) {
+		char why[256];
+
+		if (json_is_integer(v) && json_integer_value(v) > 0 &&
+			json_integer_value(v) <= DURATION_MAX_MS / 1000)
+			req->timeout_ms = json_integer_value(v) * 1000;
+		else if (!json_is_string(v) ||
+				 duration_parse(json_string_value(v), &req->timeout_ms, why, sizeof why) != 0 ||
+				 req->timeout_ms <= 0)
+			return cq_fail(err, EX_DATAERR, "\"timeout\" must be a positive duration such as \"90s\" or a number of seconds");
+	}
+	if ((v = json_object_get(*obj, "payload")) != NULL && !json_is_null(v)) {
+		if (!member_span(line, len, "payload", &start, &plen))
+			return cq_fail(err, EX_SOFTWARE, "could not locate the payload in the line");
+		*payload_copy = xstrndup(line + start, plen);
+		req->payload = *payload_copy;
+	}
+	return enqueue_check(req, err);
+}
+
+static void
+append_row(buf *b, const enqueue_req *req)
+{
+	char num[64];
+
+	buf_copy_field(b, req->type);
+	buf_putc(b, '\t');
+	buf_copy_field(b, req->payload);
+	buf_putc(b, '\t');
+	buf_copy_field(b, req->run_at);
+	buf_putc(b, '\t');
+	buf_copy_field(b, req->queue);
+	buf_putc(b, '\t');
+	snprintf(num, sizeof num, "%d", req->priority);
+	buf_copy_field(b, req->has_priority ? num : NULL);
+	buf_putc(b, '\t');
+	snprintf(num, sizeof num, "%d", req->max_attempts);
+	buf_copy_field(b, req->max_attempts > 0 ? num : NULL);
+	buf_putc(b, '\t');
+	snprintf(num, sizeof num, "%" PRId64 " milliseconds", req->timeout_ms);
+	buf_copy_field(b, req->timeout_ms > 0 ? num : NULL);
+	buf_putc(b, '\t');
+	buf_copy_field(b, req->key);
+	buf_putc(b, '\n');
+}
+
+/* Blank lines are not COPY rows: map a row number back to its input line. */
+typedef struct line_map {
+	int64_t    *blank;			/* input line numbers of skipped lines, ascending */
+	size_t		n, cap;
+} line_map;
+
+static int64_t
+row_to_line(const line_map *m, int64_t row)
+{
+	int64_t line = row;
+
+	for (size_t i = 0; i < m->n && m->blank[i] <= line; i++)
+		line++;
+	return line;
+}
+
+/* Read the COPY's final result(s); 0 or the error with its input line. */
+static int
+copy_finish(PGconn *conn, const line_map *map, int64_t *created, cq_err *err)
+{
+	PGresult *res;
+	int rc = 0;
+
+	while ((res = PQgetResult(conn)) != NULL) {
+		if (PQresultStatus(res) == PGRES_COMMAND_OK) {
+			*created = strtoll(PQcmdTuples(res), NULL, 10);
+		} else if (rc == 0) {
+			const char *ctx = PQresultErrorField(res, PG_DIAG_CONTEXT);
+			const char *at = ctx ? strstr(ctx, "COPY jobs, line ") : NULL;
+
+			rc = pg_fail_result(conn, res, err, NULL);
+			if (at)
+				cq_prefix(err, "line %" PRId64 ": ",
+						  row_to_line(map, strtoll(at + strlen("COPY jobs, line "), NULL, 10)));
+		}
+		PQclear(res);
+	}
+	return rc;
+}
+
+int
+enqueue_jsonl(PGconn *conn, FILE *in, enqueue_progress progress, int64_t *lines_out,
+			  int64_t *created, cq_err *err)
+{
+	buf rows = BUF_INIT;
+	line_map map = {NULL, 0, 0};
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int64_t lineno = 0, jobs = 0;
+	PGresult *res;
+	int rc = 0;
+
+	*created = 0;
+	*lines_out = 0;
+	res = PQexec(conn, copy_sql);
+	if (PQresultStatus(res) != PGRES_COPY_IN) {
+		rc = pg_fail_result(conn, res, err, NULL);
+		PQclear(res);
+		return rc;
+	}
+	PQclear(res);
+
+	while ((len = getline(&line, &cap, in)) != -1) {
+		enqueue_req req;
+		json_t *obj = NULL;
+		char *payload = NULL;
+		size_t n = (size_t) len;
+		bool blank = true;
+
+		lineno++;
+		while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			n--;
+		for (size_t i = 0; i < n && blank; i++)
+			blank = line[i] == ' ' || line[i] == '\t';
+		if (blank) {
+			if (map.n == map.cap) {
+				map.cap = map.cap ? map.cap * 2 : 16;
+				map.blank = xrealloc(map.blank, map.cap * sizeof *map.blank);
+			}
+			map.blank[map.n++] = lineno;
+			continue;
+		}
+		if (n > JSONL_MAX_LINE)
+			rc = cq_fail(err, EX_DATAERR, "line %" PRId64 ": longer than 2 MiB", lineno);
+		else if (parse_line(line, n, &obj, &payload, &req, err) != 0) {
+			cq_prefix(err, "line %" PRId64 ": ", lineno);
+			rc = err->code;
+		} else
+			append_row(&rows, &req);
+		json_decref(obj);
+		free(payload);
+		if (rc != 0)
+			break;
+		jobs++;
+		if (rows.len >= COPY_CHUNK) {
+			if (PQputCopyData(conn, rows.data, (int) rows.len) != 1) {
+				rc = pg_fail_result(conn, NULL, err, NULL);
+				break;
+			}
+			buf_reset(&rows);
+		}
+		if (progress && lineno % 10000 == 0)
+			progress(lineno, false);
+	}
+	free(line);
+	if (rc == 0 && ferror(in))
+		rc = cq_fail(err, EX_IOERR, "could not read standard input");
+
+	if (rc == 0) {
+		if ((rows.len > 0 && PQputCopyData(conn, rows.data, (int) rows.len) != 1) ||
+			PQputCopyEnd(conn, NULL) != 1)
+			rc = pg_fail_result(conn, NULL, err, NULL);
+		else
+			rc = copy_finish(conn, &map, created, err);
+	} else {
+		cq_err ignored;
+
+		/* Abort the COPY: the server rolls back every row already sent. */
+		if (PQputCopyEnd(conn, "input rejected by cronq") == 1)
+			copy_finish(conn, &map, created, &ignored);
+		*created = 0;
+	}
+	if (progress)
+		progress(lineno, true);
+	*lines_out = jobs;
+	buf_free(&rows);
+	free(map.blank);
+	return rc;
+}

@@ -1,0 +1,61 @@
+/*
+ * enqueue — adding jobs: one at a time through cronq.enqueue_job() (the
+ * same function the SQL API uses), or in bulk from JSON lines streamed
+ * into COPY, all or nothing. Every job is validated here before anything
+ * is sent, and again by the database.
+ */
+#ifndef CRONQ_ENQUEUE_H
+#define CRONQ_ENQUEUE_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/err.h"
+
+typedef struct enqueue_req {
+	const char *type;
+	const char *payload;		/* JSON text; NULL means {} */
+	const char *run_at;			/* any timestamptz input; NULL: now */
+	int64_t		in_ms;			/* with run_at NULL: run this long from now; <0: unset */
+	const char *queue;			/* NULL: "default" */
+	bool		has_priority;
+	int			priority;
+	int			max_attempts;	/* 0: the default (10) */
+	int64_t		timeout_ms;		/* 0: the default (1h) */
+	const char *key;			/* idempotency key, NULL: none */
+} enqueue_req;
+
+#define ENQUEUE_MAX_PRIORITY 1000000
+#define ENQUEUE_MAX_ATTEMPTS 1000
+#define ENQUEUE_MAX_NAME 200
+#define ENQUEUE_MAX_KEY 1000
+
+/*
+ * Check a request without the database: task type, payload, queue, key and
+ * numbers. 0, or EX_DATAERR with the reason in err.
+ */
+int enqueue_check(const enqueue_req *req, cq_err *err) __attribute__((warn_unused_result));
+
+/*
+ * Enqueue one job. *created is false when a job with that key existed, in
+ * which case *id is that job's and nothing was written.
+ */
+int enqueue_one(PGconn *conn, const enqueue_req *req, int64_t *id, bool *created,
+				cq_err *err) __attribute__((warn_unused_result));
+
+/* Progress callback for long operations: lines read so far. */
+typedef void (*enqueue_progress) (int64_t lines, bool done);
+
+/*
+ * Enqueue one job per line of in (blank lines are skipped), all or nothing:
+ * the first bad line is named ("line 7: …") and nothing is written. Lines
+ * whose key already exists are skipped. *created gets how many were written,
+ * *lines how many jobs were read.
+ */
+int enqueue_jsonl(PGconn *conn, FILE *in, enqueue_progress progress,
+				  int64_t *lines, int64_t *created, cq_err *err)
+	__attribute__((warn_unused_result));
+
+#endif

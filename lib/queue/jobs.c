@@ -1,0 +1,354 @@
+/*
+ * jobs — see jobs.h. The SQL sits beside the C that decodes it. Arrays go to
+ * the server as text literals and come back through unnest(), so a batch of
+ * any size costs one round trip.
+ */
+#include "queue/jobs.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg/pg.h"
+#include "queue/backoff.h"
+#include "util/buf.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+/*
+ * The claim: due rows in run order, locked with SKIP LOCKED so concurrent
+ * runners never wait on each other, then marked running. The CTE feeds an
+ * id = ANY(ARRAY(…)) so the UPDATE keeps a primary-key index scan.
+ */
+static const char claim_sql[] =
+	"with due as ("
+	" select id from cronq.jobs"
+	" where status in ('queued', 'failed') and run_at <= now()"
+	"   and ($4::text[] is null or queue = any($4::text[]))"
+	"   and ($5::text[] is null or type = any($5::text[]))"
+	" order by priority, run_at, id"
+	" limit $3"
+	" for update skip locked)"
+	" update cronq.jobs j set status = 'running', attempts = j.attempts + 1,"
+	"   locked_by = $1, locked_until = now() + $2::bigint * interval '1 millisecond',"
+	"   started_at = now(), updated_at = now()"
+	" where j.id = any(array(select id from due))"
+	" returning j.id, j.attempts, j.max_attempts, j.priority,"
+	"   extract(epoch from j.run_at), j.type, j.queue, j.payload::text,"
+	"   j.idempotency_key, j.scheduled_for, j.enqueued_by,"
+	"   (extract(epoch from j.timeout) * 1000)::bigint, now()";
+
+static const char heartbeat_sql[] =
+	"update cronq.jobs j set locked_until = now() + $2::bigint * interval '1 millisecond'"
+	" from unnest($3::bigint[], $4::int[]) as h(id, attempt)"
+	" where j.id = any($3::bigint[]) and j.id = h.id and j.attempts = h.attempt"
+	"   and j.status = 'running' and j.locked_by = $1"
+	" returning j.id";
+
+/*
+ * Outcomes, fenced: only a row still running, locked by that worker, at that
+ * attempt is touched. Refused outcomes leave a lease_lost history row.
+ */
+static const char record_sql[] =
+	"with o as ("
+	" select * from unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::bool[],"
+	"   $6::text[], $7::text[], $8::text[], $9::bigint[], $10::timestamptz[],"
+	"   $11::bigint[], $12::bigint[])"
+	"   as o(id, attempt, worker, outcome, permanent, error_code, error, output,"
+	"        delay_ms, base, start_ms, end_ms)"
+	"), t as ("
+	" select o.*, o.base + o.start_ms * interval '1 millisecond' as started,"
+	"   coalesce(o.base + o.end_ms * interval '1 millisecond', now()) as finished"
+	" from o"
+	"), upd as ("
+	" update cronq.jobs j set"
+	"   status = case"
+	"     when t.outcome = 'succeeded' then 'succeeded'"
+	"     when t.outcome = 'given_back' then 'queued'"
+	"     when t.outcome = 'cancelled' then 'cancelled'"
+	"     when t.permanent or j.attempts >= j.max_attempts then 'dead'"
+	"     else 'failed' end,"
+	"   attempts = case when t.outcome = 'given_back' then j.attempts - 1 else j.attempts end,"
+	"   run_at = case"
+	"     when t.outcome in ('succeeded', 'given_back', 'cancelled') or t.permanent"
+	"          or j.attempts >= j.max_attempts then j.run_at"
+	"     else now() + t.delay_ms * interval '1 millisecond' end,"
+	"   locked_by = null, locked_until = null,"
+	"   last_error = case when t.outcome = 'given_back' then j.last_error else t.error end,"
+	"   error_code = case when t.outcome = 'given_back' then j.error_code else t.error_code end,"
+	"   started_at = t.started,"
+	"   finished_at = case"
+	"     when t.outcome in ('succeeded', 'cancelled') or t.permanent"
+	"          or (t.outcome <> 'given_back' and j.attempts >= j.max_attempts) then t.finished"
+	"     end,"
+	"   updated_at = now()"
+	" from t"
+	" where j.id = any($1::bigint[]) and j.id = t.id and t.outcome <> 'lease_lost'"
+	"   and j.status = 'running' and j.locked_by = t.worker and j.attempts = t.attempt"
+	"   and (not $13::bool or j.locked_until < now())"
+	" returning j.id, j.status"
+	"), runs as ("
+	" insert into cronq.job_runs (job_id, attempt, worker, started_at, finished_at,"
+	"   outcome, error_code, error, output, duration)"
+	" select t.id, t.attempt, t.worker, t.started, t.finished,"
+	"   case when upd.id is null then 'lease_lost'"
+	"        when t.permanent then 'failed' else t.outcome end,"
+	"   t.error_code,"
+	"   case when upd.id is null and t.outcome <> 'lease_lost'"
+	"        then 'lease lost: outcome ' || t.outcome || ' not recorded'"
+	"        else t.error end,"
+	"   t.output, t.finished - t.started"
+	" from t left join upd on upd.id = t.id"
+	" where upd.id is not null or not $13::bool"
+	")"
+	" select id, status from upd";
+
+static const char rescue_select_sql[] =
+	"select id, attempts, locked_by, started_at from cronq.jobs"
+	" where status = 'running' and locked_until < now()"
+	" order by locked_until limit 500";
+
+static char *
+dup_or_null(const PGresult *res, int row, int col)
+{
+	return PQgetisnull(res, row, col) ? NULL : xstrdup(PQgetvalue(res, row, col));
+}
+
+static int
+cmp_run_order(const void *a, const void *b)
+{
+	const claimed_job *x = a, *y = b;
+
+	if (x->priority != y->priority)
+		return x->priority < y->priority ? -1 : 1;
+	if (x->run_at != y->run_at)
+		return x->run_at < y->run_at ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static char *
+text_array(char **items, int n)
+{
+	buf b = BUF_INIT;
+
+	if (n == 0)
+		return NULL;
+	buf_array_begin(&b);
+	for (int i = 0; i < n; i++)
+		buf_array_text(&b, items[i]);
+	buf_array_end(&b);
+	return buf_steal(&b);
+}
+
+int
+jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
+		   const claim_filter *filter, claim_batch *out, cq_err *err)
+{
+	char lease[32], lim[32];
+	char *queues = text_array(filter->queues, filter->nqueues);
+	char *types = text_array(filter->types, filter->ntypes);
+	const char *params[5] = {worker, lease, lim, queues, types};
+	PGresult *res;
+
+	memset(out, 0, sizeof *out);
+	snprintf(lease, sizeof lease, "%" PRId64, lease_ms);
+	snprintf(lim, sizeof lim, "%d", limit);
+	res = pg_exec(conn, claim_sql, 5, params, PG_ANY, err, NULL);
+	free(queues);
+	free(types);
+	if (res == NULL)
+		return err->code;
+
+	out->n = PQntuples(res);
+	out->jobs = xcalloc((size_t) (out->n ? out->n : 1), sizeof *out->jobs);
+	for (int i = 0; i < out->n; i++) {
+		claimed_job *j = &out->jobs[i];
+		char perr[256];
+
+		j->id = strtoll(PQgetvalue(res, i, 0), NULL, 10);
+		j->attempt = atoi(PQgetvalue(res, i, 1));
+		j->max_attempts = atoi(PQgetvalue(res, i, 2));
+		j->priority = atoi(PQgetvalue(res, i, 3));
+		j->run_at = strtod(PQgetvalue(res, i, 4), NULL);
+		j->type = xstrdup(PQgetvalue(res, i, 5));
+		j->queue = xstrdup(PQgetvalue(res, i, 6));
+		j->payload_text = xstrdup(PQgetvalue(res, i, 7));
+		j->payload = json_loads(j->payload_text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+		(void) perr;
+		j->idempotency_key = dup_or_null(res, i, 8);
+		j->scheduled_for = dup_or_null(res, i, 9);
+		j->enqueued_by = xstrdup(PQgetvalue(res, i, 10));
+		j->timeout_ms = PQgetisnull(res, i, 11) ? 0 : strtoll(PQgetvalue(res, i, 11), NULL, 10);
+		if (i == 0)
+			snprintf(out->claimed_at, sizeof out->claimed_at, "%s", PQgetvalue(res, i, 12));
+	}
+	PQclear(res);
+	qsort(out->jobs, (size_t) out->n, sizeof *out->jobs, cmp_run_order);
+	return 0;
+}
+
+void
+claim_batch_free(claim_batch *batch)
+{
+	if (batch == NULL || batch->jobs == NULL)
+		return;
+	for (int i = 0; i < batch->n; i++) {
+		claimed_job *j = &batch->jobs[i];
+
+		free(j->type);
+		free(j->queue);
+		free(j->payload_text);
+		json_decref(j->payload);
+		free(j->idempotency_key);
+		free(j->scheduled_for);
+		free(j->enqueued_by);
+	}
+	free(batch->jobs);
+	batch->jobs = NULL;
+	batch->n = 0;
+}
+
+int
+jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
+			   const int *attempts, int n, int64_t lease_ms, bool *owned, cq_err *err)
+{
+	buf idb = BUF_INIT, atb = BUF_INIT;
+	char lease[32], num[32];
+	const char *params[4];
+	PGresult *res;
+
+	if (n == 0)
+		return 0;
+	buf_array_begin(&idb);
+	buf_array_begin(&atb);
+	for (int i = 0; i < n; i++) {
+		snprintf(num, sizeof num, "%" PRId64, ids[i]);
+		buf_array_raw(&idb, num);
+		snprintf(num, sizeof num, "%d", attempts[i]);
+		buf_array_raw(&atb, num);
+		owned[i] = false;
+	}
+	buf_array_end(&idb);
+	buf_array_end(&atb);
+	snprintf(lease, sizeof lease, "%" PRId64, lease_ms);
+	params[0] = worker;
+	params[1] = lease;
+	params[2] = buf_str(&idb);
+	params[3] = buf_str(&atb);
+	res = pg_exec(conn, heartbeat_sql, 4, params, PG_ANY, err, NULL);
+	buf_free(&idb);
+	buf_free(&atb);
+	if (res == NULL)
+		return err->code;
+	for (int r = 0; r < PQntuples(res); r++) {
+		int64_t id = strtoll(PQgetvalue(res, r, 0), NULL, 10);
+
+		for (int i = 0; i < n; i++)
+			if (ids[i] == id)
+				owned[i] = true;
+	}
+	PQclear(res);
+	return 0;
+}
+
+int
+jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
+{
+	buf a[12] = {BUF_INIT};
+	const char *params[13];
+	char num[32];
+	PGresult *res;
+
+	if (n == 0)
+		return 0;
+	for (int k = 0; k < 12; k++)
+		buf_array_begin(&a[k]);
+	for (int i = 0; i < n; i++) {
+		o[i].new_status[0] = '\0';
+		snprintf(num, sizeof num, "%" PRId64, o[i].id);
+		buf_array_raw(&a[0], num);
+		snprintf(num, sizeof num, "%d", o[i].attempt);
+		buf_array_raw(&a[1], num);
+		buf_array_text(&a[2], o[i].worker);
+		buf_array_text(&a[3], o[i].outcome);
+		buf_array_raw(&a[4], o[i].permanent ? "t" : "f");
+		buf_array_text(&a[5], o[i].error_code);
+		buf_array_text(&a[6], o[i].error);
+		buf_array_text(&a[7], o[i].output);
+		snprintf(num, sizeof num, "%" PRId64, o[i].delay_ms);
+		buf_array_raw(&a[8], num);
+		buf_array_text(&a[9], o[i].base_time);
+		snprintf(num, sizeof num, "%" PRId64, o[i].start_ms);
+		buf_array_raw(&a[10], num);
+		snprintf(num, sizeof num, "%" PRId64, o[i].end_ms);
+		buf_array_raw(&a[11], o[i].end_ms < 0 ? NULL : num);
+	}
+	for (int k = 0; k < 12; k++) {
+		buf_array_end(&a[k]);
+		params[k] = buf_str(&a[k]);
+	}
+	params[12] = expired_only ? "t" : "f";
+	res = pg_exec(conn, record_sql, 13, params, PG_ANY, err, NULL);
+	for (int k = 0; k < 12; k++)
+		buf_free(&a[k]);
+	if (res == NULL)
+		return err->code;
+	for (int r = 0; r < PQntuples(res); r++) {
+		int64_t id = strtoll(PQgetvalue(res, r, 0), NULL, 10);
+
+		for (int i = 0; i < n; i++)
+			if (o[i].id == id)
+				snprintf(o[i].new_status, sizeof o[i].new_status, "%s", PQgetvalue(res, r, 1));
+	}
+	PQclear(res);
+	return 0;
+}
+
+int
+jobs_rescue(PGconn *conn, uint64_t seed, int *rescued, cq_err *err)
+{
+	*rescued = 0;
+	for (;;) {
+		PGresult *res = pg_exec(conn, rescue_select_sql, 0, NULL, PG_ANY, err, NULL);
+		job_outcome *o;
+		int n, rc;
+
+		if (res == NULL)
+			return err->code;
+		n = PQntuples(res);
+		if (n == 0) {
+			PQclear(res);
+			return 0;
+		}
+		o = xcalloc((size_t) n, sizeof *o);
+		for (int i = 0; i < n; i++) {
+			o[i].id = strtoll(PQgetvalue(res, i, 0), NULL, 10);
+			o[i].attempt = atoi(PQgetvalue(res, i, 1));
+			o[i].worker = PQgetvalue(res, i, 2);
+			o[i].outcome = "lease_expired";
+			o[i].error_code = "lease_expired";
+			o[i].error = "lease expired: the worker stopped renewing it";
+			o[i].delay_ms = backoff_delay_ms(o[i].attempt, o[i].id, seed);
+			o[i].base_time = PQgetisnull(res, i, 3) ? NULL : PQgetvalue(res, i, 3);
+			o[i].end_ms = -1;
+		}
+		rc = jobs_record(conn, o, n, true, err);
+		for (int i = 0; rc == 0 && i < n; i++) {
+			if (o[i].new_status[0] == '\0')
+				continue;
+			(*rescued)++;
+			log_full(strcmp(o[i].new_status, "dead") == 0 ? LOG_WARNING : LOG_INFO,
+					 (log_field[]) {{"job", PQgetvalue(res, i, 0), true},
+									{"worker", o[i].worker, false},
+									{"status", o[i].new_status, false}, {NULL, NULL, false}},
+					 NULL, NULL, "job %" PRId64 " lease expired (attempt %d)", o[i].id, o[i].attempt);
+		}
+		free(o);
+		PQclear(res);
+		if (rc != 0)
+			return rc;
+		if (n < 500)
+			return 0;
+	}
+}

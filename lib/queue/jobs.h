@@ -1,0 +1,102 @@
+/*
+ * jobs — the statements of the jobs contract that a runner executes: claim a
+ * batch, renew leases, record outcomes (fenced), rescue expired leases.
+ * Each is one statement; none keeps session state between transactions.
+ *
+ * Ownership: a claim_batch owns its jobs and their strings and payloads;
+ * claim_batch_free() releases them.
+ */
+#ifndef CRONQ_JOBS_H
+#define CRONQ_JOBS_H
+
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+typedef struct claimed_job {
+	int64_t		id;
+	int			attempt;		/* this attempt's number (attempts after the claim) */
+	int			max_attempts;
+	int			priority;
+	double		run_at;			/* epoch seconds, for ordering */
+	char	   *type;
+	char	   *queue;
+	char	   *payload_text;
+	json_t	   *payload;		/* NULL when the stored text does not parse */
+	char	   *idempotency_key;
+	char	   *scheduled_for;
+	char	   *enqueued_by;
+	int64_t		timeout_ms;		/* 0: none */
+} claimed_job;
+
+typedef struct claim_batch {
+	claimed_job *jobs;			/* in run order: priority, run_at, id */
+	int			n;
+	char		claimed_at[64];	/* the database's now() at the claim */
+} claim_batch;
+
+typedef struct claim_filter {
+	char	  **queues;			/* NULL or a list of nqueues names */
+	int			nqueues;
+	char	  **types;
+	int			ntypes;
+} claim_filter;
+
+/*
+ * Claim up to limit due jobs for worker with one statement, leasing them for
+ * lease_ms. out is filled (n may be 0) and must be freed.
+ */
+int jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
+			   const claim_filter *filter, claim_batch *out, cq_err *err)
+	__attribute__((warn_unused_result));
+void claim_batch_free(claim_batch *batch);
+
+/*
+ * Renew the leases of the given (id, attempt) pairs still held by worker.
+ * owned[i] is set to whether job i is still this worker's.
+ */
+int jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
+				   const int *attempts, int n, int64_t lease_ms, bool *owned,
+				   cq_err *err) __attribute__((warn_unused_result));
+
+/* One attempt's outcome, to be recorded. */
+typedef struct job_outcome {
+	int64_t		id;
+	int			attempt;
+	const char *worker;			/* the fence: who must still hold the job */
+	const char *outcome;		/* a cronq.job_runs outcome */
+	bool		permanent;		/* failed with no retry possible: dead now */
+	const char *error_code;		/* NULL when none */
+	const char *error;
+	const char *output;
+	int64_t		delay_ms;		/* backoff before the retry, if one follows */
+	const char *base_time;		/* started_at = base + start_ms */
+	int64_t		start_ms;
+	int64_t		end_ms;			/* < 0: finished now() */
+	/* filled by jobs_record: the job's new status, "" when fenced out */
+	char		new_status[16];
+} job_outcome;
+
+/*
+ * Record outcomes in one statement: each job is updated only while it is
+ * still running, locked by o->worker, at o->attempt (and, with
+ * expired_only, while its lease has expired). Every recorded outcome gets a
+ * cronq.job_runs row; an outcome refused by the fence gets a "lease_lost"
+ * row instead (except in expired_only mode, where it means the worker came
+ * back in time).
+ */
+int jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only,
+				cq_err *err) __attribute__((warn_unused_result));
+
+/*
+ * Rescue running jobs whose lease expired: each counts as a failed attempt
+ * (error_code lease_expired), retried with backoff or dead. *rescued gets
+ * how many were recorded.
+ */
+int jobs_rescue(PGconn *conn, uint64_t seed, int *rescued, cq_err *err)
+	__attribute__((warn_unused_result));
+
+#endif

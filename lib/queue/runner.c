@@ -1,0 +1,613 @@
+/*
+ * runner — see runner.h. Threads share only the stop flag, the max-jobs
+ * budget and the summary (under a mutex); each worker owns its connection,
+ * its claimed batch and its pending outcomes. Tasks run cooperatively:
+ * worker_tick() is where timeouts, shutdown and lease renewal happen.
+ */
+#include "queue/runner.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pg/pg.h"
+#include "queue/backoff.h"
+#include "schema/migrate.h"
+#include "tasks/payload.h"
+#include "tasks/task.h"
+#include "util/duration.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+/* How long finished outcomes may wait to be recorded together. */
+#define FLUSH_INTERVAL_MS 100
+/* Wakes kept in cronq.wakes. */
+#define WAKES_KEPT 10000
+
+static volatile sig_atomic_t stop_requests;
+
+void
+runner_request_stop(void)
+{
+	if (stop_requests < 2)
+		stop_requests = stop_requests + 1;
+}
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Sleep up to ms, waking early when a stop is requested. */
+static void
+nap_ms(int64_t ms)
+{
+	int64_t until = mono_ms() + ms;
+
+	while (!stop_requests) {
+		int64_t left = until - mono_ms();
+		struct timespec ts;
+
+		if (left <= 0)
+			return;
+		if (left > 50)
+			left = 50;
+		ts.tv_sec = 0;
+		ts.tv_nsec = left * 1000000;
+		nanosleep(&ts, NULL);
+	}
+}
+
+typedef struct shared {
+	const run_opts *o;
+	int64_t		start_ms;
+	pthread_mutex_t lock;
+	int64_t		jobs_left;		/* -1: unlimited */
+	run_summary sum;
+} shared;
+
+/* Where a claimed job stands in its worker. */
+typedef enum job_state {
+	JOB_WAITING = 0,			/* claimed, not started */
+	JOB_PENDING,				/* finished, outcome not yet recorded */
+	JOB_DONE,					/* recorded (or dropped: not ours any more) */
+} job_state;
+
+typedef struct worker {
+	shared	   *sh;
+	int			index;
+	char		id[320];
+	PGconn	   *conn;
+	bool		own_conn;
+	claim_batch batch;
+	job_state  *state;
+	bool	   *held;			/* still ours, as far as the last heartbeat knows */
+	task_result *res;
+	job_outcome *out;
+	int64_t		claim_mono;
+	int64_t		last_flush;
+	int64_t		next_beat;
+	int			cur;			/* index of the running job, or -1 */
+	int64_t		deadline;		/* the running job's timeout, 0: none */
+	int64_t		shutdown_at;	/* end of the grace period, 0: not shutting down */
+	task_stop	stopped;		/* sticky answer of worker_tick for the running job */
+	run_summary sum;
+	int			code;
+	cq_err		err;
+} worker;
+
+/* Take up to want jobs from the max-jobs budget. */
+static int
+budget_take(shared *sh, int want)
+{
+	int got = want;
+
+	pthread_mutex_lock(&sh->lock);
+	if (sh->jobs_left >= 0) {
+		if (sh->jobs_left < got)
+			got = (int) sh->jobs_left;
+		sh->jobs_left -= got;
+	}
+	pthread_mutex_unlock(&sh->lock);
+	return got;
+}
+
+static void
+budget_return(shared *sh, int n)
+{
+	pthread_mutex_lock(&sh->lock);
+	if (sh->jobs_left >= 0)
+		sh->jobs_left += n;
+	pthread_mutex_unlock(&sh->lock);
+}
+
+/* Renew the leases of every job of the batch not yet recorded. */
+static int
+heartbeat(worker *w)
+{
+	int n = 0, rc;
+	int64_t *ids = xcalloc((size_t) w->batch.n, sizeof *ids);
+	int *attempts = xcalloc((size_t) w->batch.n, sizeof *attempts);
+	int *idx = xcalloc((size_t) w->batch.n, sizeof *idx);
+	bool *owned = xcalloc((size_t) w->batch.n, sizeof *owned);
+
+	for (int i = 0; i < w->batch.n; i++) {
+		if (w->state[i] == JOB_DONE || !w->held[i])
+			continue;
+		ids[n] = w->batch.jobs[i].id;
+		attempts[n] = w->batch.jobs[i].attempt;
+		idx[n++] = i;
+	}
+	rc = jobs_heartbeat(w->conn, w->id, ids, attempts, n, w->sh->o->lease_ms, owned, &w->err);
+	if (rc == 0) {
+		for (int k = 0; k < n; k++) {
+			if (!owned[k]) {
+				w->held[idx[k]] = false;
+				log_full(LOG_WARNING, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}},
+						 NULL, NULL, "job %" PRId64 " is no longer held by this worker; stopping it",
+						 ids[k]);
+			}
+		}
+		log_debug("renewed %d leases", n);
+	}
+	w->next_beat = mono_ms() + w->sh->o->lease_ms / 3;
+	free(ids);
+	free(attempts);
+	free(idx);
+	free(owned);
+	return rc;
+}
+
+static task_stop
+worker_tick(void *arg)
+{
+	worker *w = arg;
+	int64_t now = mono_ms();
+
+	if (w->stopped != TASK_GO)
+		return w->stopped;
+	if (stop_requests > 0) {
+		if (w->shutdown_at == 0)
+			w->shutdown_at = now + w->sh->o->grace_ms;
+		if (stop_requests > 1 || now >= w->shutdown_at)
+			return w->stopped = TASK_STOP_SHUTDOWN;
+	}
+	if (w->deadline && now >= w->deadline)
+		return w->stopped = TASK_STOP_TIMEOUT;
+	if (now >= w->next_beat) {
+		if (heartbeat(w) != 0) {
+			w->code = w->err.code;
+			return w->stopped = TASK_STOP_DISCONNECTED;
+		}
+		if (w->cur >= 0 && !w->held[w->cur])
+			return w->stopped = TASK_STOP_LOST;
+	}
+	return TASK_GO;
+}
+
+static void
+log_outcome(worker *w, const claimed_job *j, const job_outcome *o)
+{
+	char id[32], attempt[16], dur[32];
+	log_field fields[] = {
+		{"job", id, true}, {"type", j->type, false}, {"queue", j->queue, false},
+		{"attempt", attempt, true}, {"duration_ms", dur, true},
+		{"outcome", o->outcome, false}, {"status", o->new_status, false},
+		{NULL, NULL, false},
+	};
+	char delay[32];
+
+	snprintf(id, sizeof id, "%" PRId64, j->id);
+	snprintf(attempt, sizeof attempt, "%d", j->attempt);
+	snprintf(dur, sizeof dur, "%" PRId64, o->end_ms - o->start_ms);
+	duration_format(o->delay_ms, delay, sizeof delay);
+
+	if (o->new_status[0] == '\0') {
+		if (strcmp(o->outcome, "lease_lost") != 0 || w->held[j - w->batch.jobs] == false)
+			log_full(LOG_WARNING, fields, NULL, NULL,
+					 "job %" PRId64 " was taken over by another worker; its outcome was not recorded", j->id);
+	} else if (strcmp(o->new_status, "dead") == 0)
+		log_full(LOG_WARNING, fields, NULL, NULL, "job %" PRId64 " (%s) is dead after attempt %d: %s",
+				 j->id, j->type, j->attempt, o->error ? o->error : o->outcome);
+	else if (strcmp(o->new_status, "failed") == 0)
+		log_full(LOG_INFO, fields, NULL, NULL, "job %" PRId64 " (%s) failed attempt %d of %d, retry in %s: %s",
+				 j->id, j->type, j->attempt, j->max_attempts, delay, o->error ? o->error : o->outcome);
+	else
+		log_full(LOG_INFO, fields, NULL, NULL, "job %" PRId64 " (%s) %s", j->id, j->type,
+				 strcmp(o->new_status, "queued") == 0 ? "given back" : o->new_status);
+}
+
+/* Record every pending outcome of the batch in one statement. */
+static int
+flush(worker *w)
+{
+	job_outcome *tmp = xcalloc((size_t) w->batch.n, sizeof *tmp);
+	int *idx = xcalloc((size_t) w->batch.n, sizeof *idx);
+	int n = 0, rc;
+
+	for (int i = 0; i < w->batch.n; i++)
+		if (w->state[i] == JOB_PENDING) {
+			tmp[n] = w->out[i];
+			idx[n++] = i;
+		}
+	rc = n ? jobs_record(w->conn, tmp, n, false, &w->err) : 0;
+	if (rc == 0) {
+		for (int k = 0; k < n; k++) {
+			int i = idx[k];
+			const char *st = tmp[k].new_status;
+
+			w->out[i] = tmp[k];
+			w->state[i] = JOB_DONE;
+			log_outcome(w, &w->batch.jobs[i], &w->out[i]);
+			if (st[0] == '\0')
+				w->sum.lost++;
+			else if (strcmp(st, "queued") == 0)
+				w->sum.given_back++;
+			else {
+				w->sum.run++;
+				if (strcmp(st, "succeeded") == 0)
+					w->sum.succeeded++;
+				else if (strcmp(st, "failed") == 0 || strcmp(st, "dead") == 0)
+					w->sum.failed++;
+			}
+			task_result_clear(&w->res[i]);
+		}
+	} else
+		w->code = rc;
+	w->last_flush = mono_ms();
+	free(tmp);
+	free(idx);
+	return rc;
+}
+
+/* Give back the claimed jobs that never started (on shutdown). */
+static void
+give_back_waiting(worker *w)
+{
+	int64_t now = mono_ms() - w->claim_mono;
+
+	for (int i = 0; i < w->batch.n; i++) {
+		job_outcome *o = &w->out[i];
+
+		if (w->state[i] != JOB_WAITING)
+			continue;
+		memset(o, 0, sizeof *o);
+		o->id = w->batch.jobs[i].id;
+		o->attempt = w->batch.jobs[i].attempt;
+		o->worker = w->id;
+		o->outcome = w->held[i] ? "given_back" : "lease_lost";
+		o->error = "given back unstarted at shutdown";
+		o->base_time = w->batch.claimed_at;
+		o->start_ms = o->end_ms = now;
+		w->state[i] = JOB_PENDING;
+	}
+}
+
+/* Run job i of the batch and leave its outcome pending. */
+static void
+run_one(worker *w, int i)
+{
+	const claimed_job *j = &w->batch.jobs[i];
+	task_result *r = &w->res[i];
+	job_outcome *o = &w->out[i];
+	const task_def *t = task_find(j->type);
+	task_ctx ctx = {worker_tick, w, w->sh->o->conninfo};
+	task_job tj = {j->id, j->attempt, j->type, j->queue, j->payload, j->payload_text,
+				   j->idempotency_key, j->scheduled_for, j->enqueued_by};
+	char why[1024];
+	int64_t start = mono_ms();
+	task_stop stop;
+
+	w->cur = i;
+	w->stopped = TASK_GO;
+	w->deadline = j->timeout_ms > 0 ? start + j->timeout_ms : 0;
+	memset(r, 0, sizeof *r);
+
+	if (t == NULL)
+		task_result_set(r, TASK_PERMANENT, "unknown_task", "unrecognized task type \"%s\"", j->type);
+	else if (j->payload == NULL || payload_validate(j->type, j->payload, why, sizeof why) != 0)
+		task_result_set(r, TASK_PERMANENT, "bad_payload", "%s",
+						j->payload ? why : "stored payload is not valid JSON");
+	else
+		t->run(&ctx, &tj, r);
+
+	stop = w->stopped;
+	w->cur = -1;
+	w->deadline = 0;
+
+	memset(o, 0, sizeof *o);
+	o->id = j->id;
+	o->attempt = j->attempt;
+	o->worker = w->id;
+	o->base_time = w->batch.claimed_at;
+	o->start_ms = start - w->claim_mono;
+	o->end_ms = mono_ms() - w->claim_mono;
+	o->delay_ms = backoff_delay_ms(j->attempt, j->id, w->sh->o->seed);
+
+	switch (stop) {
+		case TASK_GO:
+			o->outcome = r->status == TASK_SUCCEEDED ? "succeeded" : "failed";
+			o->permanent = r->status == TASK_PERMANENT;
+			break;
+		case TASK_STOP_TIMEOUT: {
+			char d[32];
+
+			duration_format(j->timeout_ms, d, sizeof d);
+			task_result_set(r, TASK_FAILED, "timeout", "timed out after %s", d);
+			o->outcome = "timeout";
+			break;
+		}
+		case TASK_STOP_SHUTDOWN:
+			task_result_set(r, TASK_FAILED, NULL, "given back at shutdown");
+			o->outcome = "given_back";
+			break;
+		case TASK_STOP_CANCELLED:
+			task_result_set(r, TASK_FAILED, "cancelled", "cancelled while running");
+			o->outcome = "cancelled";
+			break;
+		case TASK_STOP_LOST:
+			o->outcome = "lease_lost";
+			break;
+		case TASK_STOP_DISCONNECTED:
+			/* Nothing can be recorded; a later run rescues the lease. */
+			w->state[i] = JOB_DONE;
+			task_result_clear(r);
+			return;
+	}
+	o->error_code = r->error_code[0] ? r->error_code : NULL;
+	o->error = r->error;
+	o->output = r->output;
+	w->state[i] = JOB_PENDING;
+}
+
+static void
+run_batch(worker *w)
+{
+	int n = w->batch.n;
+
+	w->state = xcalloc((size_t) n, sizeof *w->state);
+	w->held = xcalloc((size_t) n, sizeof *w->held);
+	w->res = xcalloc((size_t) n, sizeof *w->res);
+	w->out = xcalloc((size_t) n, sizeof *w->out);
+	for (int i = 0; i < n; i++)
+		w->held[i] = true;
+	w->next_beat = w->claim_mono + w->sh->o->lease_ms / 3;
+	w->last_flush = mono_ms();
+
+	for (int i = 0; i < n && w->code == 0; i++) {
+		w->stopped = TASK_GO;
+		if (stop_requests)
+			break;
+		if (worker_tick(w) == TASK_STOP_DISCONNECTED)
+			break;
+		if (!w->held[i]) {
+			w->state[i] = JOB_DONE;
+			continue;
+		}
+		run_one(w, i);
+		if (w->code == 0 && mono_ms() - w->last_flush >= FLUSH_INTERVAL_MS)
+			flush(w);
+	}
+	if (w->code == 0) {
+		give_back_waiting(w);
+		flush(w);
+	}
+	for (int i = 0; i < n; i++)
+		task_result_clear(&w->res[i]);
+	free(w->state);
+	free(w->held);
+	free(w->res);
+	free(w->out);
+	w->state = NULL;
+	w->held = NULL;
+	w->res = NULL;
+	w->out = NULL;
+}
+
+static void *
+worker_main(void *arg)
+{
+	worker *w = arg;
+	const run_opts *o = w->sh->o;
+
+	if (w->conn == NULL) {
+		w->conn = pg_connect(o->conninfo, &w->err);
+		w->own_conn = true;
+		if (w->conn == NULL) {
+			w->code = w->err.code;
+			return NULL;
+		}
+	}
+	while (!stop_requests && w->code == 0) {
+		int64_t elapsed = mono_ms() - w->sh->start_ms;
+		int limit;
+
+		if (o->max_runtime_ms > 0 && elapsed >= o->max_runtime_ms)
+			break;
+		limit = budget_take(w->sh, o->batch);
+		if (limit == 0)
+			break;
+		w->claim_mono = mono_ms();
+		w->code = jobs_claim(w->conn, w->id, limit, o->lease_ms, &o->filter, &w->batch, &w->err);
+		budget_return(w->sh, limit - w->batch.n);
+		if (w->code != 0)
+			break;
+		if (w->batch.n == 0) {
+			claim_batch_free(&w->batch);
+			if (o->linger_ms > 0 && mono_ms() - w->sh->start_ms < o->linger_ms) {
+				nap_ms(o->poll_ms);
+				continue;
+			}
+			break;
+		}
+		log_full(LOG_INFO, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}},
+				 NULL, NULL, "claimed %d jobs", w->batch.n);
+		run_batch(w);
+		claim_batch_free(&w->batch);
+	}
+	return NULL;
+}
+
+static void
+make_worker_id(const run_opts *o, char *out, size_t len)
+{
+	char host[256] = "localhost";
+	uint32_t rnd = 0;
+
+	if (o->worker_id) {
+		snprintf(out, len, "%s", o->worker_id);
+		return;
+	}
+	gethostname(host, sizeof host - 1);
+	host[sizeof host - 1] = '\0';
+	if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t) sizeof rnd)
+		rnd = (uint32_t) (mono_ms() ^ ((int64_t) getpid() << 16));
+	snprintf(out, len, "%s:%d:%08x", host, (int) getpid(), rnd);
+}
+
+/*
+ * The wake's first statement: check the schema version, record the wake
+ * (only when the version matches) and learn whether any lease has expired,
+ * in one round trip.
+ */
+static const char wake_begin_sql[] =
+	"with v as (select coalesce(max(version), 0) as version from cronq.schema_migrations),"
+	" w as (insert into cronq.wakes (worker, host, pid)"
+	"       select $1, $2, $3::int from v where v.version = $4::int returning id)"
+	" select v.version, (select id from w),"
+	"   exists (select 1 from cronq.jobs where status = 'running' and locked_until < now())"
+	" from v";
+
+static const char wake_end_sql[] =
+	"with trim as (delete from cronq.wakes where id <= $1::bigint - $5::bigint)"
+	" update cronq.wakes set finished_at = now(), jobs_run = $2::int,"
+	"   jobs_failed = $3::int, exit_status = $4::int where id = $1::bigint";
+
+static void
+merge(run_summary *into, const run_summary *from)
+{
+	into->run += from->run;
+	into->succeeded += from->succeeded;
+	into->failed += from->failed;
+	into->given_back += from->given_back;
+	into->lost += from->lost;
+}
+
+int
+runner_run(const run_opts *o, run_summary *sum, cq_err *err)
+{
+	shared sh;
+	worker *workers;
+	PGconn *conn;
+	PGresult *res;
+	char state[6];
+	char base_id[300], host[256] = "localhost", pid[16], latest[16], wake_id[32] = "";
+	const char *params[5];
+	bool need_rescue;
+	int code = 0;
+
+	memset(sum, 0, sizeof *sum);
+	memset(&sh, 0, sizeof sh);
+	sh.o = o;
+	sh.start_ms = mono_ms();
+	sh.jobs_left = o->max_jobs > 0 ? o->max_jobs : -1;
+	pthread_mutex_init(&sh.lock, NULL);
+
+	conn = pg_connect(o->conninfo, err);
+	if (conn == NULL) {
+		pthread_mutex_destroy(&sh.lock);
+		return err->code;
+	}
+	make_worker_id(o, base_id, sizeof base_id);
+	gethostname(host, sizeof host - 1);
+	host[sizeof host - 1] = '\0';
+	snprintf(pid, sizeof pid, "%d", (int) getpid());
+	snprintf(latest, sizeof latest, "%d", migrate_latest_version());
+	params[0] = base_id;
+	params[1] = host;
+	params[2] = pid;
+	params[3] = latest;
+	res = pg_exec(conn, wake_begin_sql, 4, params, PG_ONE, err, state);
+	if (res == NULL) {
+		code = migrate_explain_missing(state, err);
+		goto out;
+	}
+	if ((code = migrate_check_version(atoi(PQgetvalue(res, 0, 0)), err)) != 0) {
+		PQclear(res);
+		goto out;
+	}
+	snprintf(wake_id, sizeof wake_id, "%s", PQgetvalue(res, 0, 1));
+	need_rescue = PQgetvalue(res, 0, 2)[0] == 't';
+	PQclear(res);
+
+	if (need_rescue && (code = jobs_rescue(conn, o->seed, &sum->rescued, err)) != 0)
+		goto out;
+
+	workers = xcalloc((size_t) o->concurrency, sizeof *workers);
+	for (int i = 0; i < o->concurrency; i++) {
+		worker *w = &workers[i];
+
+		w->sh = &sh;
+		w->index = i;
+		w->cur = -1;
+		if (o->concurrency > 1)
+			snprintf(w->id, sizeof w->id, "%s/%d", base_id, i + 1);
+		else
+			snprintf(w->id, sizeof w->id, "%s", base_id);
+	}
+	workers[0].conn = conn;
+	if (o->concurrency == 1)
+		worker_main(&workers[0]);
+	else {
+		pthread_t *threads = xcalloc((size_t) o->concurrency, sizeof *threads);
+
+		for (int i = 0; i < o->concurrency; i++)
+			if (pthread_create(&threads[i], NULL, worker_main, &workers[i]) != 0) {
+				workers[i].code = cq_fail(&workers[i].err, EX_OSERR, "could not start worker thread");
+				threads[i] = 0;
+			}
+		for (int i = 0; i < o->concurrency; i++)
+			if (threads[i])
+				pthread_join(threads[i], NULL);
+		free(threads);
+	}
+	for (int i = 0; i < o->concurrency; i++) {
+		worker *w = &workers[i];
+
+		merge(sum, &w->sum);
+		if (w->code != 0 && code == 0) {
+			code = w->code;
+			*err = w->err;
+		}
+		if (w->own_conn)
+			pg_close(w->conn);
+	}
+	free(workers);
+
+out:
+	if (wake_id[0] && pg_alive(conn)) {
+		char run[32], failed[32], status[16], kept[16];
+		const char *p[5] = {wake_id, run, failed, status, kept};
+		cq_err ignored;
+
+		snprintf(run, sizeof run, "%" PRId64, sum->run);
+		snprintf(failed, sizeof failed, "%" PRId64, sum->failed);
+		snprintf(status, sizeof status, "%d", code);
+		snprintf(kept, sizeof kept, "%d", WAKES_KEPT);
+		if (pg_run(conn, wake_end_sql, 5, p, &ignored) != 0)
+			log_debug("could not record the end of the wake: %s", ignored.msg);
+	}
+	pg_close(conn);
+	pthread_mutex_destroy(&sh.lock);
+	return code;
+}

@@ -1,0 +1,54 @@
+/*
+ * runner — `cronq run`: record the wake, rescue expired leases, then claim
+ * and run due jobs with one or more workers (threads, each with its own
+ * connection) until nothing is due or a limit is reached, and record the
+ * wake's end. Never abandons a started job: every claimed job leaves this
+ * module finished, retried or given back (or, if the database went away,
+ * leased until a later run rescues it).
+ */
+#ifndef CRONQ_RUNNER_H
+#define CRONQ_RUNNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "queue/jobs.h"
+#include "util/err.h"
+
+typedef struct run_opts {
+	const char *conninfo;
+	int			batch;			/* jobs per claim */
+	int64_t		max_jobs;		/* 0: no limit */
+	int64_t		max_runtime_ms;	/* stop claiming after this; 0: no limit */
+	int			concurrency;
+	claim_filter filter;
+	int64_t		lease_ms;
+	const char *worker_id;		/* NULL: host:pid:random */
+	int64_t		linger_ms;		/* keep polling this long after start */
+	int64_t		poll_ms;
+	int64_t		grace_ms;		/* after SIGTERM, how long tasks may finish */
+	uint64_t	seed;			/* backoff jitter seed */
+} run_opts;
+
+typedef struct run_summary {
+	int64_t		run;			/* attempts finished (any outcome) */
+	int64_t		succeeded;
+	int64_t		failed;			/* failed, timed out or dead */
+	int64_t		given_back;
+	int64_t		lost;			/* outcomes refused by the fence */
+	int			rescued;
+} run_summary;
+
+#define RUN_DEFAULT_BATCH 10
+#define RUN_DEFAULT_LEASE_MS (60 * 1000)
+#define RUN_DEFAULT_POLL_MS 1000
+#define RUN_DEFAULT_GRACE_MS (10 * 1000)
+
+/* Run; 0, or an EX_* code with err filled. sum is filled either way. */
+int runner_run(const run_opts *opts, run_summary *sum, cq_err *err)
+	__attribute__((warn_unused_result));
+
+/* Ask the runner to stop: async-signal-safe. A second call ends the grace. */
+void runner_request_stop(void);
+
+#endif

@@ -1,0 +1,207 @@
+/*
+ * migrate — see migrate.h. The bookkeeping table cronq.schema_migrations is
+ * created here rather than in a migration, since it must exist before the
+ * first one runs.
+ */
+#include "schema/migrate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg/pg.h"
+#include "schema/embedded.h"
+
+/* An arbitrary constant: the advisory lock key shared by every migrate. */
+#define MIGRATE_LOCK_KEY "7466726374707143"
+
+static const char bootstrap_sql[] =
+	"create schema if not exists cronq;\n"
+	"create table if not exists cronq.schema_migrations (\n"
+	"    version    integer primary key,\n"
+	"    name       text not null,\n"
+	"    applied_at timestamptz not null default now())";
+
+static const char version_sql[] =
+	"select coalesce(max(version), 0) from cronq.schema_migrations";
+
+int
+migrate_latest_version(void)
+{
+	return sql_migration_count > 0 ? sql_migrations[sql_migration_count - 1].version : 0;
+}
+
+int
+migrate_count(void)
+{
+	return sql_migration_count;
+}
+
+int
+migrate_check_version(int db_version, cq_err *err)
+{
+	int latest = migrate_latest_version();
+
+	if (db_version == latest)
+		return 0;
+	if (db_version == 0) {
+		cq_fail(err, EX_CONFIG, "database has no cronq schema");
+		cq_hint(err, "Run \"cronq migrate\" to install it.");
+	} else if (db_version < latest) {
+		cq_fail(err, EX_CONFIG, "database schema is at version %d, older than this cronq (version %d)",
+				db_version, latest);
+		cq_hint(err, "Run \"cronq migrate\" to upgrade it.");
+	} else {
+		cq_fail(err, EX_CONFIG, "database schema is at version %d, newer than this cronq (version %d)",
+				db_version, latest);
+		cq_hint(err, "Upgrade cronq on this host.");
+	}
+	return EX_CONFIG;
+}
+
+int
+migrate_explain_missing(const char *sqlstate, cq_err *err)
+{
+	/* invalid_schema_name, undefined_table, undefined_function */
+	if (sqlstate && (strcmp(sqlstate, "3F000") == 0 || strcmp(sqlstate, "42P01") == 0 ||
+					 strcmp(sqlstate, "42883") == 0)) {
+		err->code = EX_CONFIG;
+		cq_prefix(err, "database has no cronq schema: ");
+		cq_hint(err, "Run \"cronq migrate\" to install it.");
+	}
+	return err->code;
+}
+
+/* Read the applied version, or 0 when the bookkeeping table is missing. */
+static int
+read_version(PGconn *conn, int *version, cq_err *err)
+{
+	char state[6];
+	PGresult *res = pg_exec(conn, version_sql, 0, NULL, PG_ONE, err, state);
+
+	if (res == NULL) {
+		if (strcmp(state, "3F000") == 0 || strcmp(state, "42P01") == 0) {
+			cq_clear(err);
+			*version = 0;
+			return 0;
+		}
+		return err->code;
+	}
+	*version = atoi(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return 0;
+}
+
+int
+migrate_check(PGconn *conn, cq_err *err)
+{
+	int version;
+	int rc = read_version(conn, &version, err);
+
+	return rc ? rc : migrate_check_version(version, err);
+}
+
+/* PQexec a multi-statement script; 0 or the error code. */
+static int
+exec_script(PGconn *conn, const char *sql, const char *what, cq_err *err)
+{
+	PGresult *res = PQexec(conn, sql);
+	int rc = 0;
+
+	if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK) {
+		rc = pg_fail_result(conn, res, err, NULL);
+		if (what) {
+			cq_prefix(err, "migration %s failed: ", what);
+			rc = err->code = rc == EX_TEMPFAIL ? rc : EX_SOFTWARE;
+		}
+	}
+	PQclear(res);
+	return rc;
+}
+
+int
+migrate_apply(PGconn *conn, int *applied, void (*progress)(const char *name), cq_err *err)
+{
+	int version = 0;
+	int rc;
+
+	*applied = 0;
+	if ((rc = exec_script(conn, "begin", NULL, err)) != 0)
+		return rc;
+	if ((rc = pg_run(conn, "select pg_advisory_xact_lock(" MIGRATE_LOCK_KEY ")", 0, NULL, err)) != 0 ||
+		(rc = exec_script(conn, bootstrap_sql, NULL, err)) != 0 ||
+		(rc = read_version(conn, &version, err)) != 0)
+		goto fail;
+	if (version > migrate_latest_version()) {
+		rc = migrate_check_version(version, err);
+		goto fail;
+	}
+	for (int i = 0; i < sql_migration_count; i++) {
+		const sql_migration *m = &sql_migrations[i];
+		char vbuf[16];
+		const char *params[2] = {vbuf, m->name};
+
+		if (m->version <= version)
+			continue;
+		if (progress)
+			progress(m->name);
+		snprintf(vbuf, sizeof vbuf, "%d", m->version);
+		if ((rc = exec_script(conn, m->sql, m->name, err)) != 0 ||
+			(rc = pg_run(conn, "insert into cronq.schema_migrations (version, name) values ($1, $2)",
+						 2, params, err)) != 0)
+			goto fail;
+		(*applied)++;
+	}
+	if ((rc = exec_script(conn, "commit", NULL, err)) != 0)
+		return rc;
+	return 0;
+
+fail:
+	*applied = 0;
+	if (pg_alive(conn)) {
+		PGresult *res = PQexec(conn, "rollback");
+
+		PQclear(res);
+	}
+	return rc;
+}
+
+int
+migrate_status(PGconn *conn, migrate_state *states, int *db_version, cq_err *err)
+{
+	char state[6];
+	PGresult *res;
+	int rows = 0;
+
+	*db_version = 0;
+	res = pg_exec(conn, "select version, to_char(applied_at at time zone 'UTC', "
+				  "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') from cronq.schema_migrations order by version",
+				  0, NULL, PG_ANY, err, state);
+	if (res == NULL) {
+		if (strcmp(state, "3F000") != 0 && strcmp(state, "42P01") != 0)
+			return err->code;
+		cq_clear(err);
+	} else
+		rows = PQntuples(res);
+
+	for (int i = 0; i < sql_migration_count; i++) {
+		states[i].version = sql_migrations[i].version;
+		states[i].name = sql_migrations[i].name;
+		states[i].applied = false;
+		states[i].applied_at[0] = '\0';
+		for (int r = 0; r < rows; r++) {
+			if (atoi(PQgetvalue(res, r, 0)) == states[i].version) {
+				states[i].applied = true;
+				snprintf(states[i].applied_at, sizeof states[i].applied_at, "%s", PQgetvalue(res, r, 1));
+			}
+		}
+	}
+	for (int r = 0; r < rows; r++) {
+		int v = atoi(PQgetvalue(res, r, 0));
+
+		if (v > *db_version)
+			*db_version = v;
+	}
+	PQclear(res);
+	return 0;
+}

@@ -1,0 +1,62 @@
+/*
+ * migrate — applies the migrations compiled into the binary and checks that
+ * a database's schema is the one this binary speaks. Knows the cronq schema
+ * only as numbered SQL files; the tables themselves are the queue's concern.
+ */
+#ifndef CRONQ_MIGRATE_H
+#define CRONQ_MIGRATE_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+
+#include "util/err.h"
+
+/* The schema version this binary speaks: the newest embedded migration. */
+int migrate_latest_version(void);
+
+/*
+ * Apply every pending migration in order, in one transaction under a
+ * transaction-level advisory lock, so concurrent migrates serialise and a
+ * failure leaves nothing half-applied. *applied receives how many ran.
+ * progress (may be NULL) is called with each migration's name before it runs.
+ */
+int migrate_apply(PGconn *conn, int *applied, void (*progress)(const char *name),
+				  cq_err *err) __attribute__((warn_unused_result));
+
+/* One migration's state, for `cronq migrate --status`. */
+typedef struct migrate_state {
+	int			version;
+	const char *name;
+	bool		applied;
+	char		applied_at[64];
+} migrate_state;
+
+/*
+ * Fill states[0..count) with every known migration (callers pass an array of
+ * migrate_latest_count() entries). *db_version receives the newest version
+ * applied in the database (0 when none).
+ */
+int migrate_status(PGconn *conn, migrate_state *states, int *db_version,
+				   cq_err *err) __attribute__((warn_unused_result));
+int migrate_count(void);
+
+/*
+ * Check a version read from the database against the binary's: 0, or
+ * EX_CONFIG with a message naming the command to run.
+ */
+int migrate_check_version(int db_version, cq_err *err);
+
+/*
+ * Read the database's schema version and check it (one query): 0, EX_CONFIG
+ * when missing, older or newer, or the query's error.
+ */
+int migrate_check(PGconn *conn, cq_err *err) __attribute__((warn_unused_result));
+
+/*
+ * Turn a query failure that means "there is no cronq schema here" (missing
+ * schema, table or function) into EX_CONFIG naming `cronq migrate`. Returns
+ * err->code.
+ */
+int migrate_explain_missing(const char *sqlstate, cq_err *err);
+
+#endif

@@ -1,0 +1,154 @@
+/*
+ * payload — see payload.h. The size and depth limits are checked on the
+ * text before jansson parses it, so a hostile payload costs one linear scan.
+ */
+#include "tasks/payload.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tasks/task.h"
+
+/* Deepest bracket nesting of JSON text, ignoring brackets inside strings. */
+static int
+text_depth(const char *s, size_t len)
+{
+	int depth = 0, max = 0;
+	bool in_string = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = false;
+		} else if (c == '"')
+			in_string = true;
+		else if (c == '{' || c == '[') {
+			if (++depth > max)
+				max = depth;
+		} else if (c == '}' || c == ']')
+			depth--;
+	}
+	return max;
+}
+
+static const char *
+json_kind(const json_t *v)
+{
+	switch (json_typeof(v)) {
+		case JSON_OBJECT: return "object";
+		case JSON_ARRAY: return "array";
+		case JSON_STRING: return "string";
+		case JSON_INTEGER:
+		case JSON_REAL: return "number";
+		case JSON_TRUE:
+		case JSON_FALSE: return "boolean";
+		default: return "null";
+	}
+}
+
+json_t *
+payload_parse(const char *text, size_t len, char *err, size_t errlen)
+{
+	json_error_t jerr;
+	json_t *v;
+
+	if (len > PAYLOAD_MAX_BYTES) {
+		snprintf(err, errlen, "invalid payload: larger than 1 MiB");
+		return NULL;
+	}
+	if (text_depth(text, len) > PAYLOAD_MAX_DEPTH) {
+		snprintf(err, errlen, "invalid payload: nested deeper than %d levels", PAYLOAD_MAX_DEPTH);
+		return NULL;
+	}
+	v = json_loadb(text, len, JSON_DECODE_ANY, &jerr);
+	if (v == NULL) {
+		snprintf(err, errlen, "invalid payload: malformed JSON at line %d, column %d: %s",
+				 jerr.line, jerr.column, jerr.text);
+		return NULL;
+	}
+	return v;
+}
+
+static int
+depth_of(const json_t *v)
+{
+	int max = 0;
+
+	if (json_is_object(v)) {
+		const char *key;
+		json_t *e;
+
+		json_object_foreach((json_t *) v, key, e) {
+			int d = depth_of(e);
+
+			if (d > max)
+				max = d;
+			if (max > PAYLOAD_MAX_DEPTH)
+				break;
+		}
+		return max + 1;
+	}
+	if (json_is_array(v)) {
+		size_t i;
+		json_t *e;
+
+		json_array_foreach(v, i, e) {
+			int d = depth_of(e);
+
+			if (d > max)
+				max = d;
+			if (max > PAYLOAD_MAX_DEPTH)
+				break;
+		}
+		return max + 1;
+	}
+	return 0;
+}
+
+int
+payload_check_depth(const json_t *value, char *err, size_t errlen)
+{
+	if (depth_of(value) > PAYLOAD_MAX_DEPTH) {
+		snprintf(err, errlen, "invalid payload: nested deeper than %d levels", PAYLOAD_MAX_DEPTH);
+		return -1;
+	}
+	return 0;
+}
+
+int
+payload_validate(const char *type, const json_t *payload, char *err, size_t errlen)
+{
+	const task_def *t;
+	char reason[512];
+
+	if (type == NULL || *type == '\0') {
+		snprintf(err, errlen, "task type must not be empty");
+		return -1;
+	}
+	t = task_find(type);
+	if (t == NULL) {
+		snprintf(err, errlen, "unrecognized task type \"%s\"", type);
+		return -1;
+	}
+	if (payload == NULL) {
+		json_t *empty = json_object();
+		int rc = payload_validate(type, empty, err, errlen);
+
+		json_decref(empty);
+		return rc;
+	}
+	if (!json_is_object(payload)) {
+		snprintf(err, errlen, "invalid payload: must be a JSON object, not %s", json_kind(payload));
+		return -1;
+	}
+	if (t->validate((json_t *) payload, reason, sizeof reason) != 0) {
+		snprintf(err, errlen, "invalid payload for task \"%s\": %s", type, reason);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,88 @@
+/*
+ * registry — the list of built-in tasks. Adding a task is its own file plus
+ * one line here (and its rule in the database's cronq.payload_error()).
+ */
+#include "tasks/task.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/xalloc.h"
+
+static const task_def *const registry[] = {
+	&task_noop,
+	&task_sleep,
+	&task_fail,
+	NULL,
+};
+
+const task_def *
+task_find(const char *name)
+{
+	for (const task_def *const *t = registry; *t; t++)
+		if (strcmp((*t)->name, name) == 0)
+			return *t;
+	return NULL;
+}
+
+const task_def *const *
+task_all(void)
+{
+	return registry;
+}
+
+task_stop
+task_sleep_ms(const task_ctx *ctx, int64_t ms)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		task_stop stop = task_tick(ctx);
+		int64_t elapsed, left;
+		struct timespec nap;
+
+		if (stop != TASK_GO)
+			return stop;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+		left = ms - elapsed;
+		if (left <= 0)
+			return TASK_GO;
+		/* Short naps keep shutdown and timeouts prompt. */
+		if (left > 50)
+			left = 50;
+		nap.tv_sec = 0;
+		nap.tv_nsec = left * 1000000;
+		nanosleep(&nap, NULL);
+	}
+}
+
+void
+task_result_set(task_result *res, task_status status, const char *code, const char *fmt, ...)
+{
+	res->status = status;
+	snprintf(res->error_code, sizeof res->error_code, "%s", code ? code : "");
+	free(res->error);
+	res->error = NULL;
+	if (fmt) {
+		va_list ap;
+		char buf[2048];
+
+		va_start(ap, fmt);
+		vsnprintf(buf, sizeof buf, fmt, ap);
+		va_end(ap);
+		res->error = xstrdup(buf);
+	}
+}
+
+void
+task_result_clear(task_result *res)
+{
+	free(res->error);
+	free(res->output);
+	memset(res, 0, sizeof *res);
+}

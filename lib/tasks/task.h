@@ -1,0 +1,94 @@
+/*
+ * task — what a built-in task is: a name, a payload validator and a run
+ * function, registered in registry.c. Tasks know nothing of claiming or
+ * leases: while they run they call task_tick() often, and stop promptly
+ * when it says so; the runner decides what a stop means for the job.
+ *
+ * Ownership: a task_result's error and output are owned by the result and
+ * freed by task_result_clear(); payloads are borrowed from the runner.
+ */
+#ifndef CRONQ_TASK_H
+#define CRONQ_TASK_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Why a running task must stop (task_tick's answer). */
+typedef enum task_stop {
+	TASK_GO = 0,				/* keep going */
+	TASK_STOP_TIMEOUT,			/* the job's timeout has passed */
+	TASK_STOP_SHUTDOWN,			/* the runner is shutting down, grace is over */
+	TASK_STOP_LOST,				/* the job is no longer ours (lease lost) */
+	TASK_STOP_CANCELLED,		/* an operator cancelled the job */
+	TASK_STOP_DISCONNECTED,		/* the runner lost its database connection */
+} task_stop;
+
+/* How a task ended, when it was not stopped. */
+typedef enum task_status {
+	TASK_SUCCEEDED = 0,
+	TASK_FAILED,				/* retryable */
+	TASK_PERMANENT,				/* no retry can help: the job goes dead at once */
+} task_status;
+
+typedef struct task_result {
+	task_status status;
+	char		error_code[64];	/* "" when none */
+	char	   *error;			/* NULL when none */
+	char	   *output;			/* captured output tail, NULL when none */
+} task_result;
+
+/* The job as a task sees it. */
+typedef struct task_job {
+	int64_t		id;
+	int			attempt;
+	const char *type;
+	const char *queue;
+	const json_t *payload;
+	const char *payload_text;
+	const char *idempotency_key;	/* NULL when none */
+	const char *scheduled_for;	/* NULL when not from a schedule */
+	const char *enqueued_by;
+} task_job;
+
+/* The runner's side: tick checks timeouts, shutdown and the lease. */
+typedef struct task_ctx {
+	task_stop	(*tick) (void *arg);
+	void	   *arg;
+	const char *conninfo;		/* for tasks that open their own session */
+} task_ctx;
+
+typedef struct task_def {
+	const char *name;
+	/* 0 when payload (already known to be an object) is acceptable; else -1
+	 * with the reason, worded as the database's cronq.payload_error(). */
+	int			(*validate) (const json_t *payload, char *err, size_t errlen);
+	void		(*run) (const task_ctx *ctx, const task_job *job, task_result *res);
+} task_def;
+
+static inline task_stop
+task_tick(const task_ctx *ctx)
+{
+	return ctx->tick ? ctx->tick(ctx->arg) : TASK_GO;
+}
+
+/* Sleep up to ms milliseconds, ticking; returns the first stop reason. */
+task_stop task_sleep_ms(const task_ctx *ctx, int64_t ms);
+
+/* Fill res (error and code may be NULL). */
+void task_result_set(task_result *res, task_status status, const char *code,
+					 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void task_result_clear(task_result *res);
+
+/* The registry: NULL when no task has that name. */
+const task_def *task_find(const char *name);
+/* All tasks, NULL-terminated, for --help and errors. */
+const task_def *const *task_all(void);
+
+/* The built-in tasks, one file each. */
+extern const task_def task_noop;
+extern const task_def task_sleep;
+extern const task_def task_fail;
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * log — see log.h. Text lines look like PostgreSQL's client programs
+ * ("cronq: error: could not connect…", then "detail:" and "hint:" lines);
+ * JSON lines carry time, level, msg and any structured fields.
+ */
+#include "util/log.h"
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/xalloc.h"
+
+static log_level current_level = LOG_WARNING;
+static log_format current_format = LOG_FORMAT_TEXT;
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *const level_names[] = {"debug", "info", "warning", "error"};
+
+void
+log_set_level(log_level level)
+{
+	current_level = level;
+}
+
+log_level
+log_get_level(void)
+{
+	return current_level;
+}
+
+void
+log_set_format(log_format format)
+{
+	current_format = format;
+}
+
+bool
+log_enabled(log_level level)
+{
+	return level >= current_level;
+}
+
+/* Cut trailing newlines and spaces in place (libpq ends its messages so). */
+static void
+trim_end(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+		s[--n] = '\0';
+}
+
+/* Fold any remaining line breaks so every message stays one line. */
+static void
+fold_lines(char *s)
+{
+	for (; *s; s++)
+		if (*s == '\n' || *s == '\r')
+			*s = ' ';
+}
+
+static void
+emit(log_level level, const log_field *fields, const char *detail,
+	 const char *hint, char *msg)
+{
+	trim_end(msg);
+	fold_lines(msg);
+
+	pthread_mutex_lock(&log_lock);
+	if (current_format == LOG_FORMAT_JSON) {
+		json_t *o = json_object();
+		char ts[80];
+		struct timespec now;
+		struct tm tm;
+		char *line;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		gmtime_r(&now.tv_sec, &tm);
+		snprintf(ts, sizeof ts, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
+				 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+				 tm.tm_min, tm.tm_sec, now.tv_nsec / 1000000);
+		json_object_set_new(o, "time", json_string(ts));
+		json_object_set_new(o, "level", json_string(level_names[level]));
+		json_object_set_new(o, "msg", json_string(msg));
+		for (const log_field *f = fields; f && f->key; f++) {
+			if (f->value == NULL)
+				continue;
+			if (f->numeric) {
+				json_t *num = json_loads(f->value, JSON_DECODE_ANY, NULL);
+
+				json_object_set_new(o, f->key, num ? num : json_string(f->value));
+			} else
+				json_object_set_new(o, f->key, json_string(f->value));
+		}
+		if (detail)
+			json_object_set_new(o, "detail", json_string(detail));
+		if (hint)
+			json_object_set_new(o, "hint", json_string(hint));
+		line = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
+		if (line) {
+			fprintf(stderr, "%s\n", line);
+			free(line);
+		}
+		json_decref(o);
+	} else {
+		fprintf(stderr, "cronq: %s: %s", level_names[level], msg);
+		for (const log_field *f = fields; f && f->key; f++)
+			if (f->value)
+				fprintf(stderr, " %s=%s", f->key, f->value);
+		fputc('\n', stderr);
+		if (detail) {
+			char *d = xstrdup(detail);
+
+			trim_end(d);
+			fold_lines(d);
+			fprintf(stderr, "cronq: detail: %s\n", d);
+			free(d);
+		}
+		if (hint)
+			fprintf(stderr, "cronq: hint: %s\n", hint);
+	}
+	fflush(stderr);
+	pthread_mutex_unlock(&log_lock);
+}
+
+void
+log_msg(log_level level, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[4096];
+
+	if (!log_enabled(level))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	emit(level, NULL, NULL, NULL, buf);
+}
+
+void
+log_full(log_level level, const log_field *fields, const char *detail,
+		 const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[4096];
+
+	if (!log_enabled(level))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	emit(level, fields, detail, hint, buf);
+}

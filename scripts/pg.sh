@@ -1,0 +1,57 @@
+#!/bin/sh
+# pg.sh — a throwaway PostgreSQL for tests, benchmarks and the demo.
+#   pg.sh start DIR [fast]   initdb into DIR/data (unless there), start it with
+#                            its unix socket in DIR on a free port, and print
+#                            the environment to reach it (PGHOST=…; export …)
+#   pg.sh stop DIR           stop it (the directory is left to the caller)
+# initdb and postgres refuse to run as root: as root, the cluster runs as the
+# "postgres" user and DIR is handed to it. "fast" turns fsync off (tests only;
+# benchmarks and the demo keep PostgreSQL's defaults).
+set -eu
+
+PGBIN=$(pg_config --bindir 2>/dev/null || true)
+[ -x "$PGBIN/initdb" ] || PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+[ -x "$PGBIN/initdb" ] || { echo "pg.sh: cannot find initdb (install postgresql-15)" >&2; exit 1; }
+
+as_owner() {
+    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+free_port() {
+    # A port nobody listens on (TCP or a socket file in DIR), picked at random.
+    for _ in $(seq 1 50); do
+        port=$(( 20000 + $(od -An -N2 -tu2 /dev/urandom | tr -d ' ') % 30000 ))
+        if ! ss -ltn 2>/dev/null | grep -q ":$port "; then
+            echo "$port"; return 0
+        fi
+    done
+    echo 54329
+}
+
+cmd=${1:-}; dir=${2:-}
+[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: pg.sh start|stop DIR [fast]" >&2; exit 64; }
+
+case "$cmd" in
+start)
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    [ "$(id -u)" -eq 0 ] && chown postgres "$dir" && chmod 755 "$dir"
+    if [ ! -f "$dir/data/PG_VERSION" ]; then
+        as_owner "$PGBIN/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 \
+            --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
+            || { cat "$dir/initdb.log" >&2; exit 1; }
+    fi
+    port=$(free_port)
+    opts="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=200"
+    [ "${3:-}" = fast ] && opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    as_owner "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start >/dev/null \
+        || { tail -n 20 "$dir/server.log" >&2; exit 1; }
+    echo "PGHOST=$dir; PGPORT=$port; PGUSER=postgres; PGDATABASE=postgres; PGBIN=$PGBIN; export PGHOST PGPORT PGUSER PGDATABASE PGBIN"
+    ;;
+stop)
+    [ -f "$dir/data/postmaster.pid" ] || exit 0
+    as_owner "$PGBIN/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+    ;;
+*)
+    echo "usage: pg.sh start|stop DIR [fast]" >&2; exit 64 ;;
+esac
