@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/log.h"
+
 const char *
 pg_default_conninfo(void)
 {
@@ -18,6 +20,22 @@ pg_default_conninfo(void)
 	if (s && *s)
 		return s;
 	return NULL;
+}
+
+/*
+ * Server notices go through our log: warnings are shown, the chatter of
+ * NOTICE and below ("schema already exists, skipping") only with --verbose.
+ */
+static void
+on_notice(void *arg, const PGresult *res)
+{
+	const char *severity = PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
+	const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+	const char *hint = PQresultErrorField(res, PG_DIAG_MESSAGE_HINT);
+
+	(void) arg;
+	log_full(severity && strcmp(severity, "WARNING") == 0 ? LOG_WARNING : LOG_DEBUG,
+			 NULL, NULL, hint, "%s", msg ? msg : PQresultErrorMessage(res));
 }
 
 PGconn *
@@ -47,6 +65,7 @@ pg_connect(const char *conninfo, cq_err *err)
 		PQfinish(conn);
 		return NULL;
 	}
+	PQsetNoticeReceiver(conn, on_notice, NULL);
 	return conn;
 }
 

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "pg/pg.h"
-#include "queue/backoff.h"
 #include "util/buf.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -306,7 +305,7 @@ jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 }
 
 int
-jobs_rescue(PGconn *conn, uint64_t seed, int *rescued, cq_err *err)
+jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 {
 	*rescued = 0;
 	for (;;) {
@@ -329,7 +328,8 @@ jobs_rescue(PGconn *conn, uint64_t seed, int *rescued, cq_err *err)
 			o[i].outcome = "lease_expired";
 			o[i].error_code = "lease_expired";
 			o[i].error = "lease expired: the worker stopped renewing it";
-			o[i].delay_ms = backoff_delay_ms(o[i].attempt, o[i].id, seed);
+			/* The lease already made it wait: a rescued job is due at once. */
+			o[i].delay_ms = 0;
 			o[i].base_time = PQgetisnull(res, i, 3) ? NULL : PQgetvalue(res, i, 3);
 			o[i].end_ms = -1;
 		}

@@ -93,10 +93,10 @@ int jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only,
 
 /*
  * Rescue running jobs whose lease expired: each counts as a failed attempt
- * (error_code lease_expired), retried with backoff or dead. *rescued gets
- * how many were recorded.
+ * (error_code lease_expired), due again at once (the lease was its wait) or
+ * dead when out of attempts. *rescued gets how many were recorded.
  */
-int jobs_rescue(PGconn *conn, uint64_t seed, int *rescued, cq_err *err)
+int jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 	__attribute__((warn_unused_result));
 
 #endif

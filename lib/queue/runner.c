@@ -550,7 +550,7 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 	need_rescue = PQgetvalue(res, 0, 2)[0] == 't';
 	PQclear(res);
 
-	if (need_rescue && (code = jobs_rescue(conn, o->seed, &sum->rescued, err)) != 0)
+	if (need_rescue && (code = jobs_rescue(conn, &sum->rescued, err)) != 0)
 		goto out;
 
 	workers = xcalloc((size_t) o->concurrency, sizeof *workers);

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# run-tests.sh — the whole suite: every unit test binary in $UNIT_DIR, then
+# every tests/integration/*.sh against one throwaway PostgreSQL started here
+# (each test file gets its own database). Ends with "N passed, N failed".
+#   CRONQ      the binary under test (absolute path)
+#   UNIT_DIR   where the unit test binaries are
+#   TESTS      optional: only integration tests whose name contains this
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+: "${CRONQ:?set CRONQ to the cronq binary}"
+: "${UNIT_DIR:?set UNIT_DIR to the unit test binaries}"
+export CRONQ
+
+passed=0; failed=0
+tally() {  # read "name: N passed, M failed" lines from a log
+    local line p f
+    line=$(grep -E '^[A-Za-z0-9_.-]+: [0-9]+ passed, [0-9]+ failed$' "$1" | tail -n 1)
+    if [ -z "$line" ]; then
+        echo "not ok $2: no result line (crashed?)"; failed=$((failed + 1)); return
+    fi
+    p=$(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\1/' <<<"$line")
+    f=$(sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\2/' <<<"$line")
+    passed=$((passed + p)); failed=$((failed + f))
+}
+
+tmp=$(mktemp -d /tmp/cronq-test.XXXXXX)
+chmod 755 "$tmp"  # the cluster runs as postgres when we are root
+cleanup() { "$root/scripts/pg.sh" stop "$tmp/pg" >/dev/null 2>&1; rm -rf "$tmp"; }
+trap cleanup EXIT INT TERM
+
+echo "== unit tests"
+for t in "$UNIT_DIR"/test_*; do
+    [ -x "$t" ] || continue
+    name=$(basename "$t")
+    (cd "$root" && "$t") >"$tmp/$name.log" 2>&1
+    grep -E '^not ok|: [0-9]+ passed' "$tmp/$name.log"
+    tally "$tmp/$name.log" "$name"
+done
+
+echo "== integration tests"
+env_line=$("$root/scripts/pg.sh" start "$tmp/pg" fast) || { echo "could not start PostgreSQL"; echo "$passed passed, $((failed + 1)) failed"; exit 1; }
+eval "$env_line"
+export TEST_TMP="$tmp"
+for t in "$root"/tests/integration/t_*.sh; do
+    name=$(basename "$t" .sh)
+    [ -n "${TESTS:-}" ] && [[ "$name" != *"$TESTS"* ]] && continue
+    start=$(date +%s)
+    bash "$t" >"$tmp/$name.log" 2>&1
+    grep -E '^not ok|^  |: [0-9]+ passed' "$tmp/$name.log"
+    echo "   ($(( $(date +%s) - start ))s)"
+    tally "$tmp/$name.log" "$name"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

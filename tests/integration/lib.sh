@@ -1,0 +1,83 @@
+# lib.sh — sourced by every integration test. Gives the test its own
+# database, a way to run cronq capturing exit code, stdout and stderr
+# together, and assertions that count toward the closing
+# "NAME: N passed, M failed" line.
+set -u
+
+T_NAME=$(basename "$0" .sh)
+T_PASSED=0
+T_FAILED=0
+PSQL="$PGBIN/psql"
+export PGDATABASE="$T_NAME"
+"$PSQL" -XAtq -d postgres -c "drop database if exists \"$T_NAME\"" -c "create database \"$T_NAME\"" >/dev/null
+T_DIR="$TEST_TMP/$T_NAME"
+mkdir -p "$T_DIR"
+# Unrelated environment must not leak into the tests.
+unset CRONQ_DATABASE_URL DATABASE_URL
+
+pass() { T_PASSED=$((T_PASSED + 1)); }
+fail() { T_FAILED=$((T_FAILED + 1)); echo "not ok $T_NAME: $*"; }
+
+# q SQL: one query, unaligned, tuples only.
+q() { "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "$1"; }
+
+# cronq ARGS…: runs the binary, leaving RC, OUT and ERR.
+cronq() {
+    OUT=$("$CRONQ" "$@" 2>"$T_DIR/stderr"); RC=$?
+    ERR=$(cat "$T_DIR/stderr")
+}
+# cronq_in INPUT ARGS…: the same with INPUT on standard input.
+cronq_in() {
+    local input=$1; shift
+    OUT=$(printf '%s' "$input" | "$CRONQ" "$@" 2>"$T_DIR/stderr"); RC=$?
+    ERR=$(cat "$T_DIR/stderr")
+}
+
+# check DESC CONDITION…: passes when the command succeeds.
+check() {
+    local desc=$1; shift
+    if "$@"; then pass; else fail "$desc"; fi
+}
+# eq DESC EXPECTED ACTUAL
+eq() {
+    if [ "$2" == "$3" ]; then pass; else fail "$1: expected [$2], got [$3]"; fi
+}
+# match DESC REGEX ACTUAL
+match() {
+    if [[ "$3" =~ $2 ]]; then pass; else fail "$1: [$3] does not match /$2/"; fi
+}
+# expect DESC RC STDOUT STDERR: all three of the last cronq call, exactly.
+expect() {
+    local ok=1
+    [ "$RC" == "$2" ] || ok=0
+    [ "$OUT" == "$3" ] || ok=0
+    [ "$ERR" == "$4" ] || ok=0
+    if [ $ok = 1 ]; then pass; else
+        fail "$1: expected rc=$2 out=[$3] err=[$4], got rc=$RC out=[$OUT] err=[$ERR]"
+    fi
+}
+# expect_rc_err DESC RC STDERR-REGEX: exit code, empty stdout, one stderr line matching.
+expect_rc_err() {
+    local lines
+    lines=$(printf '%s\n' "$ERR" | grep -c .)
+    if [ "$RC" == "$2" ] && [ -z "$OUT" ] && [[ "$ERR" =~ $3 ]] && [ "$lines" -le 2 ]; then pass; else
+        fail "$1: expected rc=$2 and stderr /$3/, got rc=$RC out=[$OUT] err=[$ERR]"
+    fi
+}
+
+migrate() { "$CRONQ" migrate >/dev/null || fail "cronq migrate failed"; }
+
+# wait_for DESC SECONDS SQL: poll until the query returns t.
+wait_for() {
+    local i
+    for i in $(seq 1 $(( $2 * 10 ))); do
+        [ "$(q "$3")" == t ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+done_testing() {
+    echo "$T_NAME: $T_PASSED passed, $T_FAILED failed"
+    [ "$T_FAILED" -eq 0 ]
+}

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# enqueue: ids, options, validation (CLI and database alike), idempotency
+# keys through the CLI and the SQL API, and --jsonl all or nothing.
+. "$(dirname "$0")/lib.sh"
+migrate
+count() { q 'select count(*) from cronq.jobs'; }
+
+cronq enqueue noop
+match "prints the new id" '^[0-9]+$' "$OUT"
+eq "exit 0, quiet" "0/" "$RC/$ERR"
+id=$OUT
+eq "stored with defaults" "default|noop|{}|0|queued|0|10|01:00:00|postgres" \
+    "$(q "select queue, type, payload, priority, status, attempts, max_attempts, timeout, enqueued_by from cronq.jobs where id = $id")"
+
+cronq enqueue sleep '{"seconds": 0.1}' --queue mail --priority -5 --max-attempts 3 --timeout 90s --in 1h
+id=$OUT
+eq "options stored" 'mail|-5|3|00:01:30|{"seconds": 0.1}|t' \
+    "$(q "select queue, priority, max_attempts, timeout, payload, run_at between now() + interval '59 minutes' and now() + interval '61 minutes' from cronq.jobs where id = $id")"
+cronq enqueue noop --run-at '2030-01-02 03:04:05'
+eq "a time without zone is UTC" "2030-01-02 03:04:05+00" "$(q "select run_at from cronq.jobs where id = $OUT")"
+cronq enqueue noop --run-at '2030-01-02T03:04:05+02:00'
+eq "RFC 3339 with offset" "2030-01-02 01:04:05+00" "$(q "select run_at from cronq.jobs where id = $OUT")"
+cronq_in '{"seconds": 1}' enqueue sleep -
+eq "payload from stdin" '{"seconds": 1}' "$(q "select payload from cronq.jobs where id = $OUT")"
+
+# Bad input: the documented exit code, one line naming the problem, nothing written.
+before=$(count)
+cronq enqueue noop '{"a": '
+expect_rc_err "malformed JSON" 65 '^cronq: error: invalid payload: malformed JSON at line 1, column 6: '
+cronq enqueue noop '[1, 2]'
+expect "non-object payload" 65 "" 'cronq: error: invalid payload: must be a JSON object, not array'
+cronq enqueue nop
+expect "unknown task" 65 "" 'cronq: error: unrecognized task type "nop"'
+cronq enqueue sleep '{"secs": 1}'
+expect "unknown payload key" 65 "" 'cronq: error: invalid payload for task "sleep": unknown key "secs"'
+cronq enqueue sleep '{"seconds": "1"}'
+expect "wrong payload type" 65 "" 'cronq: error: invalid payload for task "sleep": "seconds" must be a number'
+cronq enqueue sleep
+expect "missing required key" 65 "" 'cronq: error: invalid payload for task "sleep": "seconds" is required'
+cronq enqueue noop --run-at 'next tuesday-ish'
+expect "bad --run-at" 65 "" 'cronq: error: invalid input syntax for type timestamp with time zone: "next tuesday-ish"'
+cronq enqueue noop {} --in 5 minutes
+expect "stray word" 64 "" $'cronq: error: too many command-line arguments (first is "minutes")\nTry "cronq enqueue --help" for more information.'
+cronq enqueue noop --in 5y
+expect "bad duration" 65 "" 'cronq: error: invalid value "5y" for --in: invalid duration "5y": unknown unit "y" (use ms, s, m, h, d or w)'
+cronq enqueue noop '{"a": "\u0000"}'
+expect_rc_err "NUL in payload" 65 '^cronq: error: invalid payload: malformed JSON'
+cronq enqueue noop "$(printf '%0.s[' $(seq 1 70))$(printf '%0.s]' $(seq 1 70))"
+expect "too deep" 65 "" 'cronq: error: invalid payload: nested deeper than 64 levels'
+head -c 1100000 /dev/zero | tr '\0' 'a' | sed 's/^/{"s": "/; s/$/"}/' >"$T_DIR/big.json"
+cronq_in "$(cat "$T_DIR/big.json")" enqueue noop -
+expect "payload over 1 MiB" 65 "" 'cronq: error: invalid payload: larger than 1 MiB'
+cronq enqueue noop --priority 1e3
+expect "non-integer priority" 64 "" 'cronq: error: invalid value "1e3" for --priority: must be an integer from -1000000 to 1000000'
+cronq enqueue noop --db "host=$PGHOST port=1 dbname=nope connect_timeout=2"
+expect_rc_err "unreachable database" 69 '^cronq: error: could not connect to database: '
+eq "nothing written by any bad input" "$before" "$(count)"
+
+# The database refuses what the CLI refuses, whatever the path.
+for sql in "insert into cronq.jobs (type) values ('nop')" \
+           "insert into cronq.jobs (type, payload) values ('sleep', '{\"secs\": 1}')" \
+           "insert into cronq.jobs (type, payload) values ('noop', '[1]')" \
+           "select cronq.enqueue('fail', '{\"permanent\": \"yes\"}')"; do
+    out=$("$PSQL" -XAtq -c "$sql" 2>&1)
+    match "database refuses: $sql" 'ERROR: ' "$out"
+done
+out=$("$PSQL" -XAtq -c "select cronq.enqueue('nop')" 2>&1)
+eq "SQL API message matches the CLI's" 'ERROR:  unrecognized task type "nop"' "$(head -n 1 <<<"$out")"
+eq "nothing written by SQL either" "$before" "$(count)"
+
+# enqueued_by is the inserting role, whatever a non-superuser claims.
+q "create role alice login; grant cronq_user to alice"
+out=$(PGUSER=alice "$PSQL" -XAtq -c "select cronq.enqueue('noop', queue => 'alice')")
+eq "cronq_user may enqueue through the SQL API" "alice" "$(q "select enqueued_by from cronq.jobs where id = $out")"
+out=$(PGUSER=alice "$PSQL" -XAtq -c "insert into cronq.jobs (type, queue, enqueued_by) values ('noop', 'spoof', 'postgres') returning enqueued_by" 2>&1)
+match "cronq_user may not name enqueued_by at all" 'permission denied' "$out"
+q "grant insert on cronq.jobs to alice"
+out=$(PGUSER=alice "$PSQL" -XAtq -c "insert into cronq.jobs (type, queue, enqueued_by) values ('noop', 'spoof', 'postgres') returning enqueued_by" 2>&1)
+eq "even with full INSERT, a spoofed enqueued_by is replaced" "alice" "$(head -n 1 <<<"$out")"
+out=$(PGUSER=alice "$PSQL" -XAtq -c "update cronq.jobs set status = 'dead'" 2>&1)
+match "cronq_user cannot update jobs" 'permission denied' "$out"
+
+# Idempotency keys.
+cronq enqueue noop --key nightly-2026-11-22
+first=$OUT
+n=$(count)
+cronq enqueue noop --key nightly-2026-11-22
+expect "existing key prints the same id" 0 "$first" "cronq: warning: job $first already exists with key \"nightly-2026-11-22\"; nothing enqueued"
+eq "no new row" "$n" "$(count)"
+eq "SQL API returns the same id" "$first" "$(q "select cronq.enqueue('noop', key => 'nightly-2026-11-22')")"
+eq "still no new row" "$n" "$(count)"
+new=$(q "select cronq.enqueue('noop', key => 'from-sql')")
+eq "SQL API key then CLI" "$new" "$("$CRONQ" enqueue noop --key from-sql 2>/dev/null)"
+
+# Concurrent enqueues of one key: one job.
+for i in $(seq 1 8); do "$CRONQ" enqueue noop --key race >/dev/null 2>&1 & done
+wait
+eq "8 concurrent enqueues of one key make one job" 1 "$(q "select count(*) from cronq.jobs where idempotency_key = 'race'")"
+
+# --jsonl: 100,000 lines in one go.
+q "delete from cronq.jobs"
+seq 1 100000 | awk '{ printf "{\"type\":\"noop\",\"queue\":\"bulk\",\"priority\":%d}\n", $1 % 7 }' >"$T_DIR/ok.jsonl"
+"$CRONQ" enqueue --jsonl <"$T_DIR/ok.jsonl" >"$T_DIR/out" 2>"$T_DIR/err"
+eq "jsonl 100000 exit 0, quiet" "0//" "$?/$(cat "$T_DIR/out")/$(cat "$T_DIR/err")"
+eq "jsonl 100000 rows" 100000 "$(q "select count(*) from cronq.jobs where queue = 'bulk'")"
+eq "jsonl priorities" "0|14285" "$(q "select min(priority), count(*) filter (where priority = 0) from cronq.jobs")"
+
+# One bad line in the middle: nothing written, the line named.
+q "delete from cronq.jobs"
+{ head -n 50000 "$T_DIR/ok.jsonl"; echo '{"type":"noop","payload":{"x":1}}'; tail -n 49999 "$T_DIR/ok.jsonl"; } >"$T_DIR/bad.jsonl"
+"$CRONQ" enqueue --jsonl <"$T_DIR/bad.jsonl" >"$T_DIR/out" 2>"$T_DIR/err"
+eq "bad line exit 65" 65 "$?"
+eq "bad line named" 'cronq: error: line 50001: invalid payload for task "noop": unknown key "x"' "$(cat "$T_DIR/err")"
+eq "bad line: nothing written" 0 "$(count)"
+{ head -n 3 "$T_DIR/ok.jsonl"; echo; echo '{"type":"noop","run_at":"not a time"}'; } >"$T_DIR/badtime.jsonl"
+"$CRONQ" enqueue --jsonl <"$T_DIR/badtime.jsonl" 2>"$T_DIR/err"
+eq "bad time found by the server, named by input line" 'cronq: error: line 5: invalid input syntax for type timestamp with time zone: "not a time"' "$(cat "$T_DIR/err")"
+eq "bad time: nothing written" 0 "$(count)"
+printf '{"type":"noop"}\n{"type":"noop",\n' | "$CRONQ" enqueue --jsonl 2>"$T_DIR/err"
+match "malformed line" '^cronq: error: line 2: malformed JSON' "$(cat "$T_DIR/err")"
+printf '{"type":"noop","colour":"red"}\n' | "$CRONQ" enqueue --jsonl 2>"$T_DIR/err"
+eq "unknown field" 'cronq: error: line 1: unknown field "colour"' "$(cat "$T_DIR/err")"
+eq "still nothing written" 0 "$(count)"
+
+# jsonl with keys: existing keys and in-file duplicates are skipped.
+printf '{"type":"noop","key":"k1"}\n{"type":"noop","key":"k2"}\n{"type":"noop","key":"k1"}\n' | "$CRONQ" enqueue --jsonl
+eq "in-file duplicate key skipped" 2 "$(count)"
+printf '{"type":"noop","key":"k2"}\n{"type":"sleep","payload":{"seconds":0.5},"key":"k3","timeout":"5m","run_at":"2030-01-01T00:00:00Z","max_attempts":2}\n' | "$CRONQ" enqueue --jsonl
+eq "existing key skipped, new one added" 3 "$(count)"
+eq "jsonl fields stored" '{"seconds": 0.5}|00:05:00|2030-01-01 00:00:00+00|2' "$(q "select payload, timeout, run_at, max_attempts from cronq.jobs where idempotency_key = 'k3'")"
+
+done_testing

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# run: silence, outcomes, retries with the documented backoff, dead after
+# max_attempts, permanent failures, filters and limits, the wake record.
+. "$(dirname "$0")/lib.sh"
+migrate
+
+cronq run
+expect "empty queue: nothing printed, exit 0" 0 "" ""
+eq "the wake is recorded" "1|0|0" "$(q "select count(*), max(jobs_run), max(exit_status) from cronq.wakes where finished_at is not null")"
+
+# Success, with its history row.
+id=$("$CRONQ" enqueue noop)
+cronq run
+expect "a good run is silent" 0 "" ""
+eq "noop succeeded" "succeeded|1|||t" "$(q "select status, attempts, locked_by, locked_until, finished_at is not null from cronq.jobs where id = $id")"
+eq "one job_runs row" "1|succeeded|1" "$(q "select count(*), max(outcome), max(attempt) from cronq.job_runs where job_id = $id")"
+
+# A fail job with max_attempts 3: failed, failed, dead; 3 attempts, 3 rows,
+# each retry waiting the documented backoff: uniform in [d/2, d] with
+# d = min(1h, 10s * 2^(attempt-1)).
+id=$("$CRONQ" enqueue fail '{"message": "boom", "code": "boom_code"}' --max-attempts 3)
+prev_run_at=$(q "select extract(epoch from run_at) from cronq.jobs where id = $id")
+for attempt in 1 2 3; do
+    cronq run --seed 42
+    eq "attempt $attempt quiet or warning only at death" 0 "$RC"
+    row=$(q "select status, attempts, error_code, last_error from cronq.jobs where id = $id")
+    if [ $attempt -lt 3 ]; then
+        eq "attempt $attempt leaves the job failed" "failed|$attempt|boom_code|boom" "$row"
+        lo=$(( 5000 * (1 << (attempt - 1)) )); hi=$(( 10000 * (1 << (attempt - 1)) ))
+        delay=$(q "select round(extract(epoch from j.run_at - r.finished_at) * 1000) from cronq.jobs j join cronq.job_runs r on r.job_id = j.id and r.attempt = $attempt where j.id = $id")
+        check "attempt $attempt backoff ${delay}ms within [$lo, $hi]ms" [ "$delay" -ge $((lo - 100)) -a "$delay" -le $((hi + 100)) ]
+        run_at=$(q "select extract(epoch from run_at) from cronq.jobs where id = $id")
+        check "retry $attempt is later than the previous run_at" awk "BEGIN { exit !($run_at > $prev_run_at) }"
+        prev_run_at=$run_at
+        q "update cronq.jobs set run_at = now() where id = $id"   # skip the wait
+    else
+        eq "attempt 3 leaves the job dead" "dead|3|boom_code|boom" "$row"
+        match "going dead is worth a warning" "^cronq: warning: job $id \\(fail\\) is dead after attempt 3: boom" "$ERR"
+    fi
+done
+eq "3 job_runs rows, all failed" "3|failed|1|3" "$(q "select count(*), max(outcome), min(attempt), max(attempt) from cronq.job_runs where job_id = $id")"
+cronq run
+eq "a dead job is not run again" "3" "$(q "select count(*) from cronq.job_runs where job_id = $id")"
+
+# The same seed gives the same jitter.
+a=$("$CRONQ" enqueue fail); b=$("$CRONQ" enqueue fail)
+q "update cronq.jobs set id = id + 1000000 where id in ($a, $b)" 2>/dev/null
+"$CRONQ" run --seed 7 2>/dev/null
+d1=$(q "select string_agg(round(extract(epoch from j.run_at - r.finished_at))::text, ',' order by j.id) from cronq.jobs j join cronq.job_runs r on r.job_id = j.id where j.id in ($a + 1000000, $b + 1000000)")
+q "update cronq.jobs set status = 'queued', attempts = 0, run_at = now() where id in ($a + 1000000, $b + 1000000)"
+q "delete from cronq.job_runs where job_id in ($a + 1000000, $b + 1000000)"
+"$CRONQ" run --seed 7 2>/dev/null
+d2=$(q "select string_agg(round(extract(epoch from j.run_at - r.finished_at))::text, ',' order by j.id) from cronq.jobs j join cronq.job_runs r on r.job_id = j.id where j.id in ($a + 1000000, $b + 1000000)")
+eq "same seed, same delays" "$d1" "$d2"
+
+# Permanent failure: dead at once.
+id=$("$CRONQ" enqueue fail '{"permanent": true}')
+"$CRONQ" run 2>/dev/null
+eq "permanent failure is dead after one attempt" "dead|1" "$(q "select status, attempts from cronq.jobs where id = $id")"
+
+# A job whose type is unknown to this runner (stored behind the trigger's back) goes dead.
+q "alter table cronq.jobs disable trigger jobs_guard"
+id=$(q "insert into cronq.jobs (type, payload, queue, priority, run_at, max_attempts, enqueued_by) values ('mystery', '{}', 'default', 0, now(), 5, current_user) returning id")
+q "alter table cronq.jobs enable trigger jobs_guard"
+"$CRONQ" run 2>/dev/null
+eq "unknown task goes dead at once" "dead|unknown_task|unrecognized task type \"mystery\"" "$(q "select status, error_code, last_error from cronq.jobs where id = $id")"
+
+# Priority order, filters and limits.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+for p in 5 1 3; do "$CRONQ" enqueue noop --priority $p --queue a >/dev/null; done
+"$CRONQ" enqueue noop --queue b >/dev/null
+"$CRONQ" enqueue sleep '{"seconds": 0}' --queue a >/dev/null
+"$CRONQ" run --max-jobs 1 --queue a --type noop
+eq "max-jobs 1 runs the lowest priority value first" "1" "$(q "select string_agg(priority::text, ',') from cronq.jobs where status = 'succeeded'")"
+"$CRONQ" run --queue a --type noop
+eq "queue and type filters" "queued|queued" "$(q "select string_agg(status, '|' order by queue) from cronq.jobs where queue = 'b' or type = 'sleep'")"
+CRONQ_QUEUE=b "$CRONQ" run
+eq "CRONQ_QUEUE works like --queue" "queued|succeeded" "$(q "select string_agg(status, '|' order by queue) from cronq.jobs where queue = 'b' or type = 'sleep'")"
+"$CRONQ" run --batch 1
+eq "everything done" "0" "$(q "select count(*) from cronq.jobs where status <> 'succeeded'")"
+
+# Future jobs are not run.
+id=$("$CRONQ" enqueue noop --in 1h)
+"$CRONQ" run
+eq "future job waits" "queued" "$(q "select status from cronq.jobs where id = $id")"
+
+# --linger keeps polling: a job enqueued while it runs starts within a poll.
+"$CRONQ" run --linger 3s --poll 200ms &
+pid=$!
+sleep 1
+id=$("$CRONQ" enqueue noop)
+check "lingering runner picks up a new job" wait_for "linger" 2 "select status = 'succeeded' from cronq.jobs where id = $id"
+wait $pid
+eq "lingering runner exits 0" 0 $?
+
+# --max-runtime stops claiming.
+q "delete from cronq.jobs"
+for i in 1 2 3 4 5; do "$CRONQ" enqueue sleep '{"seconds": 0.4}' >/dev/null; done
+"$CRONQ" run --batch 1 --max-runtime 500ms
+n=$(q "select count(*) from cronq.jobs where status = 'succeeded'")
+check "max-runtime 500ms runs 1 or 2 jobs of 400ms, not all ($n)" [ "$n" -ge 1 -a "$n" -le 2 ]
+eq "nothing left running" 0 "$(q "select count(*) from cronq.jobs where status = 'running'")"
+
+# --fail-on-error and --log-format json.
+"$CRONQ" enqueue fail >/dev/null
+cronq run --fail-on-error --log-format json --verbose --max-jobs 1 --type fail
+eq "fail-on-error exits 1" 1 "$RC"
+line=$(grep '"outcome"' <<<"$ERR" | head -n 1)
+match "json log line has job fields" '"level":"info".*"job":[0-9]+,"type":"fail","queue":"default","attempt":1,"duration_ms":[0-9]+,"outcome":"failed","status":"failed"' "$line"
+
+eq "wakes recorded for every run" t "$(q "select count(*) >= 10 from cronq.wakes")"
+done_testing
