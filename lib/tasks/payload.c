@@ -67,8 +67,12 @@ payload_parse(const char *text, size_t len, char *err, size_t errlen)
 	}
 	v = json_loadb(text, len, JSON_DECODE_ANY, &jerr);
 	if (v == NULL) {
-		snprintf(err, errlen, "invalid payload: malformed JSON at line %d, column %d: %s",
-				 jerr.line, jerr.column, jerr.text);
+		/* jansson's own wording names a C flag; say what the rule is instead. */
+		if (strstr(jerr.text, "\\u0000") != NULL)
+			snprintf(err, errlen, "invalid payload: \\u0000 is not allowed in strings (PostgreSQL cannot store it)");
+		else
+			snprintf(err, errlen, "invalid payload: malformed JSON at line %d, column %d: %s",
+					 jerr.line, jerr.column, jerr.text);
 		return NULL;
 	}
 	return v;

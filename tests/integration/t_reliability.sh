@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Never lose a job: concurrent runners, kill -9 and lease rescue, SIGTERM
+# and give-back, fencing against a worker whose lease was taken over.
+. "$(dirname "$0")/lib.sh"
+migrate
+
+# 4 concurrent runners drain 10,000 noop jobs.
+seq 1 10000 | awk '{ print "{\"type\":\"noop\"}" }' | "$CRONQ" enqueue --jsonl
+for i in 1 2 3 4; do "$CRONQ" run --batch 100 >"$T_DIR/r$i.out" 2>&1 & done
+wait
+eq "4 runners: every job succeeded" "10000|10000" "$(q "select count(*), count(*) filter (where status = 'succeeded' and attempts = 1) from cronq.jobs")"
+eq "4 runners: exactly one job_runs row per job" "10000|10000|1" "$(q "select count(*), count(distinct job_id), max(attempt) from cronq.job_runs")"
+eq "4 runners: nothing queued or running" 0 "$(q "select count(*) from cronq.jobs where status in ('queued', 'running')")"
+eq "4 runners: silent" "" "$(cat "$T_DIR"/r*.out)"
+check "4 runners: the work was shared" [ "$(q "select count(distinct worker) from cronq.job_runs")" -ge 2 ]
+"$CRONQ" run --concurrency 3 --max-jobs 1 >/dev/null
+eq "concurrency with nothing due is fine" 0 $?
+
+# --concurrency: threads each with a connection.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+seq 1 2000 | awk '{ print "{\"type\":\"noop\"}" }' | "$CRONQ" enqueue --jsonl
+"$CRONQ" run --concurrency 4 --batch 50
+eq "concurrency 4: all succeeded once" "2000|2000" "$(q "select count(*) filter (where status = 'succeeded'), (select count(*) from cronq.job_runs) from cronq.jobs")"
+eq "concurrency 4: workers named /1../4" 4 "$(q "select count(distinct worker) from cronq.job_runs where worker ~ '/[1-4]$'")"
+
+# kill -9 during a sleep job: after the lease expires the next run rescues
+# it (a lease_expired attempt) and completes it.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+id=$("$CRONQ" enqueue sleep '{"seconds": 1}')
+"$CRONQ" run --lease 2s &
+pid=$!
+check "job is running" wait_for "running" 5 "select status = 'running' from cronq.jobs where id = $id"
+kill -9 $pid; wait $pid 2>/dev/null
+cronq run --lease 2s
+eq "before the lease expires, the job is left alone" "0|running|0" \
+    "$RC|$(q "select status || '|' || (select count(*) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+sleep 2.2
+cronq run
+eq "rescued and completed" "succeeded|2" "$(q "select status, attempts from cronq.jobs where id = $id")"
+eq "the lost attempt is recorded as lease_expired" "1|lease_expired|lease_expired;2|succeeded|" \
+    "$(q "select string_agg(attempt || '|' || outcome || '|' || coalesce(error_code, ''), ';' order by attempt) from cronq.job_runs where job_id = $id")"
+
+# Rescue of a job out of attempts: dead.
+id=$("$CRONQ" enqueue sleep '{"seconds": 5}' --max-attempts 1)
+"$CRONQ" run --lease 1s &
+pid=$!
+check "job is running" wait_for "running" 5 "select status = 'running' from cronq.jobs where id = $id"
+kill -9 $pid; wait $pid 2>/dev/null
+sleep 1.2
+"$CRONQ" run 2>"$T_DIR/err"
+eq "rescued job out of attempts is dead" "dead|lease_expired" "$(q "select status, error_code from cronq.jobs where id = $id")"
+
+# SIGTERM during a long job: given back after the grace period, attempt not counted.
+id=$("$CRONQ" enqueue sleep '{"seconds": 30}')
+"$CRONQ" run --grace 1s &
+pid=$!
+check "job is running" wait_for "running" 5 "select status = 'running' from cronq.jobs where id = $id"
+start=$(date +%s%N)
+kill -TERM $pid; wait $pid
+rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+eq "SIGTERM: exit 0" 0 $rc
+check "SIGTERM: exits after the grace period, not the job (${ms}ms)" [ $ms -ge 900 -a $ms -lt 5000 ]
+eq "SIGTERM: job given back, attempt not counted" "queued|0||" "$(q "select status, attempts, locked_by, locked_until from cronq.jobs where id = $id")"
+eq "SIGTERM: given_back recorded" "given_back" "$(q "select outcome from cronq.job_runs where job_id = $id")"
+
+# SIGTERM with a short job: it finishes within the grace period.
+q "delete from cronq.jobs where id = $id"
+id=$("$CRONQ" enqueue sleep '{"seconds": 1}')
+"$CRONQ" run --grace 5s &
+pid=$!
+check "job is running" wait_for "running" 5 "select status = 'running' from cronq.jobs where id = $id"
+kill -INT $pid; wait $pid
+eq "SIGINT: a job that ends within the grace period succeeds" "succeeded|1" "$(q "select status, attempts from cronq.jobs where id = $id")"
+
+# SIGTERM with unstarted jobs in the batch: they are given back too.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+for i in 1 2 3; do "$CRONQ" enqueue sleep '{"seconds": 10}' >/dev/null; done
+"$CRONQ" run --batch 3 --grace 0s &
+pid=$!
+check "batch claimed" wait_for "claimed" 5 "select count(*) = 3 from cronq.jobs where status = 'running'"
+kill -TERM $pid; wait $pid
+eq "batch given back: nothing running, attempts not counted" "3|0" "$(q "select count(*) filter (where status = 'queued'), max(attempts) from cronq.jobs")"
+
+# Fencing: worker A is frozen (SIGSTOP) past its lease; worker B rescues
+# and completes the job; when A wakes, it cannot overwrite B's outcome.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+id=$("$CRONQ" enqueue sleep '{"seconds": 1.5}')
+"$CRONQ" run --lease 2s --worker-id worker-a 2>"$T_DIR/a.err" &
+pid=$!
+check "A runs the job" wait_for "A" 5 "select locked_by = 'worker-a' from cronq.jobs where id = $id"
+kill -STOP $pid
+sleep 2.3
+"$CRONQ" run --worker-id worker-b
+eq "B completed the job" "succeeded|2|worker-b" "$(q "select j.status, j.attempts, r.worker from cronq.jobs j join cronq.job_runs r on r.job_id = j.id and r.outcome = 'succeeded' where j.id = $id")"
+kill -CONT $pid; wait $pid
+eq "A's late outcome did not overwrite B's" "succeeded|2" "$(q "select status, attempts from cronq.jobs where id = $id")"
+eq "A's refused outcome is in the history as lease_lost" "1|lease_expired|worker-a;1|lease_lost|worker-a;2|succeeded|worker-b" \
+    "$(q "select string_agg(attempt || '|' || outcome || '|' || worker, ';' order by attempt, id) from cronq.job_runs where job_id = $id")"
+match "A says so on stderr" "no longer held by this worker|taken over by another worker" "$(cat "$T_DIR/a.err")"
+
+# Fencing at the statement level: an outcome for an attempt the worker no
+# longer holds changes nothing.
+id=$("$CRONQ" enqueue noop)
+q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'worker-c', locked_until = now() + interval '1 minute' where id = $id"
+"$CRONQ" run --worker-id worker-c
+eq "another worker's running job is not claimed" "running|worker-c" "$(q "select status, locked_by from cronq.jobs where id = $id")"
+
+done_testing
