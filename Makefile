@@ -88,7 +88,7 @@ demo-stop:
 # run FUZZ_SECONDS each over its corpus in tests/fuzz/corpus/NAME.
 FUZZ_SECONDS ?= 60
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
-fuzz: deps
+fuzz: deps $(BUILD)/sql_embed.c
 	@scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_SRC)
 
 install: $(BIN)

@@ -25,8 +25,8 @@ done
 for cmd in migrate enqueue run; do
     src="$(dirname "$0")/../../cmd/cronq/cmd_$cmd.c"
     for opt in $(grep -oE '^\s*\{"[a-z-]+", (no|required)_argument' "$src" | grep -oE '"[a-z-]+"' | tr -d '"'); do
-        "$CRONQ" $cmd --help | grep -q -- "--$opt" || fail "$cmd --help does not mention --$opt"
-        pass
+        if "$CRONQ" $cmd --help | grep -q -- "--$opt"; then pass; else fail "$cmd --help does not mention --$opt"; fi
+        if sed 's/\\-/-/g' "$(dirname "$0")/../../cronq.1" | grep -q -- "--$opt"; then pass; else fail "cronq.1 does not mention --$opt"; fi
     done
 done
 
