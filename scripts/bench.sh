@@ -41,9 +41,9 @@ wa=$(printf '%s\n' "${a[@]}" | median); wb=$(printf '%s\n' "${b[@]}" | median)
 line "wake, empty queue (median ms; ref psql)" "$wa" "$wb" "$(ratio "$wa" "$wb")"
 
 # (b) Drain: one cronq run --batch 1000 over DRAIN_N noop jobs vs plain SQL
-# claiming 1000 rows with SKIP LOCKED and marking them done, per statement.
+# in psql claiming 1000 rows with SKIP LOCKED and marking them done, per loop.
 q "create schema ref; create table ref.jobs (id bigserial primary key, priority int not null default 0, run_at timestamptz not null default now(), status text not null default 'queued')"
-q "create index on ref.jobs (priority, run_at, id) where status = 'queued'"
+q "create index on ref.jobs (priority, run_at, id) where status = 'queued'"; q "create index on ref.jobs (id) where status = 'running'"
 drain_cronq() {
     q "truncate cronq.jobs, cronq.job_runs"
     seq 1 "$DRAIN_N" | awk '{ print "{\"type\":\"noop\"}" }' | "$CRONQ" enqueue --jsonl
@@ -52,8 +52,11 @@ drain_cronq() {
 }
 drain_ref() {
     q "truncate ref.jobs"; q "insert into ref.jobs (priority) select 0 from generate_series(1, $DRAIN_N)"; q "vacuum analyze ref.jobs"
+    # Per loop, what any queue must do: claim (mark running) 1000 due rows,
+    # then mark them done. No history, no fencing, no leases.
     for _ in $(seq $(( DRAIN_N / 1000 + 1 ))); do
-        echo "with c as (select id from ref.jobs where status = 'queued' and run_at <= now() order by priority, run_at, id limit 1000 for update skip locked) update ref.jobs j set status = 'done' where j.id = any(array(select id from c));"
+        echo "with c as (select id from ref.jobs where status = 'queued' and run_at <= now() order by priority, run_at, id limit 1000 for update skip locked) update ref.jobs j set status = 'running' where j.id = any(array(select id from c));"
+        echo "update ref.jobs set status = 'done' where status = 'running';"
     done >"$tmp/ref.sql"
     time_ms "$PSQL" -X -q -d "$CRONQ_DATABASE_URL" -f "$tmp/ref.sql"
 }

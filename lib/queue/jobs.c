@@ -126,6 +126,43 @@ cmp_run_order(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Positions of ids[0..n) sorted by id, to find a returned row's entry fast. */
+typedef struct id_pos {
+	int64_t		id;
+	int			pos;
+} id_pos;
+
+static int
+cmp_id_pos(const void *a, const void *b)
+{
+	const id_pos *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static id_pos *
+index_ids(const int64_t *ids, size_t stride, int n)
+{
+	id_pos *ix = xcalloc((size_t) (n ? n : 1), sizeof *ix);
+
+	for (int i = 0; i < n; i++) {
+		ix[i].id = *(const int64_t *) ((const char *) ids + (size_t) i * stride);
+		ix[i].pos = i;
+	}
+	qsort(ix, (size_t) n, sizeof *ix, cmp_id_pos);
+	return ix;
+}
+
+/* The position of id in the index, or -1. */
+static int
+find_id(const id_pos *ix, int n, int64_t id)
+{
+	id_pos key = {id, 0};
+	const id_pos *hit = bsearch(&key, ix, (size_t) n, sizeof *ix, cmp_id_pos);
+
+	return hit ? hit->pos : -1;
+}
+
 static char *
 text_array(char **items, int n)
 {
@@ -240,12 +277,16 @@ jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 	buf_free(&atb);
 	if (res == NULL)
 		return err->code;
-	for (int r = 0; r < PQntuples(res); r++) {
-		int64_t id = strtoll(PQgetvalue(res, r, 0), NULL, 10);
+	{
+		id_pos *ix = index_ids(ids, sizeof *ids, n);
 
-		for (int i = 0; i < n; i++)
-			if (ids[i] == id)
+		for (int r = 0; r < PQntuples(res); r++) {
+			int i = find_id(ix, n, strtoll(PQgetvalue(res, r, 0), NULL, 10));
+
+			if (i >= 0)
 				owned[i] = true;
+		}
+		free(ix);
 	}
 	PQclear(res);
 	return 0;
@@ -293,12 +334,16 @@ jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 		buf_free(&a[k]);
 	if (res == NULL)
 		return err->code;
-	for (int r = 0; r < PQntuples(res); r++) {
-		int64_t id = strtoll(PQgetvalue(res, r, 0), NULL, 10);
+	{
+		id_pos *ix = index_ids(&o[0].id, sizeof *o, n);
 
-		for (int i = 0; i < n; i++)
-			if (o[i].id == id)
+		for (int r = 0; r < PQntuples(res); r++) {
+			int i = find_id(ix, n, strtoll(PQgetvalue(res, r, 0), NULL, 10));
+
+			if (i >= 0)
 				snprintf(o[i].new_status, sizeof o[i].new_status, "%s", PQgetvalue(res, r, 1));
+		}
+		free(ix);
 	}
 	PQclear(res);
 	return 0;
