@@ -31,7 +31,7 @@ create table cronq.jobs (
 );
 
 comment on table cronq.jobs is 'cronq jobs: one row per job; see cronq(1)';
-comment on column cronq.jobs.enqueued_by is 'role that enqueued the job, set by the database (only a superuser may set it)';
+comment on column cronq.jobs.enqueued_by is 'role that enqueued the job, set by the database (only a superuser or the table owner may set it)';
 
 -- "Find the next due jobs" reads only this partial index, whose size is the
 -- number of pending jobs, never the history.
@@ -165,8 +165,18 @@ begin
 end
 $$;
 
+-- Whether the current role may record another role as a job's author: a
+-- superuser, or the owner of the table (cronq's own role, which enqueues
+-- schedules' jobs in their authors' names).
+create function cronq.may_act_for_others(tbl oid) returns boolean
+language sql stable as $$
+    select current_setting('is_superuser') = 'on'
+        or exists (select 1 from pg_class c join pg_roles r on r.oid = c.relowner
+                   where c.oid = tbl and r.rolname = current_user)
+$$;
+
 -- Validates every stored job, fills defaults, sets enqueued_by to the role
--- inserting the row unless a superuser set it, and skips a row whose
+-- inserting the row unless a superuser or the owner set it, and skips a row whose
 -- idempotency key exists. Nothing the CLI would
 -- refuse can be stored, whatever the path (COPY, INSERT, cronq.enqueue).
 create function cronq.jobs_guard() returns trigger
@@ -181,11 +191,12 @@ begin
         new.run_at := coalesce(new.run_at, now());
         new.max_attempts := coalesce(new.max_attempts, 10);
         new.timeout := coalesce(new.timeout, interval '1 hour');
-        if new.enqueued_by is null or current_setting('is_superuser') <> 'on' then
+        if new.enqueued_by is null or (new.enqueued_by <> current_user::text
+                                   and not cronq.may_act_for_others(tg_relid)) then
             new.enqueued_by := current_user;
         end if;
     elsif new.enqueued_by is distinct from old.enqueued_by
-          and current_setting('is_superuser') <> 'on' then
+          and not cronq.may_act_for_others(tg_relid) then
         raise exception 'only a superuser may change enqueued_by'
             using errcode = '42501';
     end if;

@@ -13,7 +13,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "queue/runner.h"
+#include "runner/runner.h"
 #include "util/log.h"
 
 enum {

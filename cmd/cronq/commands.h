@@ -7,5 +7,6 @@
 int cmd_migrate(int argc, char **argv);
 int cmd_enqueue(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_schedule(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const command commands[] = {
 	{"migrate", cmd_migrate, "install or upgrade the cronq schema"},
 	{"enqueue", cmd_enqueue, "add jobs to the queue"},
 	{"run", cmd_run, "run due jobs, then exit (what cron calls every minute)"},
+	{"schedule", cmd_schedule, "manage named cron schedules; print fire times"},
 	{NULL, NULL, NULL},
 };
 

@@ -4,7 +4,7 @@
  * its claimed batch and its pending outcomes. Tasks run cooperatively:
  * worker_tick() is where timeouts, shutdown and lease renewal happen.
  */
-#include "queue/runner.h"
+#include "runner/runner.h"
 
 #include <inttypes.h>
 #include <pthread.h>
@@ -18,6 +18,7 @@
 
 #include "pg/pg.h"
 #include "queue/backoff.h"
+#include "sched/schedule.h"
 #include "schema/migrate.h"
 #include "tasks/payload.h"
 #include "tasks/task.h"
@@ -485,7 +486,8 @@ static const char wake_begin_sql[] =
 	" w as (insert into cronq.wakes (worker, host, pid)"
 	"       select $1, $2, $3::int from v where v.version = $4::int returning id)"
 	" select v.version, (select id from w),"
-	"   exists (select 1 from cronq.jobs where status = 'running' and locked_until < now())"
+	"   exists (select 1 from cronq.jobs where status = 'running' and locked_until < now()),"
+	"   exists (select 1 from cronq.schedules where enabled and next_run_at <= now())"
 	" from v";
 
 static const char wake_end_sql[] =
@@ -513,7 +515,7 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 	char state[6];
 	char base_id[300], host[256] = "localhost", pid[16], latest[16], wake_id[32] = "";
 	const char *params[5];
-	bool need_rescue;
+	bool need_rescue, need_materialise;
 	int code = 0;
 
 	memset(sum, 0, sizeof *sum);
@@ -548,7 +550,12 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 	}
 	snprintf(wake_id, sizeof wake_id, "%s", PQgetvalue(res, 0, 1));
 	need_rescue = PQgetvalue(res, 0, 2)[0] == 't';
+	need_materialise = PQgetvalue(res, 0, 3)[0] == 't';
 	PQclear(res);
+
+	if (need_materialise &&
+		(code = schedule_materialise(conn, &sum->scheduled, &sum->skipped, err)) != 0)
+		goto out;
 
 	if (need_rescue && (code = jobs_rescue(conn, &sum->rescued, err)) != 0)
 		goto out;

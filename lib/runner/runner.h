@@ -1,5 +1,6 @@
 /*
- * runner — `cronq run`: record the wake, rescue expired leases, then claim
+ * runner — `cronq run`: record the wake, enqueue the due occurrences of
+ * schedules, rescue expired leases, then claim
  * and run due jobs with one or more workers (threads, each with its own
  * connection) until nothing is due or a limit is reached, and record the
  * wake's end. Never abandons a started job: every claimed job leaves this
@@ -37,6 +38,8 @@ typedef struct run_summary {
 	int64_t		given_back;
 	int64_t		lost;			/* outcomes refused by the fence */
 	int			rescued;
+	int			scheduled;		/* occurrences enqueued from schedules */
+	int			skipped;		/* occurrences skipped (catchup/overlap skip) */
 } run_summary;
 
 #define RUN_DEFAULT_BATCH 10

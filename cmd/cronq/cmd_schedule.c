@@ -1,0 +1,342 @@
+/*
+ * cmd_schedule — "cronq schedule add|list|show|remove|enable|disable|next":
+ * options, then lib/sched. `next` needs no database.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "pg/pg.h"
+#include "sched/cron.h"
+#include "sched/rfc3339.h"
+#include "sched/schedule.h"
+#include "schema/migrate.h"
+#include "util/log.h"
+
+enum {
+	OPT_TZ = OPT_FIRST_CMD, OPT_CATCHUP, OPT_OVERLAP, OPT_QUEUE, OPT_PRIORITY,
+	OPT_MAX_ATTEMPTS, OPT_TIMEOUT, OPT_REPLACE, OPT_DISABLED, OPT_JSON, OPT_FROM, OPT_COUNT,
+};
+
+typedef struct sched_args {
+	schedule_def def;
+	bool		replace;
+	bool		json;
+	const char *from;
+	int64_t		count;
+} sched_args;
+
+static const char connection_help[] =
+	"  -v, --verbose             say what is done\n"
+	"      --log-format FORMAT   text (default) or json\n"
+	"  -h, --help                show this help, then exit\n\n"
+	"Connection options:\n"
+	"  -d, --db CONNINFO         libpq connection string or URI\n";
+
+static void
+help(void)
+{
+	printf("cronq schedule manages named cron schedules; every \"cronq run\" enqueues\n"
+		   "their due occurrences, exactly once each.\n\n"
+		   "Usage:\n"
+		   "  cronq schedule add NAME 'EXPR' TYPE [PAYLOAD] [OPTION]...\n"
+		   "  cronq schedule list [--json]\n"
+		   "  cronq schedule show NAME [--json]\n"
+		   "  cronq schedule remove NAME\n"
+		   "  cronq schedule enable NAME\n"
+		   "  cronq schedule disable NAME\n"
+		   "  cronq schedule next 'EXPR' [--tz ZONE] [--from TIME] [--count N]\n\n"
+		   "Options of add:\n"
+		   "      --tz ZONE             IANA time zone of the expression (default UTC)\n"
+		   "      --catchup POLICY      after downtime: latest (default: one job for the\n"
+		   "                            newest missed occurrence), all (one per missed\n"
+		   "                            occurrence, at most %d), skip (none)\n"
+		   "      --overlap POLICY      skip (default: no new job while the previous one\n"
+		   "                            is unfinished) or allow\n"
+		   "      --queue NAME          queue of its jobs (default \"default\")\n"
+		   "      --priority N          priority of its jobs (default 0)\n"
+		   "      --max-attempts N      attempts of its jobs (default 10)\n"
+		   "      --timeout DURATION    timeout of its jobs (default 1h)\n"
+		   "      --replace             replace a schedule of the same name\n"
+		   "      --disabled            store it disabled\n"
+		   "Options of list and show:\n"
+		   "      --json                JSON output\n"
+		   "Options of next (no database needed):\n"
+		   "      --tz ZONE             time zone (default UTC)\n"
+		   "      --from TIME           start after TIME (RFC 3339; default now)\n"
+		   "      --count N             how many fire times (default 5)\n"
+		   "%s\n"
+		   "EXPR is a 5-field cron expression (Vixie cron/cronie syntax) or a macro:\n"
+		   "@yearly @annually @monthly @weekly @daily @midnight @hourly.\n",
+		   SCHEDULE_CATCHUP_CAP, connection_help);
+}
+
+static int
+on_opt(int opt, const char *arg, const cli_src *src, void *state)
+{
+	sched_args *a = state;
+	int64_t v;
+	int rc = 0;
+
+	switch (opt) {
+		case OPT_TZ:
+			a->def.timezone = arg;
+			break;
+		case OPT_CATCHUP:
+			if (strcmp(arg, "latest") && strcmp(arg, "all") && strcmp(arg, "skip")) {
+				log_error("invalid value \"%s\" for %s: must be latest, all or skip", arg, src->name);
+				rc = EX_USAGE;
+			}
+			a->def.catchup = arg;
+			break;
+		case OPT_OVERLAP:
+			if (strcmp(arg, "skip") && strcmp(arg, "allow")) {
+				log_error("invalid value \"%s\" for %s: must be skip or allow", arg, src->name);
+				rc = EX_USAGE;
+			}
+			a->def.overlap = arg;
+			break;
+		case OPT_QUEUE:
+			a->def.queue = arg;
+			break;
+		case OPT_PRIORITY:
+			if ((rc = cli_int(src, arg, -1000000, 1000000, &v)) == 0) {
+				a->def.priority = (int) v;
+				a->def.has_priority = true;
+			}
+			break;
+		case OPT_MAX_ATTEMPTS:
+			if ((rc = cli_int(src, arg, 1, 1000, &v)) == 0)
+				a->def.max_attempts = (int) v;
+			break;
+		case OPT_TIMEOUT:
+			rc = cli_duration(src, arg, 1000, &a->def.timeout_ms);
+			break;
+		case OPT_REPLACE:
+			a->replace = true;
+			break;
+		case OPT_DISABLED:
+			a->def.disabled = true;
+			break;
+		case OPT_JSON:
+			a->json = true;
+			break;
+		case OPT_FROM:
+			a->from = arg;
+			break;
+		case OPT_COUNT:
+			rc = cli_int(src, arg, 1, 100000, &a->count);
+			break;
+	}
+	return rc;
+}
+
+/* Which options each subcommand takes, so that others are usage errors. */
+static const struct option add_opts[] = {
+	{"tz", required_argument, NULL, OPT_TZ},
+	{"catchup", required_argument, NULL, OPT_CATCHUP},
+	{"overlap", required_argument, NULL, OPT_OVERLAP},
+	{"queue", required_argument, NULL, OPT_QUEUE},
+	{"priority", required_argument, NULL, OPT_PRIORITY},
+	{"max-attempts", required_argument, NULL, OPT_MAX_ATTEMPTS},
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	{"replace", no_argument, NULL, OPT_REPLACE},
+	{"disabled", no_argument, NULL, OPT_DISABLED},
+	CLI_COMMON_OPTIONS,
+	{NULL, 0, NULL, 0},
+};
+static const struct option list_opts[] = {
+	{"json", no_argument, NULL, OPT_JSON},
+	CLI_COMMON_OPTIONS,
+	{NULL, 0, NULL, 0},
+};
+static const struct option plain_opts[] = {
+	CLI_COMMON_OPTIONS,
+	{NULL, 0, NULL, 0},
+};
+static const struct option next_opts[] = {
+	{"tz", required_argument, NULL, OPT_TZ},
+	{"from", required_argument, NULL, OPT_FROM},
+	{"count", required_argument, NULL, OPT_COUNT},
+	{"log-format", required_argument, NULL, OPT_LOG_FORMAT},
+	{"help", no_argument, NULL, OPT_HELP},
+	{NULL, 0, NULL, 0},
+};
+
+static int
+cmd_next(sched_args *a, const char *expr)
+{
+	char why[512], ts[CRON_TIME_BUFLEN];
+	cron_expr *e;
+	tz *zone;
+	int64_t t;
+	int rc = 0;
+
+	if ((e = cron_parse(expr, why, sizeof why)) == NULL) {
+		log_error("invalid cron expression \"%s\": %s", expr, why);
+		return EX_DATAERR;
+	}
+	if ((zone = tz_open(a->def.timezone ? a->def.timezone : "UTC", why, sizeof why)) == NULL) {
+		log_error("%s", why);
+		cron_free(e);
+		return EX_DATAERR;
+	}
+	if (a->from) {
+		if (rfc3339_parse(a->from, &t, why, sizeof why) != 0) {
+			log_error("%s", why);
+			rc = EX_DATAERR;
+		}
+	} else
+		t = (int64_t) time(NULL);
+	for (int64_t i = 0; rc == 0 && i < a->count; i++) {
+		if (cron_next(e, zone, t, &t) != 0) {
+			if (i == 0) {
+				log_error("cron expression \"%s\" never fires", expr);
+				rc = EX_DATAERR;
+			}
+			break;
+		}
+		cron_format_utc(t, ts, sizeof ts);
+		printf("%s\n", ts);
+	}
+	cron_free(e);
+	tz_free(zone);
+	return rc;
+}
+
+static void
+print_schedule_text(const json_t *s)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *) s, key, v) {
+		char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+
+		printf("%-17s %s\n", key, json_is_null(v) ? "" : text ? text : json_string_value(v));
+		free(text);
+	}
+}
+
+static const char *
+str_or_empty(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "-";
+}
+
+static void
+print_list_text(const json_t *list)
+{
+	size_t i;
+	json_t *s;
+
+	printf("%-24s %-18s %-16s %-8s %-10s %-8s %-21s %s\n", "NAME", "CRON", "TIMEZONE", "TYPE",
+		   "QUEUE", "ENABLED", "NEXT RUN", "LAST JOB");
+	json_array_foreach(list, i, s) {
+		json_t *last = json_object_get(s, "last_job_id");
+		char lastbuf[64] = "-";
+
+		if (json_is_integer(last))
+			snprintf(lastbuf, sizeof lastbuf, "%" JSON_INTEGER_FORMAT " %s", json_integer_value(last),
+					 str_or_empty(s, "last_job_status"));
+		printf("%-24s %-18s %-16s %-8s %-10s %-8s %-21s %s\n", str_or_empty(s, "name"),
+			   str_or_empty(s, "cron"), str_or_empty(s, "timezone"), str_or_empty(s, "type"),
+			   str_or_empty(s, "queue"), json_is_true(json_object_get(s, "enabled")) ? "yes" : "no",
+			   str_or_empty(s, "next_run_at"), lastbuf);
+	}
+}
+
+int
+cmd_schedule(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		const struct option *opts;
+		int			min, max;	/* positional arguments after the subcommand */
+	} subs[] = {
+		{"add", add_opts, 3, 4}, {"list", list_opts, 0, 0}, {"show", list_opts, 1, 1},
+		{"remove", plain_opts, 1, 1}, {"enable", plain_opts, 1, 1}, {"disable", plain_opts, 1, 1},
+		{"next", next_opts, 1, 1},
+	};
+	sched_args a;
+	cli_common common;
+	cq_err err = {0};
+	PGconn *conn = NULL;
+	char label[32];
+	const char *sub;
+	int first, rc, which = -1;
+
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		if (argc < 2)
+			return cli_usage_error("schedule", "missing subcommand");
+		help();
+		return 0;
+	}
+	sub = argv[1];
+	for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+		if (strcmp(subs[i].name, sub) == 0)
+			which = (int) i;
+	if (which < 0)
+		return cli_usage_error("schedule", "unrecognized subcommand \"%s\"", sub);
+
+	memset(&a, 0, sizeof a);
+	a.count = 5;
+	snprintf(label, sizeof label, "schedule %s", sub);
+	if ((rc = cli_parse(label, argc - 1, argv + 1, "d:vh", subs[which].opts, on_opt, &a, &common, &first)) != 0)
+		return rc;
+	if (common.help) {
+		help();
+		return 0;
+	}
+	if ((rc = cli_check_args(label, argc - 1, argv + 1, first, subs[which].min, subs[which].max)) != 0)
+		return rc;
+	argv += 1 + first;			/* the positional arguments */
+
+	if (strcmp(sub, "next") == 0)
+		return cmd_next(&a, argv[0]);
+	if (strcmp(sub, "add") == 0) {
+		a.def.name = argv[0];
+		a.def.cron = argv[1];
+		a.def.type = argv[2];
+		a.def.payload = argc - 1 - first > 3 ? argv[3] : NULL;
+		if ((rc = schedule_check(&a.def, &err)) != 0)
+			return cli_report(&err);	/* nothing written, no connection needed */
+	}
+
+	if ((conn = pg_connect(cli_conninfo(&common), &err)) == NULL)
+		return cli_report(&err);
+	if ((rc = migrate_check(conn, &err)) != 0)
+		goto out;
+	if (strcmp(sub, "add") == 0)
+		rc = schedule_add(conn, &a.def, a.replace, &err);
+	else if (strcmp(sub, "remove") == 0)
+		rc = schedule_remove(conn, argv[0], &err);
+	else if (strcmp(sub, "enable") == 0 || strcmp(sub, "disable") == 0)
+		rc = schedule_set_enabled(conn, argv[0], strcmp(sub, "enable") == 0, &err);
+	else {
+		json_t *list = schedule_list(conn, strcmp(sub, "show") == 0 ? argv[0] : NULL, &err);
+
+		if (list == NULL)
+			rc = err.code;
+		else if (a.json) {
+			json_t *one = strcmp(sub, "show") == 0 ? json_array_get(list, 0) : list;
+			char *text = json_dumps(one, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+			printf("%s\n", text);
+			free(text);
+		} else if (strcmp(sub, "show") == 0)
+			print_schedule_text(json_array_get(list, 0));
+		else
+			print_list_text(list);
+		json_decref(list);
+	}
+out:
+	pg_close(conn);
+	return rc ? cli_report(&err) : 0;
+}

@@ -1,0 +1,83 @@
+/* rfc3339 — see rfc3339.h. */
+#include "sched/rfc3339.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "sched/tz.h"
+
+/* Read exactly n digits at *p into *v. */
+static bool
+digits(const char **p, int n, int *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++, (*p)++) {
+		if (!isdigit((unsigned char) **p))
+			return false;
+		*v = *v * 10 + (**p - '0');
+	}
+	return true;
+}
+
+static int
+days_in_month(int y, int m)
+{
+	static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+
+	return m == 2 && leap ? 29 : days[m - 1];
+}
+
+int
+rfc3339_parse(const char *text, int64_t *t, char *err, size_t errlen)
+{
+	const char *p = text;
+	int y, mo, d, h = 0, mi = 0, s = 0, oh = 0, om = 0, sign = 0;
+
+	if (!digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) || *p++ != '-' ||
+		!digits(&p, 2, &d))
+		goto bad;
+	if (*p == 'T' || *p == 't' || *p == ' ') {
+		p++;
+		if (!digits(&p, 2, &h) || *p++ != ':' || !digits(&p, 2, &mi))
+			goto bad;
+		if (*p == ':') {
+			p++;
+			if (!digits(&p, 2, &s))
+				goto bad;
+			if (*p == '.') {
+				p++;
+				if (!isdigit((unsigned char) *p))
+					goto bad;
+				while (isdigit((unsigned char) *p))
+					p++;
+			}
+		}
+		if (*p == 'Z' || *p == 'z')
+			p++;
+		else if (*p == '+' || *p == '-') {
+			sign = *p++ == '+' ? 1 : -1;
+			if (!digits(&p, 2, &oh))
+				goto bad;
+			if (*p == ':')
+				p++;
+			if (*p && !digits(&p, 2, &om))
+				goto bad;
+		}
+	}
+	if (*p != '\0')
+		goto bad;
+	if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 ||
+		s > 60 || oh > 23 || om > 59) {
+		snprintf(err, errlen, "time \"%s\" is out of range", text);
+		return -1;
+	}
+	*t = tz_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + (s == 60 ? 59 : s)
+		- sign * (oh * 3600 + om * 60);
+	return 0;
+
+bad:
+	snprintf(err, errlen, "invalid time \"%s\": expected RFC 3339, such as 2026-03-08T10:00:00Z", text);
+	return -1;
+}

@@ -1,0 +1,469 @@
+/*
+ * schedule — see schedule.h. Materialisation takes the due schedules FOR
+ * UPDATE SKIP LOCKED, so concurrent runners split them rather than wait,
+ * computes fire times in C, and writes jobs and next runs through
+ * cronq.materialise() in one statement of the same transaction; the
+ * occurrence key schedule:NAME:FIRE_TIME is the backstop.
+ */
+#include "sched/schedule.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg/pg.h"
+#include "queue/enqueue.h"
+#include "sched/cron.h"
+#include "sched/tz.h"
+#include "util/buf.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+/* Schedules materialised per transaction. */
+#define MATERIALISE_BATCH 1000
+
+static bool
+valid_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 1 || n > 200)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char) *s) && !strchr("_.:@-", *s))
+			return false;
+	return true;
+}
+
+int
+schedule_check(const schedule_def *d, cq_err *err)
+{
+	char why[512];
+	cron_expr *e;
+	tz *zone;
+	enqueue_req req;
+
+	if (!valid_name(d->name))
+		return cq_fail(err, EX_DATAERR, "invalid schedule name \"%s\": use 1 to 200 letters, digits and _.:@-", d->name);
+	if ((e = cron_parse(d->cron, why, sizeof why)) == NULL)
+		return cq_fail(err, EX_DATAERR, "invalid cron expression \"%s\": %s", d->cron, why);
+	cron_free(e);
+	if ((zone = tz_open(d->timezone ? d->timezone : "UTC", why, sizeof why)) == NULL)
+		return cq_fail(err, EX_DATAERR, "%s", why);
+	tz_free(zone);
+	if (d->catchup && strcmp(d->catchup, "latest") != 0 && strcmp(d->catchup, "all") != 0 &&
+		strcmp(d->catchup, "skip") != 0)
+		return cq_fail(err, EX_DATAERR, "invalid catchup policy \"%s\": must be latest, all or skip", d->catchup);
+	if (d->overlap && strcmp(d->overlap, "skip") != 0 && strcmp(d->overlap, "allow") != 0)
+		return cq_fail(err, EX_DATAERR, "invalid overlap policy \"%s\": must be skip or allow", d->overlap);
+
+	/* The job fields obey the same rules as any enqueued job's. */
+	memset(&req, 0, sizeof req);
+	req.type = d->type;
+	req.payload = d->payload;
+	req.queue = d->queue;
+	req.has_priority = d->has_priority;
+	req.priority = d->priority;
+	req.max_attempts = d->max_attempts;
+	req.timeout_ms = d->timeout_ms;
+	req.in_ms = -1;
+	return enqueue_check(&req, err);
+}
+
+/* The database's now(), as epoch seconds. */
+static int
+db_now(PGconn *conn, int64_t *now, cq_err *err)
+{
+	PGresult *res = pg_exec(conn, "select floor(extract(epoch from now()))::bigint", 0, NULL, PG_ONE, err, NULL);
+
+	if (res == NULL)
+		return err->code;
+	*now = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	return 0;
+}
+
+/* The first fire time of cron in zone strictly after t. */
+static int
+first_after(const char *cron, const char *zone_name, int64_t t, int64_t *next, cq_err *err)
+{
+	char why[512];
+	cron_expr *e = cron_parse(cron, why, sizeof why);
+	tz *zone = NULL;
+	int rc = 0;
+
+	if (e == NULL)
+		return cq_fail(err, EX_DATAERR, "invalid cron expression \"%s\": %s", cron, why);
+	if ((zone = tz_open(zone_name, why, sizeof why)) == NULL)
+		rc = cq_fail(err, EX_DATAERR, "%s", why);
+	else if (cron_next(e, zone, t, next) != 0)
+		rc = cq_fail(err, EX_DATAERR, "cron expression \"%s\" never fires", cron);
+	cron_free(e);
+	tz_free(zone);
+	return rc;
+}
+
+int
+schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
+{
+	/* Columns left out take the table's defaults, the one place that knows them. */
+	const char *cols[] = {"name", "cron", "timezone", "type", "payload", "queue", "priority",
+						  "max_attempts", "timeout", "enabled", "catchup", "overlap", "next_run_at"};
+	const char *casts[] = {"", "", "", "", "::jsonb", "", "::int", "::int",
+						   "::bigint * interval '1 millisecond'", "::bool", "", "", "::timestamptz"};
+	char prio[16], attempts[16], timeout[32], next_text[32];
+	const char *vals[13];
+	const char *params[13];
+	buf sql = BUF_INIT, values = BUF_INIT;
+	int64_t now = 0, next = 0;
+	int n = 0, rc;
+	char state[6];
+	PGresult *res;
+
+	if ((rc = schedule_check(d, err)) != 0)
+		return rc;
+	if ((rc = db_now(conn, &now, err)) != 0 ||
+		(rc = first_after(d->cron, d->timezone ? d->timezone : "UTC", now, &next, err)) != 0)
+		return rc;
+	snprintf(prio, sizeof prio, "%d", d->priority);
+	snprintf(attempts, sizeof attempts, "%d", d->max_attempts);
+	snprintf(timeout, sizeof timeout, "%" PRId64, d->timeout_ms);
+	cron_format_utc(next, next_text, sizeof next_text);
+	vals[0] = d->name;
+	vals[1] = d->cron;
+	vals[2] = d->timezone;
+	vals[3] = d->type;
+	vals[4] = d->payload;
+	vals[5] = d->queue;
+	vals[6] = d->has_priority ? prio : NULL;
+	vals[7] = d->max_attempts > 0 ? attempts : NULL;
+	vals[8] = d->timeout_ms > 0 ? timeout : NULL;
+	vals[9] = d->disabled ? "false" : NULL;
+	vals[10] = d->catchup;
+	vals[11] = d->overlap;
+	vals[12] = next_text;
+
+	buf_puts(&sql, "insert into cronq.schedules (");
+	for (int i = 0; i < 13; i++) {
+		if (vals[i] == NULL)
+			continue;
+		params[n++] = vals[i];
+		buf_printf(&sql, "%s%s", n > 1 ? ", " : "", cols[i]);
+		buf_printf(&values, "%s$%d%s", n > 1 ? ", " : "", n, casts[i]);
+	}
+	buf_printf(&sql, ") values (%s)", buf_str(&values));
+	if (replace) {
+		buf_puts(&sql, " on conflict (name) do update set");
+		for (int i = 1; i < 13; i++)
+			buf_printf(&sql, "%s %s = excluded.%s", i > 1 ? "," : "", cols[i], cols[i]);
+		buf_puts(&sql, ", created_by = excluded.created_by");
+	}
+	res = pg_exec(conn, buf_str(&sql), n, params, PG_NONE, err, state);
+	buf_free(&sql);
+	buf_free(&values);
+	if (res == NULL) {
+		if (strcmp(state, "23505") == 0) {
+			cq_fail(err, EX_DATAERR, "schedule \"%s\" already exists", d->name);
+			cq_hint(err, "Use --replace to replace it, or \"cronq schedule remove %s\" first.", d->name);
+		}
+		return err->code;
+	}
+	PQclear(res);
+	return 0;
+}
+
+static int
+not_found(const char *name, cq_err *err)
+{
+	return cq_fail(err, EX_DATAERR, "schedule \"%s\" does not exist", name);
+}
+
+int
+schedule_remove(PGconn *conn, const char *name, cq_err *err)
+{
+	const char *params[1] = {name};
+	PGresult *res = pg_exec(conn, "delete from cronq.schedules where name = $1", 1, params, PG_NONE, err, NULL);
+	bool found;
+
+	if (res == NULL)
+		return err->code;
+	found = strcmp(PQcmdTuples(res), "0") != 0;
+	PQclear(res);
+	return found ? 0 : not_found(name, err);
+}
+
+int
+schedule_set_enabled(PGconn *conn, const char *name, bool enabled, cq_err *err)
+{
+	const char *params[3] = {name, enabled ? "true" : "false", NULL};
+	char next_text[32];
+	PGresult *res;
+	bool found;
+	int rc;
+
+	if (enabled) {
+		int64_t now, next = 0;
+
+		res = pg_exec(conn, "select cron, timezone, floor(extract(epoch from now()))::bigint"
+					  " from cronq.schedules where name = $1", 1, params, PG_MAYBE_ONE, err, NULL);
+		if (res == NULL)
+			return err->code;
+		if (PQntuples(res) == 0) {
+			PQclear(res);
+			return not_found(name, err);
+		}
+		now = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+		rc = first_after(PQgetvalue(res, 0, 0), PQgetvalue(res, 0, 1), now, &next, err);
+		PQclear(res);
+		if (rc != 0)
+			return rc;
+		cron_format_utc(next, next_text, sizeof next_text);
+		params[2] = next_text;
+	}
+	res = pg_exec(conn, "update cronq.schedules set enabled = $2::bool,"
+				  " next_run_at = coalesce($3::timestamptz, next_run_at) where name = $1",
+				  3, params, PG_NONE, err, NULL);
+	if (res == NULL)
+		return err->code;
+	found = strcmp(PQcmdTuples(res), "0") != 0;
+	PQclear(res);
+	return found ? 0 : not_found(name, err);
+}
+
+json_t *
+schedule_list(PGconn *conn, const char *name, cq_err *err)
+{
+	static const char sql[] =
+		"select coalesce(json_agg(x order by x.name), '[]') from ("
+		" select s.name, s.cron, s.timezone, s.type, s.payload, s.queue, s.priority,"
+		"   s.max_attempts, s.timeout::text as timeout, s.enabled, s.catchup, s.overlap,"
+		"   to_char(s.next_run_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') as next_run_at,"
+		"   to_char(s.last_enqueued_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') as last_enqueued_at,"
+		"   s.last_job_id, j.status as last_job_status, s.created_by"
+		" from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id"
+		" where $1::text is null or s.name = $1) x";
+	const char *params[1] = {name};
+	PGresult *res = pg_exec(conn, sql, 1, params, PG_ONE, err, NULL);
+	json_error_t jerr;
+	json_t *list;
+
+	if (res == NULL)
+		return NULL;
+	list = json_loads(PQgetvalue(res, 0, 0), 0, &jerr);
+	PQclear(res);
+	if (list == NULL) {
+		cq_fail(err, EX_SOFTWARE, "could not read schedules: %s", jerr.text);
+		return NULL;
+	}
+	if (name && json_array_size(list) == 0) {
+		json_decref(list);
+		not_found(name, err);
+		return NULL;
+	}
+	return list;
+}
+
+/* A small cache of parsed zones for one materialisation pass. */
+typedef struct zone_cache {
+	char	  **names;
+	tz		  **zones;
+	int			n, cap;
+} zone_cache;
+
+static tz *
+zone_get(zone_cache *c, const char *name, char *why, size_t len)
+{
+	tz *z;
+
+	for (int i = 0; i < c->n; i++)
+		if (strcmp(c->names[i], name) == 0)
+			return c->zones[i];
+	if ((z = tz_open(name, why, len)) == NULL)
+		return NULL;
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 8;
+		c->names = xrealloc(c->names, (size_t) c->cap * sizeof *c->names);
+		c->zones = xrealloc(c->zones, (size_t) c->cap * sizeof *c->zones);
+	}
+	c->names[c->n] = xstrdup(name);
+	c->zones[c->n++] = z;
+	return z;
+}
+
+static void
+zone_cache_free(zone_cache *c)
+{
+	for (int i = 0; i < c->n; i++) {
+		free(c->names[i]);
+		tz_free(c->zones[i]);
+	}
+	free(c->names);
+	free(c->zones);
+}
+
+/*
+ * The newest occurrences in [from, upto], at most cap of them, into out
+ * (ascending); returns how many. Searches back from upto in growing windows
+ * so that a long outage does not mean stepping through every missed minute.
+ */
+static int
+occurrences(const cron_expr *e, const tz *zone, int64_t from, int64_t upto, int cap, int64_t *out)
+{
+	static const int64_t windows[] = {3600, 86400, 32 * 86400, 367 * 86400, 5 * 366 * 86400};
+
+	for (size_t w = 0; w <= sizeof windows / sizeof windows[0]; w++) {
+		int64_t start = w < sizeof windows / sizeof windows[0] ? upto - windows[w] : from;
+		int64_t t, count = 0;
+		int64_t *ring = xcalloc((size_t) cap, sizeof *ring);
+
+		if (start < from)
+			start = from;
+		t = start - 1;
+		while (cron_next(e, zone, t, &t) == 0 && t <= upto) {
+			ring[count % cap] = t;
+			count++;
+		}
+		if (count >= cap || start == from || w == sizeof windows / sizeof windows[0]) {
+			int n = count < cap ? (int) count : cap;
+
+			for (int i = 0; i < n; i++)
+				out[i] = ring[(count - n + i) % cap];
+			free(ring);
+			return n;
+		}
+		free(ring);
+	}
+	return 0;
+}
+
+static const char due_sql[] =
+	"select s.name, s.cron, s.timezone, s.catchup, s.overlap,"
+	"   floor(extract(epoch from s.next_run_at))::bigint,"
+	"   floor(extract(epoch from now()))::bigint,"
+	"   coalesce(j.status in ('queued', 'running', 'failed'), false)"
+	" from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id"
+	" where s.enabled and s.next_run_at <= now()"
+	" order by s.next_run_at limit $1::int"
+	" for update of s skip locked";
+
+/* One transaction's worth: returns how many schedules were due (0: done). */
+static int
+materialise_batch(PGconn *conn, zone_cache *zones, int *enqueued, int *skipped, int *due, cq_err *err)
+{
+	buf names = BUF_INIT, fires = BUF_INIT, sched = BUF_INIT, next = BUF_INIT;
+	int64_t *occ = xcalloc(SCHEDULE_CATCHUP_CAP, sizeof *occ);
+	PGresult *res = NULL;
+	char batch[16];
+	int rc;
+
+	snprintf(batch, sizeof batch, "%d", MATERIALISE_BATCH);
+	*due = 0;
+	if ((rc = pg_run(conn, "begin", 0, NULL, err)) != 0)
+		goto out;
+	if ((res = pg_exec(conn, due_sql, 1, (const char *[]) {batch}, PG_ANY, err, NULL)) == NULL) {
+		rc = err->code;
+		goto out;
+	}
+	*due = PQntuples(res);
+	buf_array_begin(&names);
+	buf_array_begin(&fires);
+	buf_array_begin(&sched);
+	buf_array_begin(&next);
+	for (int i = 0; i < *due; i++) {
+		const char *name = PQgetvalue(res, i, 0);
+		const char *catchup = PQgetvalue(res, i, 3);
+		bool busy = PQgetvalue(res, i, 7)[0] == 't';
+		bool skip_overlap = busy && strcmp(PQgetvalue(res, i, 4), "skip") == 0;
+		int64_t from = strtoll(PQgetvalue(res, i, 5), NULL, 10);
+		int64_t now = strtoll(PQgetvalue(res, i, 6), NULL, 10);
+		int64_t after;
+		char why[512], ts[32];
+		cron_expr *e = cron_parse(PQgetvalue(res, i, 1), why, sizeof why);
+		tz *zone = e ? zone_get(zones, PQgetvalue(res, i, 2), why, sizeof why) : NULL;
+		int n = 0;
+
+		if (e == NULL || zone == NULL) {
+			/* Stored behind the CLI's back; look again in an hour, loudly. */
+			log_warning("schedule \"%s\" cannot run: %s", name, why);
+			cron_format_utc(now + 3600, ts, sizeof ts);
+			buf_array_text(&sched, name);
+			buf_array_text(&next, ts);
+			cron_free(e);
+			continue;
+		}
+		n = occurrences(e, zone, from, now,
+						strcmp(catchup, "all") == 0 ? SCHEDULE_CATCHUP_CAP : 1, occ);
+		if (strcmp(catchup, "skip") == 0 && n > 0 && now - occ[n - 1] > SCHEDULE_SKIP_TOLERANCE_S) {
+			log_info("schedule \"%s\": occurrences missed, skipped (catchup skip)", name);
+			*skipped += n;
+			n = 0;
+		}
+		if (skip_overlap && n > 0) {
+			log_info("schedule \"%s\": previous job still unfinished, occurrence skipped (overlap skip)", name);
+			*skipped += n;
+			n = 0;
+		}
+		for (int k = 0; k < n; k++) {
+			cron_format_utc(occ[k], ts, sizeof ts);
+			buf_array_text(&names, name);
+			buf_array_text(&fires, ts);
+		}
+		buf_array_text(&sched, name);
+		if (cron_next(e, zone, now, &after) == 0) {
+			cron_format_utc(after, ts, sizeof ts);
+			buf_array_text(&next, ts);
+		} else
+			buf_array_raw(&next, NULL);
+		cron_free(e);
+	}
+	buf_array_end(&names);
+	buf_array_end(&fires);
+	buf_array_end(&sched);
+	buf_array_end(&next);
+	PQclear(res);
+	res = NULL;
+	if (*due > 0) {
+		const char *params[4] = {buf_str(&names), buf_str(&fires), buf_str(&sched), buf_str(&next)};
+
+		if ((res = pg_exec(conn, "select schedule, job_id from cronq.materialise($1, $2, $3, $4)",
+						   4, params, PG_ANY, err, NULL)) == NULL) {
+			rc = err->code;
+			goto out;
+		}
+		*enqueued += PQntuples(res);
+		for (int i = 0; i < PQntuples(res); i++)
+			log_info("schedule \"%s\" enqueued job %s", PQgetvalue(res, i, 0), PQgetvalue(res, i, 1));
+	}
+	rc = pg_run(conn, "commit", 0, NULL, err);
+
+out:
+	PQclear(res);
+	if (rc != 0 && pg_alive(conn)) {
+		PGresult *r = PQexec(conn, "rollback");
+
+		PQclear(r);
+	}
+	buf_free(&names);
+	buf_free(&fires);
+	buf_free(&sched);
+	buf_free(&next);
+	free(occ);
+	return rc;
+}
+
+int
+schedule_materialise(PGconn *conn, int *enqueued, int *skipped, cq_err *err)
+{
+	zone_cache zones = {NULL, NULL, 0, 0};
+	int rc, due;
+
+	*enqueued = 0;
+	*skipped = 0;
+	do
+		rc = materialise_batch(conn, &zones, enqueued, skipped, &due, err);
+	while (rc == 0 && due == MATERIALISE_BATCH);
+	zone_cache_free(&zones);
+	return rc;
+}

@@ -1,0 +1,66 @@
+/*
+ * schedule — named schedules in cronq.schedules: checking and storing them,
+ * listing them, and materialising their due occurrences into jobs exactly
+ * once, however many runners wake at the same time. Knows the schema;
+ * the cron arithmetic is cron.c's and tz.c's.
+ *
+ * Ownership: schedule_list() and schedule_get() return new jansson
+ * references the caller json_decref()s.
+ */
+#ifndef CRONQ_SCHEDULE_H
+#define CRONQ_SCHEDULE_H
+
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+typedef struct schedule_def {
+	const char *name;
+	const char *cron;
+	const char *timezone;		/* NULL: UTC */
+	const char *type;
+	const char *payload;		/* JSON text; NULL: {} */
+	const char *queue;			/* NULL: default */
+	bool		has_priority;
+	int			priority;
+	int			max_attempts;	/* 0: default */
+	int64_t		timeout_ms;		/* 0: the jobs' default */
+	const char *catchup;		/* NULL: latest */
+	const char *overlap;		/* NULL: skip */
+	bool		disabled;
+} schedule_def;
+
+/* How many missed occurrences catchup "all" enqueues at most (the newest). */
+#define SCHEDULE_CATCHUP_CAP 100
+/* catchup "skip": an occurrence later than this is missed, not enqueued. */
+#define SCHEDULE_SKIP_TOLERANCE_S 120
+
+/* Validate without the database: name, expression, zone, task, payload, policies. */
+int schedule_check(const schedule_def *d, cq_err *err) __attribute__((warn_unused_result));
+
+/*
+ * Store a schedule (replacing one of that name when replace is set) with
+ * next_run_at = its first occurrence after the database's now().
+ */
+int schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
+	__attribute__((warn_unused_result));
+int schedule_remove(PGconn *conn, const char *name, cq_err *err) __attribute__((warn_unused_result));
+/* Enabling computes next_run_at afresh, so a disabled spell is not caught up. */
+int schedule_set_enabled(PGconn *conn, const char *name, bool enabled, cq_err *err)
+	__attribute__((warn_unused_result));
+
+/* All schedules (an array of objects, by name), or one (NULL + err if none). */
+json_t *schedule_list(PGconn *conn, const char *name, cq_err *err);
+
+/*
+ * Enqueue the due occurrences of every enabled schedule (catchup and
+ * overlap policies applied) and move each on to its next occurrence.
+ * *enqueued and *skipped count occurrences.
+ */
+int schedule_materialise(PGconn *conn, int *enqueued, int *skipped, cq_err *err)
+	__attribute__((warn_unused_result));
+
+#endif
