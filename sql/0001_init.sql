@@ -289,7 +289,8 @@ do $$
 begin
     if exists (select from pg_roles where rolname = 'cronq_user') then
         grant usage on schema cronq to cronq_user;
-        grant select on cronq.jobs, cronq.job_runs, cronq.wakes to cronq_user;
+        grant select on cronq.jobs, cronq.job_runs, cronq.wakes,
+            cronq.schema_migrations to cronq_user;
         grant insert (queue, type, payload, priority, run_at, max_attempts,
                       timeout, idempotency_key) on cronq.jobs to cronq_user;
         grant execute on function cronq.enqueue(text, jsonb, timestamptz, text,

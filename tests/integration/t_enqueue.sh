@@ -72,6 +72,8 @@ eq "nothing written by SQL either" "$before" "$(count)"
 q "create role alice login; grant cronq_user to alice"
 out=$(PGUSER=alice "$PSQL" -XAtq -c "select cronq.enqueue('noop', queue => 'alice')")
 eq "cronq_user may enqueue through the SQL API" "alice" "$(q "select enqueued_by from cronq.jobs where id = $out")"
+out=$(PGUSER=alice "$CRONQ" enqueue noop --queue alice-cli)
+eq "cronq_user may enqueue with the CLI" "alice" "$(q "select enqueued_by from cronq.jobs where id = $out")"
 out=$(PGUSER=alice "$PSQL" -XAtq -c "insert into cronq.jobs (type, queue, enqueued_by) values ('noop', 'spoof', 'postgres') returning enqueued_by" 2>&1)
 match "cronq_user may not name enqueued_by at all" 'permission denied' "$out"
 q "grant insert on cronq.jobs to alice"

@@ -734,7 +734,7 @@ brute_any(const cron_expr *e, const tz *z, int64_t start, int64_t stop)
 static void
 test_properties(void)
 {
-	const int	iterations = 3000;
+	const int	iterations = 8000;
 	const int64_t window = 4 * 86400;	/* brute force looks this far ahead */
 	char		first_after[512] = "",
 				first_match[512] = "",

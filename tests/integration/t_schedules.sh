@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# schedules: the CLI, exactly-once materialisation under concurrent runners,
+# catchup and overlap policies, and `schedule next` without a database.
+. "$(dirname "$0")/lib.sh"
+
+# schedule next needs no database at all.
+CRONQ_DATABASE_URL="host=/nonexistent" cronq schedule next '0 2 * * *' --tz America/New_York --from 2026-03-07T12:00:00Z --count 2
+expect "next: spring-forward fixed time (spec example)" 0 $'2026-03-08T07:00:00Z\n2026-03-09T06:00:00Z' ""
+cronq schedule next '30 1 * * *' --tz America/New_York --from 2026-10-31T12:00:00Z --count 2
+expect "next: fall-back fixed time fires once (spec example)" 0 $'2026-11-01T05:30:00Z\n2026-11-02T06:30:00Z' ""
+cronq schedule next '0 * * * *' --tz America/New_York --from 2026-11-01T04:30:00Z --count 3
+expect "next: hourly fires in both passes (spec example)" 0 $'2026-11-01T05:00:00Z\n2026-11-01T06:00:00Z\n2026-11-01T07:00:00Z' ""
+cronq schedule next '30 * * * *' --tz Europe/Paris --from 2026-03-29T00:00:00Z --count 2
+expect "next: Paris spring forward skips the missing hour" 0 $'2026-03-29T00:30:00Z\n2026-03-29T01:30:00Z' ""
+cronq schedule next '@hourly' --from '2026-01-01 10:15'
+expect "next: default count 5, zone-less --from is UTC" 0 $'2026-01-01T11:00:00Z\n2026-01-01T12:00:00Z\n2026-01-01T13:00:00Z\n2026-01-01T14:00:00Z\n2026-01-01T15:00:00Z' ""
+cronq schedule next '61 * * * *'
+expect "next: bad minute" 65 "" 'cronq: error: invalid cron expression "61 * * * *": minute: 61 is out of range 0-59'
+cronq schedule next '* * * *'
+expect_rc_err "next: four fields" 65 '^cronq: error: invalid cron expression "\* \* \* \*": '
+cronq schedule next '@reboot'
+expect_rc_err "next: @reboot" 65 '^cronq: error: invalid cron expression "@reboot": '
+cronq schedule next '0 0 * * *' --tz Mars/Olympus_Mons
+expect_rc_err "next: unknown zone" 65 'Mars/Olympus_Mons'
+cronq schedule next '0 0 * * *' --from yesterday
+expect "next: bad --from" 65 "" 'cronq: error: invalid time "yesterday": expected RFC 3339, such as 2026-03-08T10:00:00Z'
+cronq schedule next '0 0 30 2 *'
+expect "next: never fires" 65 "" 'cronq: error: cron expression "0 0 30 2 *" never fires'
+cronq schedule frob
+expect "unknown subcommand" 64 "" $'cronq: error: unrecognized subcommand "frob"\nTry "cronq schedule --help" for more information.'
+cronq schedule list --catchup all
+expect "option of another subcommand" 64 "" $'cronq: error: unrecognized option "--catchup"\nTry "cronq schedule list --help" for more information.'
+
+migrate
+count() { q "select count(*) from cronq.schedules"; }
+
+# add: validated before anything is written.
+cronq schedule add 'bad name!' '* * * * *' noop
+expect "bad name" 65 "" 'cronq: error: invalid schedule name "bad name!": use 1 to 200 letters, digits and _.:@-'
+cronq schedule add s1 '* * * 13 *' noop
+expect "bad month" 65 "" 'cronq: error: invalid cron expression "* * * 13 *": month: 13 is out of range 1-12'
+cronq schedule add s1 '* * * * *' nop
+expect "unknown task" 65 "" 'cronq: error: unrecognized task type "nop"'
+cronq schedule add s1 '* * * * *' sleep '{}'
+expect "bad payload" 65 "" 'cronq: error: invalid payload for task "sleep": "seconds" is required'
+cronq schedule add s1 '* * * * *' noop --tz Nowhere/Land
+expect_rc_err "bad zone" 65 'Nowhere/Land'
+cronq schedule add s1 '* * * * *' noop --catchup sometimes
+expect "bad catchup" 64 "" 'cronq: error: invalid value "sometimes" for --catchup: must be latest, all or skip'
+eq "nothing written by bad adds" 0 "$(count)"
+out=$("$PSQL" -XAtq -c "insert into cronq.schedules (name, cron, type, payload) values ('x', '* * * * *', 'sleep', '{}')" 2>&1)
+match "the database refuses a bad payload too" 'ERROR:  invalid payload for task "sleep"' "$out"
+
+cronq schedule add nightly '30 2 * * *' noop --tz Europe/Paris --queue maint --priority 3 --max-attempts 2 --timeout 5m
+expect "add" 0 "" ""
+eq "stored with next_run_at in the future" "30 2 * * *|Europe/Paris|maint|3|2|00:05:00|latest|skip|t|t" \
+    "$(q "select cron, timezone, queue, priority, max_attempts, timeout, catchup, overlap, enabled, next_run_at > now() from cronq.schedules where name = 'nightly'")"
+cronq schedule add nightly '0 3 * * *' noop
+expect "add of an existing name" 65 "" $'cronq: error: schedule "nightly" already exists\ncronq: hint: Use --replace to replace it, or "cronq schedule remove nightly" first.'
+cronq schedule add nightly '0 3 * * *' noop --replace
+eq "--replace replaces" "0 3 * * *|UTC|default" "$(q "select cron, timezone, queue from cronq.schedules where name = 'nightly'")"
+cronq schedule list
+match "list shows it" 'nightly +0 3 \* \* \* +UTC +noop +default +yes +20[0-9-]+T03:00:00Z +-' "$OUT"
+cronq schedule show nightly --json
+match "show --json" '"name": "nightly"' "$OUT"
+cronq schedule show nope
+expect "show of a missing schedule" 65 "" 'cronq: error: schedule "nope" does not exist'
+cronq schedule disable nightly
+eq "disable" f "$(q "select enabled from cronq.schedules where name = 'nightly'")"
+q "update cronq.schedules set next_run_at = now() - interval '3 days' where name = 'nightly'"
+cronq schedule enable nightly
+eq "enable recomputes next_run_at (no catch-up of the disabled spell)" "t|t" "$(q "select enabled, next_run_at > now() from cronq.schedules where name = 'nightly'")"
+cronq schedule remove nightly
+eq "remove" 0 "$(count)"
+cronq schedule remove nightly
+expect "remove of a missing schedule" 65 "" 'cronq: error: schedule "nightly" does not exist'
+
+# 8 runners started at once over 200 due schedules: one job per occurrence.
+for i in $(seq 1 200); do echo "{\"name\":\"s$i\"}"; done >/dev/null
+q "insert into cronq.schedules (name, cron, type, next_run_at, catchup)
+   select 's' || i, '*/5 * * * *', 'noop', date_trunc('minute', now()) - interval '30 minutes', 'all'
+   from generate_series(1, 200) i"
+expected=$(q "select count(*) from generate_series(date_trunc('minute', now()) - interval '30 minutes', now(), interval '1 minute') t where extract(minute from t)::int % 5 = 0")
+for i in $(seq 1 8); do "$CRONQ" run --type none >"$T_DIR/r$i.out" 2>&1 & done
+wait
+eq "8 runners: quiet" "" "$(cat "$T_DIR"/r*.out)"
+eq "8 runners: each schedule got each occurrence once" "$((200 * expected))|$((200 * expected))|200" \
+    "$(q "select count(*), count(distinct idempotency_key), count(distinct schedule) from cronq.jobs")"
+eq "8 runners: every job carries its schedule and fire time" 0 \
+    "$(q "select count(*) from cronq.jobs where schedule is null or scheduled_for is null or idempotency_key <> 'schedule:' || schedule || ':' || to_char(scheduled_for at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")"
+eq "8 runners: next_run_at moved to the future" 0 "$(q "select count(*) from cronq.schedules where next_run_at <= now()")"
+"$CRONQ" run --type none
+eq "a second wave adds nothing" "$((200 * expected))" "$(q "select count(*) from cronq.jobs")"
+q "delete from cronq.schedules; delete from cronq.jobs"
+
+# Catch-up after a two-hour outage. The expression fires at minute M of
+# every hour, M half an hour from now, so the newest missed occurrence is
+# about 30 minutes old (long missed for "skip") and 2 occurrences were missed.
+m=$(q "select (extract(minute from now())::int + 30) % 60")
+for policy in latest all skip; do
+    "$CRONQ" schedule add "c-$policy" "$m * * * *" noop --catchup $policy
+done
+q "update cronq.schedules set next_run_at = now() - interval '2 hours'"
+missed=$(q "select count(*) from generate_series(date_trunc('minute', now() - interval '2 hours') + interval '1 minute', now(), interval '1 minute') t where extract(minute from t) = $m")
+"$CRONQ" run --type none
+eq "catchup latest enqueues 1" 1 "$(q "select count(*) from cronq.jobs where schedule = 'c-latest'")"
+eq "catchup latest: the newest occurrence" t "$(q "select max(scheduled_for) > now() - interval '61 minutes' from cronq.jobs where schedule = 'c-latest'")"
+eq "catchup all enqueues every missed occurrence ($missed)" "$missed" "$(q "select count(*) from cronq.jobs where schedule = 'c-all'")"
+eq "catchup skip enqueues none" 0 "$(q "select count(*) from cronq.jobs where schedule = 'c-skip'")"
+eq "all three moved on" 0 "$(q "select count(*) from cronq.schedules where next_run_at <= now()")"
+
+# catchup all is capped at 100 (the newest).
+"$CRONQ" schedule add c-cap '* * * * *' noop --catchup all
+q "update cronq.schedules set next_run_at = now() - interval '1 day' where name = 'c-cap'"
+"$CRONQ" run --type none
+eq "catchup all is capped at 100, the newest" "100|t" "$(q "select count(*), max(scheduled_for) > now() - interval '2 minutes' from cronq.jobs where schedule = 'c-cap'")"
+
+# overlap skip: nothing new while the previous job is unfinished. Each round
+# points the schedule at an hourly minute M = now - k×10 minutes, so its
+# newest occurrence is a fresh one, k×10 minutes ago.
+q "delete from cronq.schedules; delete from cronq.jobs"
+"$CRONQ" schedule add busy '* * * * *' sleep '{"seconds": 1}'
+"$CRONQ" schedule add free '* * * * *' sleep '{"seconds": 1}' --overlap allow
+round() {
+    q "update cronq.schedules set cron = extract(minute from now() - interval '$1 minutes')::int || ' * * * *', next_run_at = now() - interval '59 minutes'"
+}
+round 10
+"$CRONQ" run --type none
+eq "first occurrence enqueued for both" "1|1" "$(q "select count(*) filter (where schedule = 'busy'), count(*) filter (where schedule = 'free') from cronq.jobs")"
+round 20
+"$CRONQ" run --type none -v 2>"$T_DIR/err"
+eq "overlap skip: nothing new while the previous job is queued; allow: a second job" "1|2" \
+    "$(q "select count(*) filter (where schedule = 'busy'), count(*) filter (where schedule = 'free') from cronq.jobs")"
+match "the skip is logged" 'schedule "busy": previous job still unfinished' "$(cat "$T_DIR/err")"
+"$CRONQ" run
+round 30
+"$CRONQ" run --type none
+eq "once the previous job finished, the next occurrence is enqueued" 2 "$(q "select count(*) from cronq.jobs where schedule = 'busy'")"
+
+# Jobs of a schedule are enqueued in its author's name, not the runner's.
+q "create role bob login; grant cronq_user to bob; grant insert on cronq.schedules to bob"
+PGUSER=bob "$CRONQ" schedule add bobs '* * * * *' noop
+eq "the author is the role that added it" bob "$(q "select created_by from cronq.schedules where name = 'bobs'")"
+q "update cronq.schedules set cron = extract(minute from now() - interval '10 minutes')::int || ' * * * *', next_run_at = now() - interval '59 minutes' where name = 'bobs'"
+"$CRONQ" run --type none
+eq "its jobs are enqueued by its author" bob "$(q "select string_agg(distinct enqueued_by, ',') from cronq.jobs where schedule = 'bobs'")"
+
+done_testing
