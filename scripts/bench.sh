@@ -92,4 +92,25 @@ rss() {
 }
 r1=$(rss $((DRAIN_N / 10))); r2=$(rss "$DRAIN_N")
 line "peak RSS (KiB): $DRAIN_N jobs vs $((DRAIN_N / 10)) jobs" "$r2" "$r1" "$(ratio "$r2" "$r1")"
+# (e) Cron engine: fire times per second from `schedule next` (no database).
+for expr in '*/5 * * * *' '0 0 1 1 *'; do
+    n=100000; [ "$expr" = '0 0 1 1 *' ] && n=5000
+    t=$(time_ms "$CRONQ" schedule next "$expr" --from 2026-01-01T00:00:00Z --count $n)
+    line "schedule next '$expr' (fire times/s)" "$(awk -v n=$n -v t="$t" 'BEGIN { printf "%.0f", n / t * 1000 }')" "-" "-"
+done
+
+# (f) Idle wake as schedules grow (none due): should stay flat.
+q "truncate cronq.jobs, cronq.job_runs"
+base=""
+for n in 10 100 1000 10000; do
+    q "delete from cronq.schedules"
+    q "insert into cronq.schedules (name, cron, type, next_run_at) select 's' || i, '0 0 1 1 *', 'noop', now() + interval '30 days' from generate_series(1, $n) i"
+    q "vacuum analyze cronq.schedules"
+    a=()
+    for _ in $(seq "$REPS"); do a+=("$(time_ms "$CRONQ" run)"); done
+    w=$(printf '%s\n' "${a[@]}" | median)
+    [ -n "$base" ] || base=$w
+    line "wake with $n schedules, none due (ms; ref 10)" "$w" "$base" "$(ratio "$w" "$base")"
+done
+
 echo "date: $(date -u +%F), $(nproc) cores, PostgreSQL $("$PGBIN/postgres" --version | awk '{ print $3 }')"

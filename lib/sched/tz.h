@@ -67,8 +67,8 @@ int			tz_offset_until(const tz *zone, int64_t t, int64_t *until);
 void		tz_local(const tz *zone, int64_t t, struct tz_tm *out);
 
 /*
- * Proleptic Gregorian calendar helpers, exact for any year an int64_t day
- * count can reach: days since 1970-01-01 of a date, and back.
+ * The proleptic Gregorian calendar, for years within +-10^12: days since
+ * 1970-01-01 of a date, and the date of a day.
  */
 int64_t		tz_days_from_civil(int64_t year, int mon, int mday);
 void		tz_civil_from_days(int64_t days, int64_t *year, int *mon, int *mday);
