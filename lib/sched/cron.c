@@ -326,8 +326,6 @@ parse_field(field_parser *fp, uint64_t *bits)
 	const field_spec *f = fp->spec;
 
 	*bits = 0;
-	if (fp->len == 0)
-		return fail(fp, "empty field");
 	for (;;)
 	{
 		int			lo,

@@ -436,6 +436,10 @@ static const bad_case bad_cases[] = {
 	BC("0 0 * * \x01", "day of week: unexpected character \"\\x01\""),
 	BC("\xc3\xa9 * * * *", "minute: unexpected character \"\\xc3\""),
 	BC("0 \"1\" * * *", "hour: unexpected character \"\\x22\""),
+	BC("@abcdefghijabcdefghijabcdefghijabcdefghij",
+	   "unrecognized macro \"@abcdefghijabcdefghijabcdefghija...\""),
+	BC("* * * * abcdefghijabcdefghijabcdefghijabcdefghij",
+	   "day of week: \"abcdefghijabcdefghijabcdefghijab...\" is not a valid name"),
 };
 
 static void
@@ -897,6 +901,7 @@ static const offset_case offset_cases[] = {
 	{"EST5EDT", "2026-03-08T07:00:00Z", -14400},	/* US rules by default */
 	{"<+0545>-5:45", "2026-03-08T07:00:00Z", 20700},
 	{"JST-9", "2026-03-08T07:00:00Z", 32400},
+	{"PMT-0:09:21", "1900-01-01T00:00:00Z", 561},	/* seconds in an offset */
 };
 
 static tz  *
@@ -1086,6 +1091,19 @@ test_tz(void)
 				  bad[i][0], bad[i][1], err);
 			tz_free(z);
 		}
+	}
+
+	/* an overlong name is cut in the message */
+	{
+		char		name[301];
+		char		want[100];
+
+		memset(name, 'A', 300);
+		name[300] = '\0';
+		snprintf(want, sizeof(want), "invalid time zone name \"%.64s...\"", name);
+		z = tz_open(name, err, sizeof(err));
+		CHECK(z == NULL && strcmp(err, want) == 0, "overlong zone name: %s", err);
+		tz_free(z);
 	}
 
 	/* invalid POSIX rules */
