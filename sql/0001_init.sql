@@ -93,30 +93,75 @@ language sql immutable strict parallel safe as $$
     select k from jsonb_object_keys(p) k where k <> all (allowed) order by k limit 1
 $$;
 
+-- Each task's payload rules, one function per task: NULL when acceptable,
+-- else the reason, worded as the task's validate() in lib/tasks/.
+create function cronq.payload_rules_noop(p jsonb) returns text
+language sql immutable parallel safe as $$
+    select format('unknown key "%s"', cronq.unknown_key(p, '{}'))
+    where cronq.unknown_key(p, '{}') is not null
+$$;
+
+create function cronq.payload_rules_sleep(p jsonb) returns text
+language sql immutable parallel safe as $$
+    select case
+        when cronq.unknown_key(p, '{seconds}') is not null
+            then format('unknown key "%s"', cronq.unknown_key(p, '{seconds}'))
+        when not p ? 'seconds' then '"seconds" is required'
+        when jsonb_typeof(p -> 'seconds') <> 'number' then '"seconds" must be a number'
+        when (p ->> 'seconds')::numeric not between 0 and 86400
+            then '"seconds" must be between 0 and 86400'
+    end
+$$;
+
+create function cronq.payload_rules_fail(p jsonb) returns text
+language sql immutable parallel safe as $$
+    select case
+        when cronq.unknown_key(p, '{message,code,permanent}') is not null
+            then format('unknown key "%s"', cronq.unknown_key(p, '{message,code,permanent}'))
+        when p ? 'message' and jsonb_typeof(p -> 'message') <> 'string'
+            then '"message" must be a string'
+        when p ? 'code' and (jsonb_typeof(p -> 'code') <> 'string'
+                             or (p ->> 'code') !~ '^[a-z0-9_]{1,64}$')
+            then '"code" must be 1 to 64 characters of a-z, 0-9 and _'
+        when p ? 'permanent' and jsonb_typeof(p -> 'permanent') <> 'boolean'
+            then '"permanent" must be true or false'
+    end
+$$;
+
+-- The tasks this schema knows: a migration that adds a task adds its rules
+-- function and a line here (create or replace).
+create function cronq.task_rules(p_type text, p jsonb) returns text
+language sql immutable parallel safe as $$
+    select case p_type
+        when 'noop' then cronq.payload_rules_noop(p)
+        when 'sleep' then cronq.payload_rules_sleep(p)
+        when 'fail' then cronq.payload_rules_fail(p)
+        else format('unrecognized task type "%s"', p_type)
+    end
+$$;
+
+create function cronq.known_task(p_type text) returns boolean
+language sql immutable parallel safe as $$
+    select p_type in ('noop', 'sleep', 'fail')
+$$;
+
 -- NULL when (type, payload) is acceptable, else the message the CLI would
--- print for it. Mirrors the validate() of each task in lib/tasks/.
+-- print for it: the limits every payload obeys, then its task's rules.
 create function cronq.payload_error(p_type text, p_payload jsonb) returns text
 language plpgsql immutable parallel safe as $$
 declare
-    k text;
-    n numeric;
     t text;
+    msg text;
 begin
-    if p_type is null then
+    if p_type is null or p_type = '' then
         return 'task type must not be empty';
     end if;
-    if p_type not in ('noop', 'sleep', 'fail') then
+    if not cronq.known_task(p_type) then
         return format('unrecognized task type "%s"', p_type);
     end if;
     if p_payload is null or jsonb_typeof(p_payload) <> 'object' then
         return format('invalid payload: must be a JSON object, not %s',
                       coalesce(jsonb_typeof(p_payload), 'null'));
-    end if;
-    if p_payload = '{}' then
-        if p_type = 'sleep' then
-            return 'invalid payload for task "sleep": "seconds" is required';
-        end if;
-        return null;
     end if;
     if pg_column_size(p_payload) > 524288
        and octet_length(p_payload::text) > 1048576 then
@@ -128,41 +173,20 @@ begin
        and cronq.json_depth(p_payload) > 64 then
         return 'invalid payload: nested deeper than 64 levels';
     end if;
-
-    case p_type
-    when 'noop' then
-        k := cronq.unknown_key(p_payload, '{}');
-    when 'sleep' then
-        k := cronq.unknown_key(p_payload, '{seconds}');
-        if k is null then
-            if jsonb_typeof(p_payload -> 'seconds') is distinct from 'number' then
-                return 'invalid payload for task "sleep": "seconds" must be a number';
-            end if;
-            n := (p_payload ->> 'seconds')::numeric;
-            if n < 0 or n > 86400 then
-                return 'invalid payload for task "sleep": "seconds" must be between 0 and 86400';
-            end if;
-        end if;
-    when 'fail' then
-        k := cronq.unknown_key(p_payload, '{message,code,permanent}');
-        if k is null then
-            if p_payload ? 'message' and jsonb_typeof(p_payload -> 'message') <> 'string' then
-                return 'invalid payload for task "fail": "message" must be a string';
-            end if;
-            if p_payload ? 'code' and (jsonb_typeof(p_payload -> 'code') <> 'string'
-                    or (p_payload ->> 'code') !~ '^[a-z0-9_]{1,64}$') then
-                return 'invalid payload for task "fail": "code" must be 1 to 64 characters of a-z, 0-9 and _';
-            end if;
-            if p_payload ? 'permanent' and jsonb_typeof(p_payload -> 'permanent') <> 'boolean' then
-                return 'invalid payload for task "fail": "permanent" must be true or false';
-            end if;
-        end if;
-    end case;
-    if k is not null then
-        return format('invalid payload for task "%s": unknown key "%s"', p_type, k);
+    msg := cronq.task_rules(p_type, p_payload);
+    if msg is not null then
+        return format('invalid payload for task "%s": %s', p_type, msg);
     end if;
     return null;
 end
+$$;
+
+-- NULL when role may have jobs of this type, else why not. Tasks that need
+-- a privilege (running programs, deleting history) say so here; a migration
+-- adding such a task replaces this function.
+create function cronq.task_permission_error(p_type text, p_role text) returns text
+language sql stable as $$
+    select null::text
 $$;
 
 -- Whether the current role may record another role as a job's author: a
@@ -205,6 +229,10 @@ begin
         msg := cronq.payload_error(new.type, new.payload);
         if msg is not null then
             raise exception '%', msg using errcode = '22023';
+        end if;
+        msg := cronq.task_permission_error(new.type, new.enqueued_by);
+        if msg is not null then
+            raise exception '%', msg using errcode = '42501';
         end if;
     end if;
     -- An existing idempotency key means "already enqueued": the row is

@@ -56,6 +56,10 @@ begin
         if msg is not null then
             raise exception '%', msg using errcode = '22023';
         end if;
+        msg := cronq.task_permission_error(new.type, new.created_by);
+        if msg is not null then
+            raise exception '%', msg using errcode = '42501';
+        end if;
     end if;
     new.updated_at := now();
     return new;

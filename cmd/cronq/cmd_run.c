@@ -19,7 +19,7 @@
 enum {
 	OPT_BATCH = OPT_FIRST_CMD, OPT_MAX_JOBS, OPT_MAX_RUNTIME, OPT_CONCURRENCY,
 	OPT_QUEUE = 'q', OPT_TYPE = 't', OPT_LEASE = OPT_FIRST_CMD + 10, OPT_WORKER_ID,
-	OPT_LINGER, OPT_POLL, OPT_GRACE, OPT_SEED, OPT_FAIL_ON_ERROR,
+	OPT_LINGER, OPT_POLL, OPT_GRACE, OPT_SEED, OPT_FAIL_ON_ERROR, OPT_EXEC_DIR, OPT_KILL_GRACE,
 };
 
 #define MAX_FILTERS 64
@@ -51,6 +51,9 @@ help(void)
 		   "      --poll DURATION       poll interval while lingering (default 1s)\n"
 		   "      --grace DURATION      on SIGTERM/SIGINT, time running jobs get to finish\n"
 		   "                            before they are given back (default 10s)\n"
+		   "      --exec-dir DIR        where the programs of exec jobs live (none: exec is refused)\n"
+		   "      --kill-grace DURATION a stopped program gets SIGTERM, then SIGKILL after\n"
+		   "                            DURATION (default 5s)\n"
 		   "      --seed N              seed of the backoff jitter (for tests)\n"
 		   "      --fail-on-error       exit 1 when a job failed during this run\n"
 		   "  -v, --verbose             log claims and every job outcome (twice: debug)\n"
@@ -132,6 +135,12 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 		case OPT_FAIL_ON_ERROR:
 			a->fail_on_error = true;
 			break;
+		case OPT_EXEC_DIR:
+			o->exec_dir = arg;
+			break;
+		case OPT_KILL_GRACE:
+			rc = cli_duration(src, arg, 0, &o->kill_grace_ms);
+			break;
 	}
 	return rc;
 }
@@ -160,6 +169,8 @@ cmd_run(int argc, char **argv)
 		{"grace", required_argument, NULL, OPT_GRACE},
 		{"seed", required_argument, NULL, OPT_SEED},
 		{"fail-on-error", no_argument, NULL, OPT_FAIL_ON_ERROR},
+		{"exec-dir", required_argument, NULL, OPT_EXEC_DIR},
+		{"kill-grace", required_argument, NULL, OPT_KILL_GRACE},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
@@ -176,6 +187,7 @@ cmd_run(int argc, char **argv)
 	a.o.lease_ms = RUN_DEFAULT_LEASE_MS;
 	a.o.poll_ms = RUN_DEFAULT_POLL_MS;
 	a.o.grace_ms = RUN_DEFAULT_GRACE_MS;
+	a.o.kill_grace_ms = RUN_DEFAULT_KILL_GRACE_MS;
 	if (getrandom(&a.o.seed, sizeof a.o.seed, 0) != (ssize_t) sizeof a.o.seed)
 		a.o.seed = (uint64_t) time(NULL) ^ ((uint64_t) getpid() << 32);
 	a.o.filter.queues = a.queues;

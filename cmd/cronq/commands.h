@@ -8,5 +8,6 @@ int cmd_migrate(int argc, char **argv);
 int cmd_enqueue(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_schedule(int argc, char **argv);
+int cmd_cancel(int argc, char **argv);
 
 #endif

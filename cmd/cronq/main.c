@@ -21,6 +21,7 @@ static const command commands[] = {
 	{"enqueue", cmd_enqueue, "add jobs to the queue"},
 	{"run", cmd_run, "run due jobs, then exit (what cron calls every minute)"},
 	{"schedule", cmd_schedule, "manage named cron schedules; print fire times"},
+	{"cancel", cmd_cancel, "cancel jobs (running ones at their next heartbeat)"},
 	{NULL, NULL, NULL},
 };
 

@@ -4,6 +4,8 @@
  */
 #include "pg/pg.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,12 +43,19 @@ on_notice(void *arg, const PGresult *res)
 PGconn *
 pg_connect(const char *conninfo, cq_err *err)
 {
+	return pg_connect_with(conninfo, NULL, err);
+}
+
+PGconn *
+pg_connect_with(const char *conninfo, const char *options, cq_err *err)
+{
 	/*
 	 * dbname comes first so the keywords after it override what it expands
 	 * to: client_encoding must be ours; application_name is only a fallback.
 	 */
-	const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", NULL};
-	const char *vals[] = {conninfo, "cronq", "UTF8", NULL};
+	const char *keys[] = {"dbname", "fallback_application_name", "client_encoding",
+						  options ? "options" : NULL, NULL};
+	const char *vals[] = {conninfo, "cronq", "UTF8", options, NULL};
 	PGconn *conn;
 
 	/*
@@ -95,6 +104,9 @@ code_for(PGconn *conn, const char *state)
 		return EX_TEMPFAIL;
 	if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0)
 		return EX_DATAERR;
+	/* A missing grant is a matter of configuration, not of the input. */
+	if (strcmp(state, "42501") == 0)
+		return EX_CONFIG;
 	return EX_SOFTWARE;
 }
 
@@ -156,4 +168,63 @@ pg_run(PGconn *conn, const char *sql, int nparams, const char *const *values,
 		return err ? err->code : EX_SOFTWARE;
 	PQclear(res);
 	return 0;
+}
+
+PGresult *
+pg_exec_watched(PGconn *conn, const char *sql, int nparams, const char *const *values,
+				bool (*stop) (void *arg), void *arg, int *failed_at, bool *stopped,
+				PGresult **tuples)
+{
+	PGresult *keep = NULL, *res;
+	int index = 0, sent;
+
+	if (tuples)
+		*tuples = NULL;
+	*failed_at = -1;
+	*stopped = false;
+	sent = nparams < 0 ? PQsendQuery(conn, sql)
+		: PQsendQueryParams(conn, sql, nparams, NULL, values, NULL, NULL, 0);
+	if (!sent)
+		return NULL;
+	for (;;) {
+		while (PQisBusy(conn)) {
+			struct pollfd pfd = {PQsocket(conn), POLLIN, 0};
+
+			if (poll(&pfd, 1, 50) < 0 && errno != EINTR)
+				break;
+			if (!PQconsumeInput(conn))
+				break;
+			if (!*stopped && stop && stop(arg)) {
+				PGcancel *cancel = PQgetCancel(conn);
+				char buf[256];
+
+				*stopped = true;
+				if (cancel) {
+					PQcancel(cancel, buf, sizeof buf);
+					PQfreeCancel(cancel);
+				}
+			}
+		}
+		if ((res = PQgetResult(conn)) == NULL)
+			break;
+		if (tuples && PQresultStatus(res) == PGRES_TUPLES_OK && *failed_at < 0) {
+			PQclear(*tuples);
+			*tuples = res;
+			index++;
+			continue;
+		}
+		if (PQresultStatus(res) == PGRES_FATAL_ERROR && *failed_at < 0) {
+			*failed_at = index;
+			PQclear(keep);
+			keep = res;
+		} else if (*failed_at < 0) {
+			PQclear(keep);
+			keep = res;
+		} else
+			PQclear(res);
+		index++;
+		if (PQstatus(conn) == CONNECTION_BAD)
+			break;
+	}
+	return keep;
 }

@@ -37,7 +37,8 @@ void pg_close(PGconn *conn);
  * Run one statement with text parameters (NULL values are SQL NULL). On
  * success returns a result the caller PQclear()s; on failure NULL with err
  * filled: EX_TEMPFAIL when the connection is gone, EX_DATAERR for data
- * errors (SQLSTATE classes 22 and 23), EX_SOFTWARE otherwise, and
+ * errors (SQLSTATE classes 22 and 23), EX_CONFIG for a missing privilege
+ * (42501), EX_SOFTWARE otherwise, and
  * err->msg "<libpq primary message>". sqlstate (6 bytes, may be NULL)
  * receives the SQLSTATE when the server sent one.
  */
@@ -51,6 +52,25 @@ int pg_run(PGconn *conn, const char *sql, int nparams,
 
 /* Copy the error state of a failed result or connection into err. */
 int pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate);
+
+/*
+ * Run sql while watching: every ~50 ms stop(arg) is asked whether to give
+ * up, and when it says so the query is cancelled on the server. With
+ * nparams < 0 the simple protocol is used, so sql may hold several
+ * statements. Returns the first error result, else the last result (the
+ * caller PQclear()s it; NULL only when the connection failed before any
+ * result). *failed_at gets the 0-based index of the statement that failed,
+ * or -1; *stopped whether stop() cancelled it. tuples (may be NULL) gets
+ * the last result that returned rows, kept apart (the caller clears it).
+ */
+PGresult *pg_exec_watched(PGconn *conn, const char *sql, int nparams,
+						  const char *const *values, bool (*stop) (void *arg),
+						  void *arg, int *failed_at, bool *stopped, PGresult **tuples);
+
+/* Open a session with extra server options (libpq's "options", e.g.
+ * "-c role=x"); otherwise as pg_connect(). */
+PGconn *pg_connect_with(const char *conninfo, const char *options, cq_err *err)
+	__attribute__((warn_unused_result));
 
 /* True when the connection is usable. */
 bool pg_alive(PGconn *conn);

@@ -35,7 +35,8 @@ static const char claim_sql[] =
 	" where j.id = any(array(select id from due))"
 	" returning j.id, j.attempts, j.max_attempts, j.priority,"
 	"   extract(epoch from j.run_at), j.type, j.queue, j.payload::text,"
-	"   j.idempotency_key, j.scheduled_for, j.enqueued_by,"
+	"   j.idempotency_key, to_char(j.scheduled_for at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"
+	"   j.enqueued_by,"
 	"   (extract(epoch from j.timeout) * 1000)::bigint, now()";
 
 static const char heartbeat_sql[] =
@@ -43,7 +44,7 @@ static const char heartbeat_sql[] =
 	" from unnest($3::bigint[], $4::int[]) as h(id, attempt)"
 	" where j.id = any($3::bigint[]) and j.id = h.id and j.attempts = h.attempt"
 	"   and j.status = 'running' and j.locked_by = $1"
-	" returning j.id";
+	" returning j.id, j.cancel_requested";
 
 /*
  * Outcomes, fenced: only a row still running, locked by that worker, at that
@@ -73,7 +74,7 @@ static const char record_sql[] =
 	"     when t.outcome in ('succeeded', 'given_back', 'cancelled') or t.permanent"
 	"          or j.attempts >= j.max_attempts then j.run_at"
 	"     else now() + t.delay_ms * interval '1 millisecond' end,"
-	"   locked_by = null, locked_until = null,"
+	"   locked_by = null, locked_until = null, cancel_requested = false,"
 	"   last_error = case when t.outcome = 'given_back' then j.last_error else t.error end,"
 	"   error_code = case when t.outcome = 'given_back' then j.error_code else t.error_code end,"
 	"   started_at = t.started,"
@@ -104,7 +105,7 @@ static const char record_sql[] =
 	" select id, status from upd";
 
 static const char rescue_select_sql[] =
-	"select id, attempts, locked_by, started_at from cronq.jobs"
+	"select id, attempts, locked_by, started_at, cancel_requested from cronq.jobs"
 	" where status = 'running' and locked_until < now()"
 	" order by locked_until limit 500";
 
@@ -247,7 +248,8 @@ claim_batch_free(claim_batch *batch)
 
 int
 jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
-			   const int *attempts, int n, int64_t lease_ms, bool *owned, cq_err *err)
+			   const int *attempts, int n, int64_t lease_ms, bool *owned, bool *cancel,
+			   cq_err *err)
 {
 	buf idb = BUF_INIT, atb = BUF_INIT;
 	char lease[32], num[32];
@@ -264,6 +266,7 @@ jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 		snprintf(num, sizeof num, "%d", attempts[i]);
 		buf_array_raw(&atb, num);
 		owned[i] = false;
+		cancel[i] = false;
 	}
 	buf_array_end(&idb);
 	buf_array_end(&atb);
@@ -283,8 +286,10 @@ jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 		for (int r = 0; r < PQntuples(res); r++) {
 			int i = find_id(ix, n, strtoll(PQgetvalue(res, r, 0), NULL, 10));
 
-			if (i >= 0)
+			if (i >= 0) {
 				owned[i] = true;
+				cancel[i] = PQgetvalue(res, r, 1)[0] == 't';
+			}
 		}
 		free(ix);
 	}
@@ -370,9 +375,15 @@ jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 			o[i].id = strtoll(PQgetvalue(res, i, 0), NULL, 10);
 			o[i].attempt = atoi(PQgetvalue(res, i, 1));
 			o[i].worker = PQgetvalue(res, i, 2);
-			o[i].outcome = "lease_expired";
-			o[i].error_code = "lease_expired";
-			o[i].error = "lease expired: the worker stopped renewing it";
+			if (PQgetvalue(res, i, 4)[0] == 't') {
+				o[i].outcome = "cancelled";
+				o[i].error_code = "cancelled";
+				o[i].error = "cancelled; its worker had stopped renewing the lease";
+			} else {
+				o[i].outcome = "lease_expired";
+				o[i].error_code = "lease_expired";
+				o[i].error = "lease expired: the worker stopped renewing it";
+			}
 			/* The lease already made it wait: a rescued job is due at once. */
 			o[i].delay_ms = 0;
 			o[i].base_time = PQgetisnull(res, i, 3) ? NULL : PQgetvalue(res, i, 3);

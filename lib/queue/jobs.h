@@ -56,11 +56,12 @@ void claim_batch_free(claim_batch *batch);
 
 /*
  * Renew the leases of the given (id, attempt) pairs still held by worker.
- * owned[i] is set to whether job i is still this worker's.
+ * owned[i] is set to whether job i is still this worker's, cancel[i] to
+ * whether an operator asked to cancel it.
  */
 int jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 				   const int *attempts, int n, int64_t lease_ms, bool *owned,
-				   cq_err *err) __attribute__((warn_unused_result));
+				   bool *cancel, cq_err *err) __attribute__((warn_unused_result));
 
 /* One attempt's outcome, to be recorded. */
 typedef struct job_outcome {
@@ -94,7 +95,7 @@ int jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only,
 /*
  * Rescue running jobs whose lease expired: each counts as a failed attempt
  * (error_code lease_expired), due again at once (the lease was its wait) or
- * dead when out of attempts. *rescued gets how many were recorded.
+ * dead when out of attempts; one an operator asked to cancel is cancelled. *rescued gets how many were recorded.
  */
 int jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 	__attribute__((warn_unused_result));

@@ -90,9 +90,11 @@ typedef struct worker {
 	char		id[320];
 	PGconn	   *conn;
 	bool		own_conn;
+	PGconn	   *session;		/* for tasks (sql, exec checks, purge), opened on demand */
 	claim_batch batch;
 	job_state  *state;
 	bool	   *held;			/* still ours, as far as the last heartbeat knows */
+	bool	   *cancel;			/* an operator asked to cancel it */
 	task_result *res;
 	job_outcome *out;
 	int64_t		claim_mono;
@@ -141,6 +143,7 @@ heartbeat(worker *w)
 	int *attempts = xcalloc((size_t) w->batch.n, sizeof *attempts);
 	int *idx = xcalloc((size_t) w->batch.n, sizeof *idx);
 	bool *owned = xcalloc((size_t) w->batch.n, sizeof *owned);
+	bool *cancel = xcalloc((size_t) w->batch.n, sizeof *cancel);
 
 	for (int i = 0; i < w->batch.n; i++) {
 		if (w->state[i] == JOB_DONE || !w->held[i])
@@ -149,9 +152,13 @@ heartbeat(worker *w)
 		attempts[n] = w->batch.jobs[i].attempt;
 		idx[n++] = i;
 	}
-	rc = jobs_heartbeat(w->conn, w->id, ids, attempts, n, w->sh->o->lease_ms, owned, &w->err);
+	rc = jobs_heartbeat(w->conn, w->id, ids, attempts, n, w->sh->o->lease_ms, owned, cancel, &w->err);
 	if (rc == 0) {
 		for (int k = 0; k < n; k++) {
+			if (cancel[k] && !w->cancel[idx[k]]) {
+				w->cancel[idx[k]] = true;
+				log_info("job %" PRId64 " was cancelled by an operator; stopping it", ids[k]);
+			}
 			if (!owned[k]) {
 				w->held[idx[k]] = false;
 				log_full(LOG_WARNING, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}},
@@ -166,7 +173,27 @@ heartbeat(worker *w)
 	free(attempts);
 	free(idx);
 	free(owned);
+	free(cancel);
 	return rc;
+}
+
+/*
+ * The worker's task session: opened at first use, kept for the next jobs,
+ * opened again when the server dropped it.
+ */
+static PGconn *
+worker_session(void *arg, char *why, size_t len)
+{
+	worker *w = arg;
+	cq_err err = {0};
+
+	if (w->session && !pg_alive(w->session)) {
+		pg_close(w->session);
+		w->session = NULL;
+	}
+	if (w->session == NULL && (w->session = pg_connect(w->sh->o->conninfo, &err)) == NULL)
+		snprintf(why, len, "%s", err.msg);
+	return w->session;
 }
 
 static task_stop
@@ -192,6 +219,8 @@ worker_tick(void *arg)
 		}
 		if (w->cur >= 0 && !w->held[w->cur])
 			return w->stopped = TASK_STOP_LOST;
+		if (w->cur >= 0 && w->cancel[w->cur])
+			return w->stopped = TASK_STOP_CANCELLED;
 	}
 	return TASK_GO;
 }
@@ -302,7 +331,8 @@ run_one(worker *w, int i)
 	task_result *r = &w->res[i];
 	job_outcome *o = &w->out[i];
 	const task_def *t = task_find(j->type);
-	task_ctx ctx = {worker_tick, w, w->sh->o->conninfo};
+	task_ctx ctx = {worker_tick, w, worker_session, w->sh->o->conninfo, w->sh->o->exec_dir,
+					w->sh->o->kill_grace_ms};
 	task_job tj = {j->id, j->attempt, j->type, j->queue, j->payload, j->payload_text,
 				   j->idempotency_key, j->scheduled_for, j->enqueued_by};
 	char why[1024];
@@ -314,7 +344,9 @@ run_one(worker *w, int i)
 	w->deadline = j->timeout_ms > 0 ? start + j->timeout_ms : 0;
 	memset(r, 0, sizeof *r);
 
-	if (t == NULL)
+	if (w->cancel[i])
+		w->stopped = TASK_STOP_CANCELLED;
+	else if (t == NULL)
 		task_result_set(r, TASK_PERMANENT, "unknown_task", "unrecognized task type \"%s\"", j->type);
 	else if (j->payload == NULL || payload_validate(j->type, j->payload, why, sizeof why) != 0)
 		task_result_set(r, TASK_PERMANENT, "bad_payload", "%s",
@@ -378,6 +410,7 @@ run_batch(worker *w)
 
 	w->state = xcalloc((size_t) n, sizeof *w->state);
 	w->held = xcalloc((size_t) n, sizeof *w->held);
+	w->cancel = xcalloc((size_t) n, sizeof *w->cancel);
 	w->res = xcalloc((size_t) n, sizeof *w->res);
 	w->out = xcalloc((size_t) n, sizeof *w->out);
 	for (int i = 0; i < n; i++)
@@ -407,10 +440,12 @@ run_batch(worker *w)
 		task_result_clear(&w->res[i]);
 	free(w->state);
 	free(w->held);
+	free(w->cancel);
 	free(w->res);
 	free(w->out);
 	w->state = NULL;
 	w->held = NULL;
+	w->cancel = NULL;
 	w->res = NULL;
 	w->out = NULL;
 }
@@ -598,6 +633,7 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 		}
 		if (w->own_conn)
 			pg_close(w->conn);
+		pg_close(w->session);
 	}
 	free(workers);
 

@@ -29,6 +29,8 @@ typedef struct run_opts {
 	int64_t		poll_ms;
 	int64_t		grace_ms;		/* after SIGTERM, how long tasks may finish */
 	uint64_t	seed;			/* backoff jitter seed */
+	const char *exec_dir;		/* NULL: exec jobs are refused */
+	int64_t		kill_grace_ms;	/* a stopped program: SIGTERM, then SIGKILL after this */
 } run_opts;
 
 typedef struct run_summary {
@@ -46,6 +48,7 @@ typedef struct run_summary {
 #define RUN_DEFAULT_LEASE_MS (60 * 1000)
 #define RUN_DEFAULT_POLL_MS 1000
 #define RUN_DEFAULT_GRACE_MS (10 * 1000)
+#define RUN_DEFAULT_KILL_GRACE_MS (5 * 1000)
 
 /* Run; 0, or an EX_* code with err filled. sum is filled either way. */
 int runner_run(const run_opts *opts, run_summary *sum, cq_err *err)

@@ -23,15 +23,13 @@ valid_code(const char *s)
 static int
 fail_validate(const json_t *payload, char *err, size_t errlen)
 {
-	const char *key;
+	static const char *const allowed[] = {"message", "code", "permanent", NULL};
+	const char *key = task_unknown_key(payload, allowed);
 	json_t *v;
 
-	json_object_foreach((json_t *) payload, key, v) {
-		if (strcmp(key, "message") != 0 && strcmp(key, "code") != 0 &&
-			strcmp(key, "permanent") != 0) {
-			snprintf(err, errlen, "unknown key \"%s\"", key);
-			return -1;
-		}
+	if (key) {
+		snprintf(err, errlen, "unknown key \"%s\"", key);
+		return -1;
 	}
 	v = json_object_get(payload, "message");
 	if (v && !json_is_string(v)) {

@@ -6,10 +6,10 @@
 static int
 noop_validate(const json_t *payload, char *err, size_t errlen)
 {
-	const char *key;
-	json_t *v;
+	static const char *const allowed[] = {NULL};
+	const char *key = task_unknown_key(payload, allowed);
 
-	json_object_foreach((json_t *) payload, key, v) {
+	if (key) {
 		snprintf(err, errlen, "unknown key \"%s\"", key);
 		return -1;
 	}

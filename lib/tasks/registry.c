@@ -16,6 +16,9 @@ static const task_def *const registry[] = {
 	&task_noop,
 	&task_sleep,
 	&task_fail,
+	&task_sql,
+	&task_exec,
+	&task_purge,
 	NULL,
 };
 
@@ -85,4 +88,22 @@ task_result_clear(task_result *res)
 	free(res->error);
 	free(res->output);
 	memset(res, 0, sizeof *res);
+}
+
+/* The smallest such key, as the database's cronq.unknown_key() picks. */
+const char *
+task_unknown_key(const json_t *payload, const char *const *allowed)
+{
+	const char *key, *first = NULL;
+	json_t *v;
+
+	json_object_foreach((json_t *) payload, key, v) {
+		const char *const *a = allowed;
+
+		while (*a && strcmp(*a, key) != 0)
+			a++;
+		if (*a == NULL && (first == NULL || strcmp(key, first) < 0))
+			first = key;
+	}
+	return first;
 }

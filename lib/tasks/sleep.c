@@ -5,20 +5,17 @@
 #include "tasks/task.h"
 
 #include <stdio.h>
-#include <string.h>
 
 static int
 sleep_validate(const json_t *payload, char *err, size_t errlen)
 {
-	const char *key;
-	json_t *v;
+	static const char *const allowed[] = {"seconds", NULL};
+	const char *key = task_unknown_key(payload, allowed);
 	json_t *seconds = json_object_get(payload, "seconds");
 
-	json_object_foreach((json_t *) payload, key, v) {
-		if (strcmp(key, "seconds") != 0) {
-			snprintf(err, errlen, "unknown key \"%s\"", key);
-			return -1;
-		}
+	if (key) {
+		snprintf(err, errlen, "unknown key \"%s\"", key);
+		return -1;
 	}
 	if (seconds == NULL) {
 		snprintf(err, errlen, "\"seconds\" is required");

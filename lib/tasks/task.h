@@ -11,6 +11,7 @@
 #define CRONQ_TASK_H
 
 #include <jansson.h>
+#include <libpq-fe.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,11 +53,19 @@ typedef struct task_job {
 	const char *enqueued_by;
 } task_job;
 
-/* The runner's side: tick checks timeouts, shutdown and the lease. */
+/* The runner's side: tick checks timeouts, shutdown, cancellation and the lease. */
 typedef struct task_ctx {
 	task_stop	(*tick) (void *arg);
 	void	   *arg;
-	const char *conninfo;		/* for tasks that open their own session */
+	/*
+	 * A database session for the task, owned and kept by the runner between
+	 * jobs (NULL with why filled when it cannot be opened). A task leaves it
+	 * as it found it: no open transaction, no role set.
+	 */
+	PGconn	   *(*session) (void *arg, char *why, size_t len);
+	const char *conninfo;		/* for tasks that need a session of their own */
+	const char *exec_dir;		/* NULL: exec jobs are refused */
+	int64_t		kill_grace_ms;	/* SIGTERM to SIGKILL, for programs */
 } task_ctx;
 
 typedef struct task_def {
@@ -90,5 +99,11 @@ const task_def *const *task_all(void);
 extern const task_def task_noop;
 extern const task_def task_sleep;
 extern const task_def task_fail;
+extern const task_def task_sql;
+extern const task_def task_exec;
+extern const task_def task_purge;
+
+/* A key of payload not in allowed (NULL-terminated), or NULL when none. */
+const char *task_unknown_key(const json_t *payload, const char *const *allowed);
 
 #endif

@@ -20,6 +20,7 @@ buf_reserve(buf *b, size_t extra)
 	while (b->cap < need)
 		b->cap *= 2;
 	b->data = xrealloc(b->data, b->cap);
+	b->data[b->len] = '\0';	/* the buffer is a string at every moment */
 }
 
 void

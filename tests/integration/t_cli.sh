@@ -12,17 +12,18 @@ expect "no command" 64 "" $'cronq: error: no command given\nTry "cronq --help" f
 cronq frobnicate
 expect "unknown command" 64 "" $'cronq: error: unrecognized command "frobnicate"\nTry "cronq --help" for more information.'
 
-for cmd in migrate enqueue run; do
+for cmd in migrate enqueue run schedule cancel; do
     cronq $cmd --help
     check "$cmd --help exits 0 with Usage" [ "$RC" = 0 ]
     match "$cmd --help shows usage" "Usage:" "$OUT"
-    cronq $cmd --no-such-flag
+    sub=$cmd; [ $cmd = schedule ] && sub="schedule list"
+    cronq $sub --no-such-flag
     expect "$cmd bad option" 64 "" "cronq: error: unrecognized option \"--no-such-flag\"
-Try \"cronq $cmd --help\" for more information."
+Try \"cronq $sub --help\" for more information."
 done
 
 # Every option of every command appears in its --help.
-for cmd in migrate enqueue run; do
+for cmd in migrate enqueue run schedule cancel; do
     src="$(dirname "$0")/../../cmd/cronq/cmd_$cmd.c"
     for opt in $(grep -oE '^\s*\{"[a-z-]+", (no|required)_argument' "$src" | grep -oE '"[a-z-]+"' | tr -d '"'); do
         if "$CRONQ" $cmd --help | grep -q -- "--$opt"; then pass; else fail "$cmd --help does not mention --$opt"; fi

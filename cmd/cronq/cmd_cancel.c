@@ -1,0 +1,103 @@
+/* cmd_cancel — "cronq cancel ID…": options, then lib/queue/admin. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "pg/pg.h"
+#include "queue/admin.h"
+#include "schema/migrate.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+static void
+help(void)
+{
+	printf("cronq cancel cancels jobs: queued or failed ones at once; a running one is\n"
+		   "stopped by its worker at its next heartbeat and ends cancelled.\n\n"
+		   "Usage:\n"
+		   "  cronq cancel ID... [OPTION]...\n\n"
+		   "Options:\n"
+		   "  -v, --verbose             say what is done\n"
+		   "      --log-format FORMAT   text (default) or json\n"
+		   "  -h, --help                show this help, then exit\n\n"
+		   "Connection options:\n"
+		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
+		   "Prints one line per job; exits 65 when an ID does not exist.\n");
+}
+
+static int
+on_opt(int opt, const char *arg, const cli_src *src, void *state)
+{
+	(void) opt;
+	(void) arg;
+	(void) src;
+	(void) state;
+	return 0;
+}
+
+int
+cmd_cancel(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		CLI_COMMON_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	cli_common common;
+	cq_err err = {0};
+	PGconn *conn;
+	int64_t *ids;
+	cancel_result *result;
+	int first, rc, n;
+
+	if ((rc = cli_parse("cancel", argc, argv, "d:vh", opts, on_opt, NULL, &common, &first)) != 0)
+		return rc;
+	if (common.help) {
+		help();
+		return 0;
+	}
+	if ((rc = cli_check_args("cancel", argc, argv, first, 1, 100000)) != 0)
+		return rc;
+	n = argc - first;
+	ids = xcalloc((size_t) n, sizeof *ids);
+	result = xcalloc((size_t) n, sizeof *result);
+	for (int i = 0; i < n; i++) {
+		cli_src src = {"job id"};
+
+		if ((rc = cli_int(&src, argv[first + i], 1, INT64_MAX, &ids[i])) != 0)
+			goto out_free;
+	}
+	if ((conn = pg_connect(cli_conninfo(&common), &err)) == NULL) {
+		rc = cli_report(&err);
+		goto out_free;
+	}
+	if ((rc = migrate_check(conn, &err)) == 0)
+		rc = jobs_cancel(conn, ids, n, result, &err);
+	pg_close(conn);
+	if (rc != 0) {
+		rc = cli_report(&err);
+		goto out_free;
+	}
+	for (int i = 0; i < n; i++) {
+		switch (result[i]) {
+			case CANCEL_DONE:
+				printf("%" PRId64 " cancelled\n", ids[i]);
+				break;
+			case CANCEL_REQUESTED:
+				printf("%" PRId64 " cancelling: running; its worker stops it at its next heartbeat\n", ids[i]);
+				break;
+			case CANCEL_FINISHED:
+				log_warning("job %" PRId64 " has already finished; not cancelled", ids[i]);
+				break;
+			case CANCEL_NOT_FOUND:
+				log_error("job %" PRId64 " does not exist", ids[i]);
+				rc = EX_DATAERR;
+				break;
+		}
+	}
+out_free:
+	free(ids);
+	free(result);
+	return rc;
+}

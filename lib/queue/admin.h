@@ -1,0 +1,24 @@
+/*
+ * admin — what operators do to jobs by id: cancel them (and, as the
+ * operating issue lands, retry, list and show them).
+ */
+#ifndef CRONQ_ADMIN_H
+#define CRONQ_ADMIN_H
+
+#include <libpq-fe.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+typedef enum cancel_result {
+	CANCEL_DONE,				/* queued or failed: now cancelled */
+	CANCEL_REQUESTED,			/* running: its worker stops it at its next heartbeat */
+	CANCEL_FINISHED,			/* already succeeded, dead or cancelled: unchanged */
+	CANCEL_NOT_FOUND,
+} cancel_result;
+
+/* Cancel each job; result[i] says what happened to ids[i]. */
+int jobs_cancel(PGconn *conn, const int64_t *ids, int n, cancel_result *result, cq_err *err)
+	__attribute__((warn_unused_result));
+
+#endif

@@ -1,0 +1,60 @@
+/* utf8 — see utf8.h. Follows the Unicode "maximal subpart" replacement rule
+ * loosely: each invalid byte becomes one U+FFFD. */
+#include "util/utf8.h"
+
+#include <stdint.h>
+
+#include "util/buf.h"
+
+/* Length of the valid UTF-8 sequence at s (at most len bytes), or 0. */
+static size_t
+valid_seq(const unsigned char *s, size_t len)
+{
+	size_t n;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xC2 && s[0] <= 0xDF)
+		n = 2, cp = s[0] & 0x1F;
+	else if (s[0] >= 0xE0 && s[0] <= 0xEF)
+		n = 3, cp = s[0] & 0x0F;
+	else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len < n)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+		(cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+char *
+utf8_sanitize(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *) s;
+	buf b = BUF_INIT;
+	size_t i = 0;
+
+	buf_reserve(&b, len);
+	while (i < len) {
+		size_t n = valid_seq(p + i, len - i);
+
+		if (n == 0) {
+			buf_append(&b, "\xEF\xBF\xBD", 3);
+			i++;
+		} else {
+			if (!(n == 1 && p[i] == 0))
+				buf_append(&b, s + i, n);
+			i += n;
+		}
+	}
+	return buf_steal(&b);
+}

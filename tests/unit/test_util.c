@@ -1,0 +1,68 @@
+/* Unit tests of small utilities: buf (strings at every moment, array and
+ * COPY escaping) and utf8_sanitize (what a program prints becomes text). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "util/buf.h"
+#include "util/utf8.h"
+
+static void
+sanitize_case(const char *in, size_t len, const char *want)
+{
+	char *got = utf8_sanitize(in, len);
+
+	CHECK(strcmp(got, want) == 0, "sanitize of %zu bytes: got [%s], want [%s]", len, got, want);
+	free(got);
+}
+
+int
+main(void)
+{
+	buf b = BUF_INIT;
+	char *s;
+
+	/* A buffer is a string even when only reserved (the bug exec output hit). */
+	buf_reserve(&b, 100);
+	CHECK(b.data != NULL && b.data[0] == '\0', "reserved buffer must be an empty string");
+	s = buf_steal(&b);
+	CHECK(strcmp(s, "") == 0, "stolen empty buffer must be \"\"");
+	free(s);
+	s = buf_steal(&b);
+	CHECK(strcmp(s, "") == 0, "never-used buffer steals as \"\"");
+	free(s);
+
+	buf_array_begin(&b);
+	buf_array_text(&b, "a\"b\\c");
+	buf_array_text(&b, NULL);
+	buf_array_raw(&b, "42");
+	buf_array_text(&b, "");
+	buf_array_end(&b);
+	CHECK(strcmp(buf_str(&b), "{\"a\\\"b\\\\c\",NULL,42,\"\"}") == 0, "array literal: %s", buf_str(&b));
+	buf_reset(&b);
+	buf_array_begin(&b);
+	buf_array_end(&b);
+	CHECK(strcmp(buf_str(&b), "{}") == 0, "empty array literal: %s", buf_str(&b));
+	buf_reset(&b);
+	buf_copy_field(&b, "t\tn\nr\rb\\");
+	buf_putc(&b, '|');
+	buf_copy_field(&b, NULL);
+	CHECK(strcmp(buf_str(&b), "t\\tn\\nr\\rb\\\\|\\N") == 0, "COPY escaping: %s", buf_str(&b));
+	buf_reset(&b);
+	buf_printf(&b, "%d-%s", 7, "x");
+	CHECK(strcmp(buf_str(&b), "7-x") == 0 && b.len == 3, "printf: %s", buf_str(&b));
+	buf_free(&b);
+
+	sanitize_case("", 0, "");
+	sanitize_case("plain text\n", 11, "plain text\n");
+	sanitize_case("caf\xc3\xa9", 5, "caf\xc3\xa9");
+	sanitize_case("\xe2\x82\xac \xf0\x9f\x98\x80", 8, "\xe2\x82\xac \xf0\x9f\x98\x80");
+	sanitize_case("a\0b", 3, "ab");
+	sanitize_case("\xa0tail", 5, "\xef\xbf\xbdtail");
+	sanitize_case("cut \xe2\x82", 6, "cut \xef\xbf\xbd\xef\xbf\xbd");
+	sanitize_case("\xc0\xaf", 2, "\xef\xbf\xbd\xef\xbf\xbd");
+	sanitize_case("\xed\xa0\x80", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	sanitize_case("\xf4\x90\x80\x80", 4, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+	sanitize_case("\xff\xfe", 2, "\xef\xbf\xbd\xef\xbf\xbd");
+	return check_done("util");
+}
