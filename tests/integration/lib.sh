@@ -81,3 +81,12 @@ done_testing() {
     echo "$T_NAME: $T_PASSED passed, $T_FAILED failed"
     [ "$T_FAILED" -eq 0 ]
 }
+
+# mkrole NAME…: login roles, created once per cluster (roles are shared by
+# every test database, so tests must not assume they start without them).
+mkrole() {
+    local r
+    for r in "$@"; do
+        q "do \$\$ begin if not exists (select from pg_roles where rolname = '$r') then create role \"$r\" login; end if; end \$\$"
+    done
+}

@@ -69,17 +69,18 @@ eq "SQL API message matches the CLI's" 'ERROR:  unrecognized task type "nop"' "$
 eq "nothing written by SQL either" "$before" "$(count)"
 
 # enqueued_by is the inserting role, whatever a non-superuser claims.
-q "create role alice login; grant cronq_user to alice"
-out=$(PGUSER=alice "$PSQL" -XAtq -c "select cronq.enqueue('noop', queue => 'alice')")
-eq "cronq_user may enqueue through the SQL API" "alice" "$(q "select enqueued_by from cronq.jobs where id = $out")"
-out=$(PGUSER=alice "$CRONQ" enqueue noop --queue alice-cli)
-eq "cronq_user may enqueue with the CLI" "alice" "$(q "select enqueued_by from cronq.jobs where id = $out")"
-out=$(PGUSER=alice "$PSQL" -XAtq -c "insert into cronq.jobs (type, queue, enqueued_by) values ('noop', 'spoof', 'postgres') returning enqueued_by" 2>&1)
+mkrole enq_alice
+q "grant cronq_user to enq_alice"
+out=$(PGUSER=enq_alice "$PSQL" -XAtq -c "select cronq.enqueue('noop', queue => 'enq_alice')")
+eq "cronq_user may enqueue through the SQL API" "enq_alice" "$(q "select enqueued_by from cronq.jobs where id = $out")"
+out=$(PGUSER=enq_alice "$CRONQ" enqueue noop --queue enq_alice-cli)
+eq "cronq_user may enqueue with the CLI" "enq_alice" "$(q "select enqueued_by from cronq.jobs where id = $out")"
+out=$(PGUSER=enq_alice "$PSQL" -XAtq -c "insert into cronq.jobs (type, queue, enqueued_by) values ('noop', 'spoof', 'postgres') returning enqueued_by" 2>&1)
 match "cronq_user may not name enqueued_by at all" 'permission denied' "$out"
-q "grant insert on cronq.jobs to alice"
-out=$(PGUSER=alice "$PSQL" -XAtq -c "insert into cronq.jobs (type, queue, enqueued_by) values ('noop', 'spoof', 'postgres') returning enqueued_by" 2>&1)
-eq "even with full INSERT, a spoofed enqueued_by is replaced" "alice" "$(head -n 1 <<<"$out")"
-out=$(PGUSER=alice "$PSQL" -XAtq -c "update cronq.jobs set status = 'dead'" 2>&1)
+q "grant insert on cronq.jobs to enq_alice"
+out=$(PGUSER=enq_alice "$PSQL" -XAtq -c "insert into cronq.jobs (type, queue, enqueued_by) values ('noop', 'spoof', 'postgres') returning enqueued_by" 2>&1)
+eq "even with full INSERT, a spoofed enqueued_by is replaced" "enq_alice" "$(head -n 1 <<<"$out")"
+out=$(PGUSER=enq_alice "$PSQL" -XAtq -c "update cronq.jobs set status = 'dead'" 2>&1)
 match "cronq_user cannot update jobs" 'permission denied' "$out"
 
 # Idempotency keys.

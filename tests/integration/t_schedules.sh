@@ -138,11 +138,12 @@ round 30
 eq "once the previous job finished, the next occurrence is enqueued" 2 "$(q "select count(*) from cronq.jobs where schedule = 'busy'")"
 
 # Jobs of a schedule are enqueued in its author's name, not the runner's.
-q "create role bob login; grant cronq_user to bob; grant insert on cronq.schedules to bob"
-PGUSER=bob "$CRONQ" schedule add bobs '* * * * *' noop
-eq "the author is the role that added it" bob "$(q "select created_by from cronq.schedules where name = 'bobs'")"
-q "update cronq.schedules set cron = extract(minute from now() - interval '10 minutes')::int || ' * * * *', next_run_at = now() - interval '59 minutes' where name = 'bobs'"
+mkrole sched_bob
+q "grant cronq_user to sched_bob; grant insert on cronq.schedules to sched_bob"
+PGUSER=sched_bob "$CRONQ" schedule add sched_bobs '* * * * *' noop
+eq "the author is the role that added it" sched_bob "$(q "select created_by from cronq.schedules where name = 'sched_bobs'")"
+q "update cronq.schedules set cron = extract(minute from now() - interval '10 minutes')::int || ' * * * *', next_run_at = now() - interval '59 minutes' where name = 'sched_bobs'"
 "$CRONQ" run --type none
-eq "its jobs are enqueued by its author" bob "$(q "select string_agg(distinct enqueued_by, ',') from cronq.jobs where schedule = 'bobs'")"
+eq "its jobs are enqueued by its author" sched_bob "$(q "select string_agg(distinct enqueued_by, ',') from cronq.jobs where schedule = 'sched_bobs'")"
 
 done_testing

@@ -124,43 +124,44 @@ cronq enqueue exec '{"command": "env", "env": {"CRONQ_JOB_ID": "1"}}'
 expect "exec: CRONQ_ variables are ours" 65 "" 'cronq: error: invalid payload for task "exec": "env" must map variable names (not CRONQ_*) to strings'
 
 # Only members of cronq_exec may enqueue exec jobs; checked again before running.
-q "create role eve login; grant cronq_user to eve"
-cronq enqueue exec '{"command": "env"}' --db "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=eve"
-expect "exec: a non-member of cronq_exec cannot enqueue" 78 "" 'cronq: error: role "eve" may not enqueue exec jobs: it is not a member of cronq_exec'
-q "grant cronq_exec to eve"
-id=$(PGUSER=eve "$CRONQ" enqueue exec '{"command": "env"}')
-q "revoke cronq_exec from eve"
+mkrole tk_eve
+q "revoke cronq_exec from tk_eve; grant cronq_user to tk_eve"
+cronq enqueue exec '{"command": "env"}' --db "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=tk_eve"
+expect "exec: a non-member of cronq_exec cannot enqueue" 78 "" 'cronq: error: role "tk_eve" may not enqueue exec jobs: it is not a member of cronq_exec'
+q "grant cronq_exec to tk_eve"
+id=$(PGUSER=tk_eve "$CRONQ" enqueue exec '{"command": "env"}')
+q "revoke cronq_exec from tk_eve"
 "$CRONQ" run --exec-dir "$exec_dir" 2>/dev/null
 eq "exec: membership is checked again before running" "dead|permission_denied" "$(status_of $id)"
 
 # sql runs as the role that enqueued it.
-q "create role alice login; grant cronq_user to alice; grant create on schema public to alice"
-q "create role mallory login; grant cronq_user to mallory"
-q "create table secret (x int); create table guestbook (x int); grant select on guestbook to mallory"
-q "grant alice to postgres"   # the runner (postgres) may act as alice…
-id=$(PGUSER=alice "$CRONQ" enqueue sql '{"sql": "create table alices (x int); insert into alices values (1), (2)"}')
+mkrole tk_alice tk_mallory tk_stranger tk_runner
+q "grant cronq_user to tk_alice; grant create on schema public to tk_alice"
+q "grant cronq_user to tk_mallory"
+q "create table secret (x int); create table guestbook (x int); grant select on guestbook to tk_mallory"
+q "grant tk_alice to postgres"   # the runner (postgres) may act as tk_alice
+id=$(PGUSER=tk_alice "$CRONQ" enqueue sql '{"sql": "create table alices (x int); insert into alices values (1), (2)"}')
 "$CRONQ" run
-eq "sql as alice succeeded" "succeeded|" "$(status_of $id)"
-eq "the table is alice's" alice "$(q "select tableowner from pg_tables where tablename = 'alices'")"
+eq "sql as tk_alice succeeded" "succeeded|" "$(status_of $id)$(q "select coalesce(' ' || last_error, '') from cronq.jobs where id = $id and status <> 'succeeded'")"
+eq "the table is tk_alice's" tk_alice "$(q "select tableowner from pg_tables where tablename = 'alices'")"
 eq "rows affected are in the output" "rows: 2" "$(q "select output from cronq.job_runs where job_id = $id")"
-id=$(PGUSER=mallory "$CRONQ" enqueue sql '{"sql": "insert into guestbook values (1)"}')
+id=$(PGUSER=tk_mallory "$CRONQ" enqueue sql '{"sql": "insert into guestbook values (1)"}')
 "$CRONQ" run 2>/dev/null
 eq "a role without INSERT cannot make a sql job write" "dead|permission_denied" "$(status_of $id)"
 eq "nothing written" 0 "$(q "select count(*) from guestbook")"
-id=$(PGUSER=mallory "$CRONQ" enqueue sql '{"sql": "reset role; insert into secret values (1)"}')
+id=$(PGUSER=tk_mallory "$CRONQ" enqueue sql '{"sql": "reset role; insert into secret values (1)"}')
 "$CRONQ" run 2>/dev/null
 eq "RESET ROLE inside a job does not climb back to the runner" "dead" "$(q "select status from cronq.jobs where id = $id")"
 eq "the escape wrote nothing" 0 "$(q "select count(*) from secret")"
-q "create role stranger nologin; grant cronq_user to stranger"
-id=$(q "set role stranger; select cronq.enqueue('sql', '{\"sql\": \"select 1\"}')")
-q "revoke alice from postgres"
-q "alter role postgres nosuperuser" 2>/dev/null; # (postgres stays superuser: test the membership path with a plain runner)
-q "alter role postgres superuser"
-q "create role runner login; grant cronq_user to runner; grant all on all tables in schema cronq to runner; grant usage on schema cronq to runner"
-q "grant execute on function cronq.materialise(text[], timestamptz[], text[], timestamptz[]) to runner"
-"$CRONQ" run --db "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=runner" 2>/dev/null
+q "grant cronq_user to tk_stranger"
+id=$(q "set role tk_stranger; select cronq.enqueue('sql', '{\"sql\": \"select 1\"}')")
+q "revoke tk_alice from postgres"
+# A runner role that is no superuser and no member of the job's author.
+q "grant cronq_user to tk_runner; grant all on all tables in schema cronq to tk_runner; grant usage on schema cronq to tk_runner"
+q "grant execute on function cronq.materialise(text[], timestamptz[], text[], timestamptz[]) to tk_runner"
+"$CRONQ" run --db "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=tk_runner" 2>/dev/null
 eq "a runner that may not act as the author: dead, permission_denied" "dead|permission_denied" "$(status_of $id)"
-match "the message names the missing grant" 'cannot run as role "stranger".*GRANT "stranger" TO' "$(q "select last_error from cronq.jobs where id = $id")"
+match "the message names the missing grant" 'cannot run as role "tk_stranger".*GRANT "tk_stranger" TO' "$(q "select last_error from cronq.jobs where id = $id")"
 
 # "transaction": false runs statements that cannot run in a transaction block.
 id=$("$CRONQ" enqueue sql '{"sql": "vacuum guestbook", "transaction": false}')
@@ -227,8 +228,8 @@ cronq enqueue purge '{"older_than": "soon"}'
 expect "purge: bad duration" 65 "" 'cronq: error: invalid payload for task "purge": "older_than" must be a duration such as "30d" or "12h"'
 cronq enqueue purge '{"older_than": "1d", "statuses": ["queued"]}'
 expect "purge: only terminal statuses" 65 "" 'cronq: error: invalid payload for task "purge": "statuses" must be a non-empty list of succeeded, dead and cancelled'
-cronq enqueue purge '{"older_than": "1d"}' --db "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=alice"
-expect "purge: only cronq's own role may enqueue it" 78 "" 'cronq: error: role "alice" may not enqueue purge jobs: only the owner of cronq.jobs may'
+cronq enqueue purge '{"older_than": "1d"}' --db "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=tk_alice"
+expect "purge: only cronq's own role may enqueue it" 78 "" 'cronq: error: role "tk_alice" may not enqueue purge jobs: only the owner of cronq.jobs may'
 eq "migrate installed the daily purge schedule" "17 3 * * *|purge|{\"older_than\": {\"dead\": \"90d\", \"cancelled\": \"14d\", \"succeeded\": \"14d\"}}" \
     "$(q "select cron || '|' || type || '|' || payload from cronq.schedules where name = 'cronq-purge'")"
 
