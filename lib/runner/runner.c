@@ -357,6 +357,14 @@ run_one(worker *w, int i)
 	stop = w->stopped;
 	w->cur = -1;
 	w->deadline = 0;
+	/*
+	 * A stopped task may have cancelled a query; libpq's cancel request can
+	 * arrive late and hit whatever runs next on that session. Never reuse it.
+	 */
+	if (stop != TASK_GO && w->session) {
+		pg_close(w->session);
+		w->session = NULL;
+	}
 
 	memset(o, 0, sizeof *o);
 	o->id = j->id;
