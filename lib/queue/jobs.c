@@ -18,26 +18,31 @@
 /*
  * The claim: due rows in run order, locked with SKIP LOCKED so concurrent
  * runners never wait on each other, then marked running. The CTE feeds an
- * id = ANY(ARRAY(…)) so the UPDATE keeps a primary-key index scan.
+ * id = ANY(ARRAY(…)) so the UPDATE keeps a primary-key index scan. Written
+ * as pieces taking their parameter numbers, so that the same text serves
+ * alone and after the outcomes of the previous batch (record_claim_sql).
  */
-static const char claim_sql[] =
-	"with due as ("
-	" select id from cronq.jobs"
-	" where status in ('queued', 'failed') and run_at <= now()"
-	"   and ($4::text[] is null or queue = any($4::text[]))"
-	"   and ($5::text[] is null or type = any($5::text[]))"
-	" order by priority, run_at, id"
-	" limit $3"
+#define CLAIM_DUE(limit, queues, types) \
+	" due as (" \
+	" select id from cronq.jobs" \
+	" where status in ('queued', 'failed') and run_at <= now()" \
+	"   and ($" queues "::text[] is null or queue = any($" queues "::text[]))" \
+	"   and ($" types "::text[] is null or type = any($" types "::text[]))" \
+	" order by priority, run_at, id" \
+	" limit $" limit "::int" \
 	" for update skip locked)"
-	" update cronq.jobs j set status = 'running', attempts = j.attempts + 1,"
-	"   locked_by = $1, locked_until = now() + $2::bigint * interval '1 millisecond',"
-	"   started_at = now(), updated_at = now()"
-	" where j.id = any(array(select id from due))"
-	" returning j.id, j.attempts, j.max_attempts, j.priority,"
-	"   extract(epoch from j.run_at), j.type, j.queue, j.payload::text,"
-	"   j.idempotency_key, to_char(j.scheduled_for at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),"
-	"   j.enqueued_by,"
-	"   (extract(epoch from j.timeout) * 1000)::bigint, now()";
+#define CLAIM_UPDATE(worker, lease) \
+	" update cronq.jobs j set status = 'running', attempts = j.attempts + 1," \
+	"   locked_by = $" worker ", locked_until = now() + $" lease "::bigint * interval '1 millisecond'," \
+	"   started_at = now(), updated_at = now()" \
+	" where j.id = any(array(select id from due))" \
+	" returning j.id, j.attempts, j.max_attempts, j.priority," \
+	"   extract(epoch from j.run_at), j.type, j.queue, j.payload::text," \
+	"   j.idempotency_key, to_char(j.scheduled_for at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')," \
+	"   j.enqueued_by, (extract(epoch from j.timeout) * 1000)::bigint, now()"
+
+static const char claim_sql[] =
+	"with" CLAIM_DUE("3", "4", "5") CLAIM_UPDATE("1", "2");
 
 static const char heartbeat_sql[] =
 	"update cronq.jobs j set locked_until = now() + $2::bigint * interval '1 millisecond'"
@@ -49,60 +54,77 @@ static const char heartbeat_sql[] =
 /*
  * Outcomes, fenced: only a row still running, locked by that worker, at that
  * attempt is touched. Refused outcomes leave a lease_lost history row.
+ * Parameters $1 to $13.
  */
-static const char record_sql[] =
-	"with o as ("
-	" select * from unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::bool[],"
-	"   $6::text[], $7::text[], $8::text[], $9::bigint[], $10::timestamptz[],"
-	"   $11::bigint[], $12::bigint[])"
-	"   as o(id, attempt, worker, outcome, permanent, error_code, error, output,"
-	"        delay_ms, base, start_ms, end_ms)"
-	"), t as ("
-	" select o.*, o.base + o.start_ms * interval '1 millisecond' as started,"
-	"   coalesce(o.base + o.end_ms * interval '1 millisecond', now()) as finished"
-	" from o"
-	"), upd as ("
-	" update cronq.jobs j set"
-	"   status = case"
-	"     when t.outcome = 'succeeded' then 'succeeded'"
-	"     when t.outcome = 'given_back' then 'queued'"
-	"     when t.outcome = 'cancelled' then 'cancelled'"
-	"     when t.permanent or j.attempts >= j.max_attempts then 'dead'"
-	"     else 'failed' end,"
-	"   attempts = case when t.outcome = 'given_back' then j.attempts - 1 else j.attempts end,"
-	"   run_at = case"
-	"     when t.outcome in ('succeeded', 'given_back', 'cancelled') or t.permanent"
-	"          or j.attempts >= j.max_attempts then j.run_at"
-	"     else now() + t.delay_ms * interval '1 millisecond' end,"
-	"   locked_by = null, locked_until = null, cancel_requested = false,"
-	"   last_error = case when t.outcome = 'given_back' then j.last_error else t.error end,"
-	"   error_code = case when t.outcome = 'given_back' then j.error_code else t.error_code end,"
-	"   started_at = t.started,"
-	"   finished_at = case"
-	"     when t.outcome in ('succeeded', 'cancelled') or t.permanent"
-	"          or (t.outcome <> 'given_back' and j.attempts >= j.max_attempts) then t.finished"
-	"     end,"
-	"   updated_at = now()"
-	" from t"
-	" where j.id = any($1::bigint[]) and j.id = t.id and t.outcome <> 'lease_lost'"
-	"   and j.status = 'running' and j.locked_by = t.worker and j.attempts = t.attempt"
-	"   and (not $13::bool or j.locked_until < now())"
-	" returning j.id, j.status"
-	"), runs as ("
-	" insert into cronq.job_runs (job_id, attempt, worker, started_at, finished_at,"
-	"   outcome, error_code, error, output, duration)"
-	" select t.id, t.attempt, t.worker, t.started, t.finished,"
-	"   case when upd.id is null then 'lease_lost'"
-	"        when t.permanent then 'failed' else t.outcome end,"
-	"   t.error_code,"
-	"   case when upd.id is null and t.outcome <> 'lease_lost'"
-	"        then 'lease lost: outcome ' || t.outcome || ' not recorded'"
-	"        else t.error end,"
-	"   t.output, t.finished - t.started"
-	" from t left join upd on upd.id = t.id"
-	" where upd.id is not null or not $13::bool"
+#define RECORD_CTES \
+" o as (" \
+	" select * from unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::bool[]," \
+	"   $6::text[], $7::text[], $8::text[], $9::bigint[], $10::timestamptz[]," \
+	"   $11::bigint[], $12::bigint[])" \
+	"   as o(id, attempt, worker, outcome, permanent, error_code, error, output," \
+	"        delay_ms, base, start_ms, end_ms)" \
+	"), t as (" \
+	" select o.*, o.base + o.start_ms * interval '1 millisecond' as started," \
+	"   coalesce(o.base + o.end_ms * interval '1 millisecond', now()) as finished" \
+	" from o" \
+	"), upd as (" \
+	" update cronq.jobs j set" \
+	"   status = case" \
+	"     when t.outcome = 'succeeded' then 'succeeded'" \
+	"     when t.outcome = 'given_back' then 'queued'" \
+	"     when t.outcome = 'cancelled' then 'cancelled'" \
+	"     when t.permanent or j.attempts >= j.max_attempts then 'dead'" \
+	"     else 'failed' end," \
+	"   attempts = case when t.outcome = 'given_back' then j.attempts - 1 else j.attempts end," \
+	"   run_at = case" \
+	"     when t.outcome in ('succeeded', 'given_back', 'cancelled') or t.permanent" \
+	"          or j.attempts >= j.max_attempts then j.run_at" \
+	"     else now() + t.delay_ms * interval '1 millisecond' end," \
+	"   locked_by = null, locked_until = null, cancel_requested = false," \
+	"   last_error = case when t.outcome = 'given_back' then j.last_error else t.error end," \
+	"   error_code = case when t.outcome = 'given_back' then j.error_code else t.error_code end," \
+	"   started_at = t.started," \
+	"   finished_at = case" \
+	"     when t.outcome in ('succeeded', 'cancelled') or t.permanent" \
+	"          or (t.outcome <> 'given_back' and j.attempts >= j.max_attempts) then t.finished" \
+	"     end," \
+	"   updated_at = now()" \
+	" from t" \
+	" where j.id = any($1::bigint[]) and j.id = t.id and t.outcome <> 'lease_lost'" \
+	"   and j.status = 'running' and j.locked_by = t.worker and j.attempts = t.attempt" \
+	"   and (not $13::bool or j.locked_until < now())" \
+	" returning j.id, j.status" \
+	"), runs as (" \
+	" insert into cronq.job_runs (job_id, attempt, worker, started_at, finished_at," \
+	"   outcome, error_code, error, output, duration)" \
+	" select t.id, t.attempt, t.worker, t.started, t.finished," \
+	"   case when upd.id is null then 'lease_lost'" \
+	"        when t.permanent then 'failed' else t.outcome end," \
+	"   t.error_code," \
+	"   case when upd.id is null and t.outcome <> 'lease_lost'" \
+	"        then 'lease lost: outcome ' || t.outcome || ' not recorded'" \
+	"        else t.error end," \
+	"   t.output, t.finished - t.started" \
+	" from t left join upd on upd.id = t.id" \
+	" where upd.id is not null or not $13::bool" \
 	")"
-	" select id, status from upd";
+
+static const char record_sql[] =
+	"with" RECORD_CTES " select id, status from upd";
+
+/*
+ * Batch k's outcomes and batch k+1's claim in one statement: one round trip
+ * and one commit per batch. The claim cannot see the rows the outcomes
+ * touch (they are running in its snapshot), so the two never collide.
+ * Columns: kind ('r' outcome, 'c' claimed), new status, then the claim's.
+ */
+static const char record_claim_sql[] =
+	"with" RECORD_CTES "," CLAIM_DUE("16", "17", "18") ", claimed as (" CLAIM_UPDATE("14", "15") ")"
+	" select 'r', upd.status, upd.id, null::int, null::int, null::int, null::numeric, null::text,"
+	"   null::text, null::text, null::text, null::text, null::text, null::bigint, null::timestamptz"
+	" from upd"
+	" union all"
+	" select 'c', null, claimed.* from claimed";
 
 static const char rescue_select_sql[] =
 	"select id, attempts, locked_by, started_at, cancel_requested from cronq.jobs"
@@ -178,50 +200,82 @@ text_array(char **items, int n)
 	return buf_steal(&b);
 }
 
+/*
+ * Fill out from the claimed rows of res: all rows (kind_col < 0), or those
+ * whose kind_col is 'c'; the claim's columns start at col0.
+ */
+static void
+decode_claimed(const PGresult *res, int kind_col, int col0, claim_batch *out)
+{
+	int rows = PQntuples(res);
+
+	memset(out, 0, sizeof *out);
+	out->jobs = xcalloc((size_t) (rows ? rows : 1), sizeof *out->jobs);
+	for (int r = 0; r < rows; r++) {
+		claimed_job *j = &out->jobs[out->n];
+		const int c = col0;
+
+		if (kind_col >= 0 && PQgetvalue(res, r, kind_col)[0] != 'c')
+			continue;
+		j->id = strtoll(PQgetvalue(res, r, c), NULL, 10);
+		j->attempt = atoi(PQgetvalue(res, r, c + 1));
+		j->max_attempts = atoi(PQgetvalue(res, r, c + 2));
+		j->priority = atoi(PQgetvalue(res, r, c + 3));
+		j->run_at = strtod(PQgetvalue(res, r, c + 4), NULL);
+		j->type = xstrdup(PQgetvalue(res, r, c + 5));
+		j->queue = xstrdup(PQgetvalue(res, r, c + 6));
+		j->payload_text = xstrdup(PQgetvalue(res, r, c + 7));
+		j->payload = json_loads(j->payload_text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+		j->idempotency_key = dup_or_null(res, r, c + 8);
+		j->scheduled_for = dup_or_null(res, r, c + 9);
+		j->enqueued_by = xstrdup(PQgetvalue(res, r, c + 10));
+		j->timeout_ms = PQgetisnull(res, r, c + 11) ? 0 : strtoll(PQgetvalue(res, r, c + 11), NULL, 10);
+		if (out->n == 0)
+			snprintf(out->claimed_at, sizeof out->claimed_at, "%s", PQgetvalue(res, r, c + 12));
+		out->n++;
+	}
+	qsort(out->jobs, (size_t) out->n, sizeof *out->jobs, cmp_run_order);
+}
+
+/* The claim's five parameters; the caller frees queues and types. */
+typedef struct claim_params {
+	char		lease[32];
+	char		limit[16];
+	char	   *queues;
+	char	   *types;
+} claim_params;
+
+static void
+claim_params_fill(claim_params *cp, int limit, int64_t lease_ms, const claim_filter *filter)
+{
+	snprintf(cp->lease, sizeof cp->lease, "%" PRId64, lease_ms);
+	snprintf(cp->limit, sizeof cp->limit, "%d", limit);
+	cp->queues = text_array(filter->queues, filter->nqueues);
+	cp->types = text_array(filter->types, filter->ntypes);
+}
+
 int
 jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
 		   const claim_filter *filter, claim_batch *out, cq_err *err)
 {
-	char lease[32], lim[32];
-	char *queues = text_array(filter->queues, filter->nqueues);
-	char *types = text_array(filter->types, filter->ntypes);
-	const char *params[5] = {worker, lease, lim, queues, types};
+	claim_params cp;
+	const char *params[5];
 	PGresult *res;
 
 	memset(out, 0, sizeof *out);
-	snprintf(lease, sizeof lease, "%" PRId64, lease_ms);
-	snprintf(lim, sizeof lim, "%d", limit);
+	claim_params_fill(&cp, limit, lease_ms, filter);
+	params[0] = worker;
+	params[1] = cp.lease;
+	params[2] = cp.limit;
+	params[3] = cp.queues;
+	params[4] = cp.types;
 	res = pg_exec(conn, claim_sql, 5, params, PG_ANY, err, NULL);
-	free(queues);
-	free(types);
+	free(cp.queues);
+	free(cp.types);
 	if (res == NULL)
 		return err->code;
-
-	out->n = PQntuples(res);
-	out->jobs = xcalloc((size_t) (out->n ? out->n : 1), sizeof *out->jobs);
-	for (int i = 0; i < out->n; i++) {
-		claimed_job *j = &out->jobs[i];
-		char perr[256];
-
-		j->id = strtoll(PQgetvalue(res, i, 0), NULL, 10);
-		j->attempt = atoi(PQgetvalue(res, i, 1));
-		j->max_attempts = atoi(PQgetvalue(res, i, 2));
-		j->priority = atoi(PQgetvalue(res, i, 3));
-		j->run_at = strtod(PQgetvalue(res, i, 4), NULL);
-		j->type = xstrdup(PQgetvalue(res, i, 5));
-		j->queue = xstrdup(PQgetvalue(res, i, 6));
-		j->payload_text = xstrdup(PQgetvalue(res, i, 7));
-		j->payload = json_loads(j->payload_text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
-		(void) perr;
-		j->idempotency_key = dup_or_null(res, i, 8);
-		j->scheduled_for = dup_or_null(res, i, 9);
-		j->enqueued_by = xstrdup(PQgetvalue(res, i, 10));
-		j->timeout_ms = PQgetisnull(res, i, 11) ? 0 : strtoll(PQgetvalue(res, i, 11), NULL, 10);
-		if (i == 0)
-			snprintf(out->claimed_at, sizeof out->claimed_at, "%s", PQgetvalue(res, i, 12));
-	}
+	decode_claimed(res, -1, 0, out);
 	PQclear(res);
-	qsort(out->jobs, (size_t) out->n, sizeof *out->jobs, cmp_run_order);
 	return 0;
 }
 
@@ -297,16 +351,12 @@ jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 	return 0;
 }
 
-int
-jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
+/* The thirteen parameters of the outcome CTEs; a[] holds their text. */
+static void
+outcome_params(job_outcome *o, int n, bool expired_only, buf a[12], const char *params[13])
 {
-	buf a[12] = {BUF_INIT};
-	const char *params[13];
 	char num[32];
-	PGresult *res;
 
-	if (n == 0)
-		return 0;
 	for (int k = 0; k < 12; k++)
 		buf_array_begin(&a[k]);
 	for (int i = 0; i < n; i++) {
@@ -334,22 +384,74 @@ jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 		params[k] = buf_str(&a[k]);
 	}
 	params[12] = expired_only ? "t" : "f";
+}
+
+/* Copy each recorded job's new status (rows of res whose kind is 'r', or all). */
+static void
+apply_statuses(const PGresult *res, int kind_col, int status_col, int id_col, job_outcome *o, int n)
+{
+	id_pos *ix = index_ids(&o[0].id, sizeof *o, n);
+
+	for (int r = 0; r < PQntuples(res); r++) {
+		int i;
+
+		if (kind_col >= 0 && PQgetvalue(res, r, kind_col)[0] != 'r')
+			continue;
+		i = find_id(ix, n, strtoll(PQgetvalue(res, r, id_col), NULL, 10));
+		if (i >= 0)
+			snprintf(o[i].new_status, sizeof o[i].new_status, "%s", PQgetvalue(res, r, status_col));
+	}
+	free(ix);
+}
+
+int
+jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
+{
+	buf a[12] = {BUF_INIT};
+	const char *params[13];
+	PGresult *res;
+
+	if (n == 0)
+		return 0;
+	outcome_params(o, n, expired_only, a, params);
 	res = pg_exec(conn, record_sql, 13, params, PG_ANY, err, NULL);
 	for (int k = 0; k < 12; k++)
 		buf_free(&a[k]);
 	if (res == NULL)
 		return err->code;
-	{
-		id_pos *ix = index_ids(&o[0].id, sizeof *o, n);
+	apply_statuses(res, -1, 1, 0, o, n);
+	PQclear(res);
+	return 0;
+}
 
-		for (int r = 0; r < PQntuples(res); r++) {
-			int i = find_id(ix, n, strtoll(PQgetvalue(res, r, 0), NULL, 10));
+int
+jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, int limit,
+					  int64_t lease_ms, const claim_filter *filter, claim_batch *out, cq_err *err)
+{
+	buf a[12] = {BUF_INIT};
+	const char *params[18];
+	claim_params cp;
+	PGresult *res;
 
-			if (i >= 0)
-				snprintf(o[i].new_status, sizeof o[i].new_status, "%s", PQgetvalue(res, r, 1));
-		}
-		free(ix);
-	}
+	if (n == 0)
+		return jobs_claim(conn, worker, limit, lease_ms, filter, out, err);
+	memset(out, 0, sizeof *out);
+	outcome_params(o, n, false, a, params);
+	claim_params_fill(&cp, limit, lease_ms, filter);
+	params[13] = worker;
+	params[14] = cp.lease;
+	params[15] = cp.limit;
+	params[16] = cp.queues;
+	params[17] = cp.types;
+	res = pg_exec(conn, record_claim_sql, 18, params, PG_ANY, err, NULL);
+	for (int k = 0; k < 12; k++)
+		buf_free(&a[k]);
+	free(cp.queues);
+	free(cp.types);
+	if (res == NULL)
+		return err->code;
+	apply_statuses(res, 0, 1, 2, o, n);
+	decode_claimed(res, 0, 2, out);
 	PQclear(res);
 	return 0;
 }

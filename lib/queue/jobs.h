@@ -93,6 +93,15 @@ int jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only,
 				cq_err *err) __attribute__((warn_unused_result));
 
 /*
+ * jobs_record() of n outcomes (none: a plain claim) and jobs_claim() in one
+ * statement, one round trip and one commit: how a worker moves from one
+ * batch to the next.
+ */
+int jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker,
+						  int limit, int64_t lease_ms, const claim_filter *filter,
+						  claim_batch *out, cq_err *err) __attribute__((warn_unused_result));
+
+/*
  * Rescue running jobs whose lease expired: each counts as a failed attempt
  * (error_code lease_expired), due again at once (the lease was its wait) or
  * dead when out of attempts; one an operator asked to cancel is cancelled. *rescued gets how many were recorded.

@@ -257,45 +257,66 @@ log_outcome(worker *w, const claimed_job *j, const job_outcome *o)
 				 strcmp(o->new_status, "queued") == 0 ? "given back" : o->new_status);
 }
 
+/*
+ * The batch's pending outcomes, copied into *out (positions in *idx);
+ * returns how many. The copies point into w->res, alive until applied.
+ */
+static int
+gather_pending(worker *w, job_outcome **out, int **idx)
+{
+	int n = 0;
+
+	*out = xcalloc((size_t) (w->batch.n ? w->batch.n : 1), sizeof **out);
+	*idx = xcalloc((size_t) (w->batch.n ? w->batch.n : 1), sizeof **idx);
+	for (int i = 0; i < w->batch.n; i++)
+		if (w->state[i] == JOB_PENDING) {
+			(*out)[n] = w->out[i];
+			(*idx)[n++] = i;
+		}
+	return n;
+}
+
+/* Recorded: log each outcome, count it, release its strings. */
+static void
+apply_recorded(worker *w, job_outcome *rec, const int *idx, int n)
+{
+	for (int k = 0; k < n; k++) {
+		int i = idx[k];
+		const char *st = rec[k].new_status;
+
+		w->out[i] = rec[k];
+		w->state[i] = JOB_DONE;
+		log_outcome(w, &w->batch.jobs[i], &w->out[i]);
+		if (st[0] == '\0')
+			w->sum.lost++;
+		else if (strcmp(st, "queued") == 0)
+			w->sum.given_back++;
+		else {
+			w->sum.run++;
+			if (strcmp(st, "succeeded") == 0)
+				w->sum.succeeded++;
+			else if (strcmp(st, "failed") == 0 || strcmp(st, "dead") == 0)
+				w->sum.failed++;
+		}
+		task_result_clear(&w->res[i]);
+	}
+	w->last_flush = mono_ms();
+}
+
 /* Record every pending outcome of the batch in one statement. */
 static int
 flush(worker *w)
 {
-	job_outcome *tmp = xcalloc((size_t) w->batch.n, sizeof *tmp);
-	int *idx = xcalloc((size_t) w->batch.n, sizeof *idx);
-	int n = 0, rc;
+	job_outcome *rec;
+	int *idx;
+	int n = gather_pending(w, &rec, &idx);
+	int rc = n ? jobs_record(w->conn, rec, n, false, &w->err) : 0;
 
-	for (int i = 0; i < w->batch.n; i++)
-		if (w->state[i] == JOB_PENDING) {
-			tmp[n] = w->out[i];
-			idx[n++] = i;
-		}
-	rc = n ? jobs_record(w->conn, tmp, n, false, &w->err) : 0;
-	if (rc == 0) {
-		for (int k = 0; k < n; k++) {
-			int i = idx[k];
-			const char *st = tmp[k].new_status;
-
-			w->out[i] = tmp[k];
-			w->state[i] = JOB_DONE;
-			log_outcome(w, &w->batch.jobs[i], &w->out[i]);
-			if (st[0] == '\0')
-				w->sum.lost++;
-			else if (strcmp(st, "queued") == 0)
-				w->sum.given_back++;
-			else {
-				w->sum.run++;
-				if (strcmp(st, "succeeded") == 0)
-					w->sum.succeeded++;
-				else if (strcmp(st, "failed") == 0 || strcmp(st, "dead") == 0)
-					w->sum.failed++;
-			}
-			task_result_clear(&w->res[i]);
-		}
-	} else
+	if (rc == 0)
+		apply_recorded(w, rec, idx, n);
+	else
 		w->code = rc;
-	w->last_flush = mono_ms();
-	free(tmp);
+	free(rec);
 	free(idx);
 	return rc;
 }
@@ -411,6 +432,12 @@ run_one(worker *w, int i)
 	w->state[i] = JOB_PENDING;
 }
 
+/*
+ * Run the claimed batch. Outcomes of quick jobs wait, pending, to be
+ * recorded with the next claim; slow jobs flush them every
+ * FLUSH_INTERVAL_MS so that a crash loses little. On shutdown the jobs not
+ * started are given back.
+ */
 static void
 run_batch(worker *w)
 {
@@ -440,11 +467,15 @@ run_batch(worker *w)
 		if (w->code == 0 && mono_ms() - w->last_flush >= FLUSH_INTERVAL_MS)
 			flush(w);
 	}
-	if (w->code == 0) {
+	if (w->code == 0)
 		give_back_waiting(w);
-		flush(w);
-	}
-	for (int i = 0; i < n; i++)
+}
+
+/* Release the batch (its outcomes recorded, or beyond recording). */
+static void
+end_batch(worker *w)
+{
+	for (int i = 0; i < w->batch.n; i++)
 		task_result_clear(&w->res[i]);
 	free(w->state);
 	free(w->held);
@@ -456,6 +487,7 @@ run_batch(worker *w)
 	w->cancel = NULL;
 	w->res = NULL;
 	w->out = NULL;
+	claim_batch_free(&w->batch);
 }
 
 static void *
@@ -463,6 +495,7 @@ worker_main(void *arg)
 {
 	worker *w = arg;
 	const run_opts *o = w->sh->o;
+	bool have_batch = false;
 
 	if (w->conn == NULL) {
 		w->conn = pg_connect(o->conninfo, &w->err);
@@ -472,23 +505,42 @@ worker_main(void *arg)
 			return NULL;
 		}
 	}
-	while (!stop_requests && w->code == 0) {
+	while (w->code == 0) {
 		int64_t elapsed = mono_ms() - w->sh->start_ms;
-		int limit;
+		bool stopping = stop_requests || (o->max_runtime_ms > 0 && elapsed >= o->max_runtime_ms);
+		int limit = stopping ? 0 : budget_take(w->sh, o->batch);
+		job_outcome *rec = NULL;
+		int *idx = NULL;
+		int npending = 0;
+		int64_t claim_mono;
+		claim_batch next;
 
-		if (o->max_runtime_ms > 0 && elapsed >= o->max_runtime_ms)
+		if (limit == 0) {
+			if (have_batch)
+				flush(w);
 			break;
-		limit = budget_take(w->sh, o->batch);
-		if (limit == 0)
-			break;
-		w->claim_mono = mono_ms();
-		w->code = jobs_claim(w->conn, w->id, limit, o->lease_ms, &o->filter, &w->batch, &w->err);
-		budget_return(w->sh, limit - w->batch.n);
+		}
+		/* The previous batch's outcomes ride along with the next claim. */
+		if (have_batch)
+			npending = gather_pending(w, &rec, &idx);
+		claim_mono = mono_ms();
+		w->code = jobs_record_and_claim(w->conn, rec, npending, w->id, limit, o->lease_ms,
+										&o->filter, &next, &w->err);
+		if (w->code == 0 && have_batch)
+			apply_recorded(w, rec, idx, npending);
+		free(rec);
+		free(idx);
+		if (have_batch)
+			end_batch(w);
+		have_batch = false;
 		if (w->code != 0)
 			break;
+		budget_return(w->sh, limit - next.n);
+		w->batch = next;
+		w->claim_mono = claim_mono;
 		if (w->batch.n == 0) {
 			claim_batch_free(&w->batch);
-			if (o->linger_ms > 0 && mono_ms() - w->sh->start_ms < o->linger_ms) {
+			if (o->linger_ms > 0 && mono_ms() - w->sh->start_ms < o->linger_ms && !stop_requests) {
 				nap_ms(o->poll_ms);
 				continue;
 			}
@@ -497,8 +549,11 @@ worker_main(void *arg)
 		log_full(LOG_INFO, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}},
 				 NULL, NULL, "claimed %d jobs", w->batch.n);
 		run_batch(w);
-		claim_batch_free(&w->batch);
+		have_batch = true;
 	}
+	/* Recorded, or (connection lost) left to a later run's rescue. */
+	if (have_batch)
+		end_batch(w);
 	return NULL;
 }
 
