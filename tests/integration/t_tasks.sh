@@ -41,6 +41,10 @@ cat >"$exec_dir/three" <<'SH'
 #!/bin/sh
 exit 3
 SH
+cat >"$exec_dir/killed" <<'SH'
+#!/bin/sh
+kill -KILL $$
+SH
 cat >"$exec_dir/chatty" <<'SH'
 #!/bin/sh
 # 5 MB of output; the last line marks the end.
@@ -53,7 +57,7 @@ cat >"$exec_dir/env" <<'SH'
 echo "id=$CRONQ_JOB_ID attempt=$CRONQ_ATTEMPT key=$CRONQ_IDEMPOTENCY_KEY payload=$CRONQ_PAYLOAD colour=$COLOUR db=${CRONQ_DATABASE_URL:-none} args=$*"
 SH
 printf '#!/bin/sh\necho no\n' >"$exec_dir/noexec"
-chmod 755 "$exec_dir"/sleeper "$exec_dir"/stubborn "$exec_dir"/tempfail "$exec_dir"/three "$exec_dir"/chatty "$exec_dir"/env
+chmod 755 "$exec_dir"/sleeper "$exec_dir"/stubborn "$exec_dir"/tempfail "$exec_dir"/three "$exec_dir"/killed "$exec_dir"/chatty "$exec_dir"/env
 chmod 644 "$exec_dir/noexec"
 printf '#!/bin/sh\necho outside\n' >"$T_DIR/outside"; chmod 755 "$T_DIR/outside"
 ln -sf "$T_DIR/outside" "$exec_dir/escape"
@@ -90,6 +94,7 @@ eq "stubborn job timed out" "failed|timeout" "$(status_of $id)"
 # Exit statuses and output.
 t=$("$CRONQ" enqueue exec '{"command": "tempfail"}')
 x=$("$CRONQ" enqueue exec '{"command": "three"}')
+k=$("$CRONQ" enqueue exec '{"command": "killed"}')
 o=$("$CRONQ" enqueue exec '{"command": "chatty"}')
 e=$("$CRONQ" enqueue exec '{"command": "env", "args": ["a b", "c"], "env": {"COLOUR": "red"}}' --key env-job)
 CRONQ_DATABASE_URL="host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=postgres" "$CRONQ" run --exec-dir "$exec_dir" 2>"$T_DIR/exit.err"
@@ -97,6 +102,7 @@ eq "exec run: exit 0" 0 $?
 eq "exit 75 is retryable" "failed|tempfail" "$(status_of $t)"
 eq "exit 75 keeps stderr" "try later" "$(q "select output from cronq.job_runs where job_id = $t")"
 eq "exit 3 fails for good" "dead|exit_status" "$(status_of $x)"
+eq "killed by a signal: retryable, the signal named" "failed|signal|killed was killed by signal 9 (Killed)" "$(status_of $k)|$(q "select last_error from cronq.jobs where id = $k")"
 eq "5 MB of output: the last 64 KiB kept" "65536|t" "$(q "select octet_length(output), output like '%THE END%' from cronq.job_runs where job_id = $o")"
 eq "environment and arguments" "id=$e attempt=1 key=env-job payload={\"env\": {\"COLOUR\": \"red\"}, \"args\": [\"a b\", \"c\"], \"command\": \"env\"} colour=red db=none args=a b c" \
     "$(q "select output from cronq.job_runs where job_id = $e" | tr -d '\n')"
@@ -207,6 +213,8 @@ seq 1 20000 | awk '{ print "{\"type\":\"noop\"}" }' | "$CRONQ" enqueue --jsonl
 id=$("$CRONQ" enqueue purge '{"older_than": "30d", "statuses": ["succeeded", "dead", "cancelled"]}' --priority -1)
 # Claim latency while the purge runs: each claim statement of the drain is timed by the server.
 q "alter system set log_min_duration_statement = 1000" >/dev/null; q "select pg_reload_conf()" >/dev/null
+q "select pg_sleep(1.05) /* slow-probe */" >/dev/null
+check "the slow-statement log works (probe found)" grep -q 'duration: .*slow-probe' "$PGHOST/server.log"
 "$CRONQ" run --batch 100 --type purge &
 p1=$!
 "$CRONQ" run --batch 100 --type noop --verbose 2>"$T_DIR/d1.err" &
@@ -219,7 +227,7 @@ eq "purge succeeded" "succeeded|deleted 200000 jobs" "$(q "select j.status || '|
 eq "every old row is gone, recent ones stay" "0|1" "$(q "select count(*) filter (where finished_at < now() - interval '30 days'), count(*) filter (where status = 'succeeded' and finished_at > now() - interval '1 minute' and type = 'noop' and attempts = 1 and id not in (select job_id from cronq.job_runs)) from cronq.jobs")"
 eq "their runs are gone too" 0 "$(q "select count(*) from cronq.job_runs r where not exists (select 1 from cronq.jobs j where j.id = r.job_id)")"
 eq "the drain finished meanwhile" 20000 "$(q "select count(*) from cronq.jobs j where type = 'noop' and status = 'succeeded' and exists (select 1 from cronq.job_runs r where r.job_id = j.id)")"
-slow=$(grep -c 'duration: .*with due as' "$PGHOST/server.log" 2>/dev/null || true)
+slow=$(grep -c 'duration: .* due as (' "$PGHOST/server.log" 2>/dev/null || true)
 eq "no claim statement took 1 s or more while purging" 0 "${slow:-0}"
 eq "runners were silent" "" "$(cat "$T_DIR/d2.err")"
 
