@@ -154,14 +154,9 @@ static const char *const jsonl_fields[] = {
 	"type", "payload", "run_at", "queue", "priority", "max_attempts", "key", "timeout", NULL,
 };
 
-/*
- * Read one JSON line into req (strings borrowed from obj, payload copied
- * into *payload_copy). 0, or EX_DATAERR with the reason (without the line
- * number) in err.
- */
-static int
-parse_line(const char *line, size_t len, json_t **obj, char **payload_copy,
-		   enqueue_req *req, cq_err *err)
+int
+enqueue_parse_line(const char *line, size_t len, json_t **obj, char **payload_copy,
+				   enqueue_req *req, cq_err *err)
 {
 	json_error_t jerr;
 	const char *key;
@@ -170,6 +165,7 @@ parse_line(const char *line, size_t len, json_t **obj, char **payload_copy,
 
 	memset(req, 0, sizeof *req);
 	req->in_ms = -1;
+	*payload_copy = NULL;
 	*obj = json_loadb(line, len, 0, &jerr);
 	if (*obj == NULL)
 		return cq_fail(err, EX_DATAERR, "malformed JSON at column %d: %s", jerr.column, jerr.text);
@@ -341,7 +337,7 @@ enqueue_jsonl(PGconn *conn, FILE *in, enqueue_progress progress, int64_t *lines_
 		}
 		if (n > JSONL_MAX_LINE)
 			rc = cq_fail(err, EX_DATAERR, "line %" PRId64 ": longer than 2 MiB", lineno);
-		else if (parse_line(line, n, &obj, &payload, &req, err) != 0) {
+		else if (enqueue_parse_line(line, n, &obj, &payload, &req, err) != 0) {
 			cq_prefix(err, "line %" PRId64 ": ", lineno);
 			rc = err->code;
 		} else

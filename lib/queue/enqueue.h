@@ -7,6 +7,7 @@
 #ifndef CRONQ_ENQUEUE_H
 #define CRONQ_ENQUEUE_H
 
+#include <jansson.h>
 #include <libpq-fe.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,6 +45,15 @@ int enqueue_check(const enqueue_req *req, cq_err *err) __attribute__((warn_unuse
  */
 int enqueue_one(PGconn *conn, const enqueue_req *req, int64_t *id, bool *created,
 				cq_err *err) __attribute__((warn_unused_result));
+
+/*
+ * Read one --jsonl line into req (its strings borrowed from *obj, the
+ * payload's exact text copied into *payload_copy; the caller json_decref()s
+ * *obj and frees *payload_copy, both set even on failure). 0, or EX_DATAERR
+ * with the reason, without the line number, in err.
+ */
+int enqueue_parse_line(const char *line, size_t len, json_t **obj, char **payload_copy,
+					   enqueue_req *req, cq_err *err) __attribute__((warn_unused_result));
 
 /* Progress callback for long operations: lines read so far. */
 typedef void (*enqueue_progress) (int64_t lines, bool done);

@@ -1,0 +1,37 @@
+/*
+ * fuzz_jsonl — libFuzzer target for `cronq enqueue --jsonl` line parsing
+ * (enqueue_parse_line: JSON, fields, the payload's exact text, every
+ * check before COPY), without a database.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "queue/enqueue.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	enqueue_req req;
+	json_t *obj = NULL;
+	char *payload = NULL;
+	cq_err err;
+
+	if (enqueue_parse_line((const char *) data, size, &obj, &payload, &req, &err) == 0) {
+		/* An accepted line names a type and its payload, if any, is valid JSON text. */
+		if (req.type == NULL)
+			abort();
+		if (payload) {
+			json_t *p = json_loads(payload, JSON_DECODE_ANY, NULL);
+
+			if (p == NULL)
+				abort();
+			json_decref(p);
+		}
+	}
+	json_decref(obj);
+	free(payload);
+	return 0;
+}
