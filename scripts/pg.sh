@@ -3,6 +3,7 @@
 #   pg.sh start DIR [fast]   initdb into DIR/data (unless there), start it with
 #                            its unix socket in DIR on a free port, and print
 #                            the environment to reach it (PGHOST=…; export …)
+#   pg.sh restart DIR [MODE] restart it (MODE: fast, the default, or immediate)
 #   pg.sh stop DIR           stop it (the directory is left to the caller)
 # initdb and postgres refuse to run as root: as root, the cluster runs as the
 # "postgres" user and DIR is handed to it. "fast" turns fsync off (tests only;
@@ -29,7 +30,7 @@ free_port() {
 }
 
 cmd=${1:-}; dir=${2:-}
-[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: pg.sh start|stop DIR [fast]" >&2; exit 64; }
+[ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: pg.sh start|restart|stop DIR [fast|MODE]" >&2; exit 64; }
 
 case "$cmd" in
 start)
@@ -43,15 +44,21 @@ start)
     fi
     port=$(free_port)
     opts="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=200"
-    [ "${3:-}" = fast ] && opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    # Only what a crash of PostgreSQL alone (not of the machine) cannot undo:
+    # tests that kill the server must not lose commits.
+    [ "${3:-}" = fast ] && opts="$opts -c fsync=off -c full_page_writes=off"
     as_owner "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start >/dev/null \
         || { tail -n 20 "$dir/server.log" >&2; exit 1; }
     echo "PGHOST=$dir; PGPORT=$port; PGUSER=postgres; PGDATABASE=postgres; PGBIN=$PGBIN; export PGHOST PGPORT PGUSER PGDATABASE PGBIN"
+    ;;
+restart)
+    # pg_ctl reuses the options the server was started with.
+    as_owner "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m "${3:-fast}" -w -t 60 restart >/dev/null
     ;;
 stop)
     [ -f "$dir/data/postmaster.pid" ] || exit 0
     as_owner "$PGBIN/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
     ;;
 *)
-    echo "usage: pg.sh start|stop DIR [fast]" >&2; exit 64 ;;
+    echo "usage: pg.sh start|restart|stop DIR [fast|MODE]" >&2; exit 64 ;;
 esac

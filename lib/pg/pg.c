@@ -35,8 +35,12 @@ on_notice(void *arg, const PGresult *res)
 	const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
 	const char *hint = PQresultErrorField(res, PG_DIAG_MESSAGE_HINT);
 
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	/* A server going down warns before it closes; the error that follows says it all. */
+	bool shutdown = state && strncmp(state, "57", 2) == 0;
+
 	(void) arg;
-	log_full(severity && strcmp(severity, "WARNING") == 0 ? LOG_WARNING : LOG_DEBUG,
+	log_full(severity && strcmp(severity, "WARNING") == 0 && !shutdown ? LOG_WARNING : LOG_DEBUG,
 			 NULL, NULL, hint, "%s", msg ? msg : PQresultErrorMessage(res));
 }
 
