@@ -55,7 +55,9 @@ cli_int(const cli_src *src, const char *arg, int64_t min, int64_t max, int64_t *
 
 	errno = 0;
 	v = strtoll(arg, &end, 10);
-	if (*arg == '\0' || *end != '\0' || errno != 0 || v < min || v > max) {
+	/* strtoll skips leading blanks; a flag's value may not have any. */
+	if (!(isdigit((unsigned char) arg[0]) || (arg[0] == '-' && isdigit((unsigned char) arg[1]))) ||
+		*end != '\0' || errno != 0 || v < min || v > max) {
 		log_error("invalid value \"%s\" for %s: must be an integer from %lld to %lld",
 				  arg, src->name, (long long) min, (long long) max);
 		return EX_USAGE;
