@@ -33,7 +33,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/sql_embed.o
 CMD_OBJ  := $(CMD_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit integration asan bench demo demo-stop fuzz install clean
+.PHONY: all deps test unit integration asan soak bench demo demo-stop fuzz install clean
 all: $(BIN)
 
 deps:
@@ -74,6 +74,14 @@ test: deps
 asan:
 	@$(MAKE) --no-print-directory test BUILD=build/asan BIN=build/asan/bin/cronq OPT="-O1 -g" \
 	    SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
+
+# The reliability scenarios at full size (minutes): contention on 50,000
+# jobs, 10 minutes of kill -9, database restarts, through PgBouncer too.
+soak: deps
+	@$(MAKE) --no-print-directory $(BIN) unit-bins
+	@SOAK=1 TESTS=t_contention CRONQ=$(abspath $(BIN)) UNIT_DIR=/nonexistent scripts/run-tests.sh
+	@SOAK=1 TESTS=t_crash CRONQ=$(abspath $(BIN)) UNIT_DIR=/nonexistent scripts/run-tests.sh
+	@SOAK=1 TESTS=t_restart CRONQ=$(abspath $(BIN)) UNIT_DIR=/nonexistent scripts/run-tests.sh
 
 bench: deps $(BIN)
 	@CRONQ=$(abspath $(BIN)) scripts/bench.sh

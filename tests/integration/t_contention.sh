@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Contention: 8 runners with --concurrency 2 drain N sql jobs, each writing
+# its number into an effects table with a unique constraint: no duplicate
+# effect, no job lost, exactly one successful attempt each. Then the same
+# through PgBouncer in transaction-pooling mode. N is 3,000 here and 50,000
+# under `make soak` (SOAK=1).
+. "$(dirname "$0")/lib.sh"
+migrate
+N=${CONTENTION_JOBS:-3000}
+[ -n "${SOAK:-}" ] && N=50000
+
+drain() {  # LABEL CONNINFO
+    local label=$1 db=$2 start secs
+    q "delete from cronq.jobs; delete from cronq.job_runs; drop table if exists effects; create table effects (n int primary key)"
+    seq 1 "$N" | awk '{ printf "{\"type\":\"sql\",\"payload\":{\"sql\":\"insert into effects values (%d)\"}}\n", $1 }' \
+        | "$CRONQ" enqueue --jsonl --db "$db"
+    start=$(date +%s%N)
+    for i in $(seq 1 8); do
+        "$CRONQ" run --db "$db" --concurrency 2 --batch 20 >"$T_DIR/$label-$i.out" 2>&1 &
+    done
+    wait
+    secs=$(awk -v d=$(( $(date +%s%N) - start )) 'BEGIN { printf "%.1f", d / 1e9 }')
+    echo "  $label: $N jobs, 8 runners x 2 workers, ${secs}s, $(awk -v n=$N -v s=$secs 'BEGIN { printf "%.0f", n / s }') jobs/s"
+    eq "$label: every effect once" "$N|$N|1|$N" "$(q "select count(*), count(distinct n), min(n), max(n) from effects")"
+    eq "$label: no job lost, each succeeded" "$N|$N" "$(q "select count(*), count(*) filter (where status = 'succeeded') from cronq.jobs")"
+    eq "$label: exactly one attempt each" "$N|1|1" "$(q "select count(*), min(attempts), max(attempts) from cronq.jobs")"
+    eq "$label: one run each, all succeeded" "$N|$N" "$(q "select count(*), count(distinct job_id) from cronq.job_runs where outcome = 'succeeded'")"
+    eq "$label: nothing else in the history" 0 "$(q "select count(*) from cronq.job_runs where outcome <> 'succeeded'")"
+    eq "$label: runners silent" "" "$(cat "$T_DIR/$label"-*.out)"
+    check "$label: the work was shared" [ "$(q "select count(distinct worker) from cronq.job_runs")" -ge 8 ]
+}
+
+drain direct "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=postgres"
+
+# PgBouncer in transaction-pooling mode, on 127.0.0.1, started here.
+if ! command -v pgbouncer >/dev/null; then
+    echo "  pgbouncer: not installed (scripts/deps.sh installs it)"; fail "pgbouncer missing"
+else
+    bdir="$T_DIR/pgbouncer"; mkdir -p "$bdir"
+    bport=$(( PGPORT + 1 ))
+    while ss -ltn | grep -q ":$bport "; do bport=$((bport + 1)); done
+    printf '"postgres" ""\n' >"$bdir/users.txt"
+    cat >"$bdir/pgbouncer.ini" <<INI
+[databases]
+* = host=$PGHOST port=$PGPORT
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $bport
+unix_socket_dir =
+auth_type = trust
+auth_file = $bdir/users.txt
+pool_mode = transaction
+max_client_conn = 200
+default_pool_size = 6
+logfile = $bdir/pgbouncer.log
+pidfile = $bdir/pgbouncer.pid
+INI
+    chown -R postgres "$bdir" 2>/dev/null
+    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- pgbouncer -d "$bdir/pgbouncer.ini"; else pgbouncer -d "$bdir/pgbouncer.ini"; fi
+    for _ in $(seq 1 50); do ss -ltn | grep -q ":$bport " && break; sleep 0.1; done
+    drain pgbouncer "host=127.0.0.1 port=$bport dbname=$PGDATABASE user=postgres"
+    # Schedules and migrate work through the pooler too.
+    "$CRONQ" migrate --db "host=127.0.0.1 port=$bport dbname=$PGDATABASE user=postgres"
+    eq "pgbouncer: migrate" 0 $?
+    kill "$(cat "$bdir/pgbouncer.pid")" 2>/dev/null
+fi
+
+done_testing
