@@ -13,6 +13,8 @@
 #include <sysexits.h>
 
 #include "pg/pg.h"
+#include "queue/enqueue.h"
+#include "schema/migrate.h"
 #include "util/duration.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -240,4 +242,73 @@ cli_parse(const char *cmd, int argc, char **argv, const char *shortopts,
 	}
 	*first_arg = optind;
 	return 0;
+}
+
+bool
+cli_job_option(int opt, const char *arg, const cli_src *src, job_opts *opts, int *rc)
+{
+	int64_t v;
+
+	*rc = 0;
+	switch (opt) {
+		case OPT_JOB_QUEUE:
+			opts->queue = arg;
+			return true;
+		case OPT_JOB_PRIORITY:
+			if ((*rc = cli_int(src, arg, -ENQUEUE_MAX_PRIORITY, ENQUEUE_MAX_PRIORITY, &v)) == 0) {
+				opts->priority = (int) v;
+				opts->has_priority = true;
+			}
+			return true;
+		case OPT_JOB_MAX_ATTEMPTS:
+			if ((*rc = cli_int(src, arg, 1, ENQUEUE_MAX_ATTEMPTS, &v)) == 0)
+				opts->max_attempts = (int) v;
+			return true;
+		case OPT_JOB_TIMEOUT:
+			*rc = cli_duration(src, arg, 1000, &opts->timeout_ms);
+			return true;
+	}
+	return false;
+}
+
+int
+cli_add_filter(const char **list, int *n, int max, const char *arg, const cli_src *src)
+{
+	if (*n >= max) {
+		log_error("too many values for %s (at most %d)", src->name, max);
+		return EX_USAGE;
+	}
+	if (arg[0] == '\0') {
+		log_error("invalid value \"\" for %s: must not be empty", src->name);
+		return EX_USAGE;
+	}
+	list[(*n)++] = arg;
+	return 0;
+}
+
+int
+cli_job_ids(int argc, char **argv, int first, int64_t **ids, int *n)
+{
+	cli_src src = {"job id"};
+	int rc = 0;
+
+	*n = argc - first;
+	*ids = xcalloc((size_t) (*n > 0 ? *n : 1), sizeof **ids);
+	for (int i = 0; i < *n && rc == 0; i++)
+		rc = cli_int(&src, argv[first + i], 1, INT64_MAX, &(*ids)[i]);
+	return rc;
+}
+
+int
+cli_connect(const cli_common *common, PGconn **conn, cq_err *err)
+{
+	int rc;
+
+	if ((*conn = pg_connect(cli_conninfo(common), err)) == NULL)
+		return err->code;
+	if ((rc = migrate_check(*conn, err)) != 0) {
+		pg_close(*conn);
+		*conn = NULL;
+	}
+	return rc;
 }

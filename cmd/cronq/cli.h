@@ -8,8 +8,12 @@
 #define CRONQ_CLI_H
 
 #include <getopt.h>
+#include <libpq-fe.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "queue/enqueue.h"
+#include "util/err.h"
 
 /* Option ids above the printable range for long-only options. */
 enum {
@@ -17,6 +21,10 @@ enum {
 	OPT_HELP = 'h',
 	OPT_VERBOSE = 'v',
 	OPT_LOG_FORMAT = 256,
+	OPT_JOB_QUEUE = 270,		/* the job options: see CLI_JOB_OPTIONS */
+	OPT_JOB_PRIORITY,
+	OPT_JOB_MAX_ATTEMPTS,
+	OPT_JOB_TIMEOUT,
 	OPT_FIRST_CMD = 300,
 };
 
@@ -25,6 +33,14 @@ enum {
 	{"verbose", no_argument, NULL, OPT_VERBOSE}, \
 	{"log-format", required_argument, NULL, OPT_LOG_FORMAT}, \
 	{"help", no_argument, NULL, OPT_HELP}
+
+/* --queue, --priority, --max-attempts, --timeout: what enqueue, backfill
+ * and schedule add let a job set (filled by cli_job_option). */
+#define CLI_JOB_OPTIONS \
+	{"queue", required_argument, NULL, OPT_JOB_QUEUE}, \
+	{"priority", required_argument, NULL, OPT_JOB_PRIORITY}, \
+	{"max-attempts", required_argument, NULL, OPT_JOB_MAX_ATTEMPTS}, \
+	{"timeout", required_argument, NULL, OPT_JOB_TIMEOUT}
 
 /* Where a value came from, for messages: "--batch" or "CRONQ_BATCH". */
 typedef struct cli_src {
@@ -61,11 +77,29 @@ int cli_check_args(const char *cmd, int argc, char **argv, int first, int min, i
 int cli_int(const cli_src *src, const char *arg, int64_t min, int64_t max, int64_t *out);
 int cli_duration(const cli_src *src, const char *arg, int64_t min_ms, int64_t *out_ms);
 
+/*
+ * When opt is one of CLI_JOB_OPTIONS, store arg in opts, set *rc (0 or the
+ * exit code, the error printed) and return true; else return false.
+ */
+bool cli_job_option(int opt, const char *arg, const cli_src *src, job_opts *opts, int *rc);
+
+/* The most values one repeatable filter option takes. */
+#define CLI_MAX_FILTERS 64
+
+/* Append a value of a repeatable filter (--queue, --type, --status) to
+ * list[*n], at most max: 0 or EX_USAGE with the error printed. */
+int cli_add_filter(const char **list, int *n, int max, const char *arg, const cli_src *src);
+
+/* argv[first…argc) as job ids (positive integers) into a new *ids. */
+int cli_job_ids(int argc, char **argv, int first, int64_t **ids, int *n);
+
+/* Connect and check the schema version: 0, or the code with err filled. */
+int cli_connect(const cli_common *common, PGconn **conn, cq_err *err);
+
 /* The connection string to use: --db, else CRONQ_DATABASE_URL, DATABASE_URL. */
 const char *cli_conninfo(const cli_common *common);
 
 /* Print a lib error (and its hint) the standard way; returns its code. */
-struct cq_err;
-int cli_report(const struct cq_err *err);
+int cli_report(const cq_err *err);
 
 #endif

@@ -46,8 +46,8 @@ cmd_cancel(int argc, char **argv)
 	};
 	cli_common common;
 	cq_err err = {0};
-	PGconn *conn;
-	int64_t *ids;
+	PGconn *conn = NULL;
+	int64_t *ids = NULL;
 	cancel_result *result;
 	int first, rc, n;
 
@@ -59,20 +59,10 @@ cmd_cancel(int argc, char **argv)
 	}
 	if ((rc = cli_check_args("cancel", argc, argv, first, 1, 100000)) != 0)
 		return rc;
-	n = argc - first;
-	ids = xcalloc((size_t) n, sizeof *ids);
-	result = xcalloc((size_t) n, sizeof *result);
-	for (int i = 0; i < n; i++) {
-		cli_src src = {"job id"};
-
-		if ((rc = cli_int(&src, argv[first + i], 1, INT64_MAX, &ids[i])) != 0)
-			goto out_free;
-	}
-	if ((conn = pg_connect(cli_conninfo(&common), &err)) == NULL) {
-		rc = cli_report(&err);
+	result = xcalloc((size_t) (argc - first), sizeof *result);
+	if ((rc = cli_job_ids(argc, argv, first, &ids, &n)) != 0)
 		goto out_free;
-	}
-	if ((rc = migrate_check(conn, &err)) == 0)
+	if ((rc = cli_connect(&common, &conn, &err)) == 0)
 		rc = jobs_cancel(conn, ids, n, result, &err);
 	pg_close(conn);
 	if (rc != 0) {

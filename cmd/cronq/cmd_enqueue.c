@@ -17,8 +17,7 @@
 #include "util/log.h"
 
 enum {
-	OPT_RUN_AT = OPT_FIRST_CMD, OPT_IN, OPT_QUEUE, OPT_PRIORITY, OPT_MAX_ATTEMPTS,
-	OPT_TIMEOUT, OPT_KEY, OPT_JSONL,
+	OPT_RUN_AT = OPT_FIRST_CMD, OPT_IN, OPT_KEY, OPT_JSONL,
 };
 
 typedef struct enqueue_args {
@@ -60,33 +59,18 @@ static int
 on_opt(int opt, const char *arg, const cli_src *src, void *state)
 {
 	enqueue_args *a = state;
-	int64_t v;
 	int rc = 0;
 
 	if (opt != OPT_JSONL)
 		a->per_job_option = true;
+	if (cli_job_option(opt, arg, src, &a->req.opts, &rc))
+		return rc;
 	switch (opt) {
 		case OPT_RUN_AT:
 			a->req.run_at = arg;
 			break;
 		case OPT_IN:
 			rc = cli_duration(src, arg, 0, &a->req.in_ms);
-			break;
-		case OPT_QUEUE:
-			a->req.queue = arg;
-			break;
-		case OPT_PRIORITY:
-			if ((rc = cli_int(src, arg, -ENQUEUE_MAX_PRIORITY, ENQUEUE_MAX_PRIORITY, &v)) == 0) {
-				a->req.priority = (int) v;
-				a->req.has_priority = true;
-			}
-			break;
-		case OPT_MAX_ATTEMPTS:
-			if ((rc = cli_int(src, arg, 1, ENQUEUE_MAX_ATTEMPTS, &v)) == 0)
-				a->req.max_attempts = (int) v;
-			break;
-		case OPT_TIMEOUT:
-			rc = cli_duration(src, arg, 1000, &a->req.timeout_ms);
 			break;
 		case OPT_KEY:
 			a->req.key = arg;
@@ -125,12 +109,9 @@ cmd_enqueue(int argc, char **argv)
 	static const struct option opts[] = {
 		{"run-at", required_argument, NULL, OPT_RUN_AT},
 		{"in", required_argument, NULL, OPT_IN},
-		{"queue", required_argument, NULL, OPT_QUEUE},
-		{"priority", required_argument, NULL, OPT_PRIORITY},
-		{"max-attempts", required_argument, NULL, OPT_MAX_ATTEMPTS},
-		{"timeout", required_argument, NULL, OPT_TIMEOUT},
 		{"key", required_argument, NULL, OPT_KEY},
 		{"jsonl", no_argument, NULL, OPT_JSONL},
+		CLI_JOB_OPTIONS,
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
@@ -169,11 +150,7 @@ cmd_enqueue(int argc, char **argv)
 			goto out;
 	}
 
-	if ((conn = pg_connect(cli_conninfo(&common), &err)) == NULL) {
-		rc = err.code;
-		goto out;
-	}
-	if ((rc = migrate_check(conn, &err)) != 0)
+	if ((rc = cli_connect(&common, &conn, &err)) != 0)
 		goto out;
 
 	if (a.jsonl) {

@@ -22,12 +22,11 @@ enum {
 	OPT_LINGER, OPT_POLL, OPT_GRACE, OPT_SEED, OPT_FAIL_ON_ERROR, OPT_EXEC_DIR, OPT_KILL_GRACE,
 };
 
-#define MAX_FILTERS 64
 
 typedef struct run_args {
 	run_opts	o;
-	char	   *queues[MAX_FILTERS];
-	char	   *types[MAX_FILTERS];
+	const char *queues[CLI_MAX_FILTERS];
+	const char *types[CLI_MAX_FILTERS];
 	bool		fail_on_error;
 	bool		poll_set;
 } run_args;
@@ -66,21 +65,6 @@ help(void)
 }
 
 static int
-add_filter(char **list, int *n, const char *arg, const cli_src *src)
-{
-	if (*n >= MAX_FILTERS) {
-		log_error("too many values for %s (at most %d)", src->name, MAX_FILTERS);
-		return EX_USAGE;
-	}
-	if (arg[0] == '\0') {
-		log_error("invalid value \"\" for %s: must not be empty", src->name);
-		return EX_USAGE;
-	}
-	list[(*n)++] = (char *) arg;
-	return 0;
-}
-
-static int
 on_opt(int opt, const char *arg, const cli_src *src, void *state)
 {
 	run_args *a = state;
@@ -104,10 +88,10 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 				o->concurrency = (int) v;
 			break;
 		case OPT_QUEUE:
-			rc = add_filter(a->queues, &o->filter.nqueues, arg, src);
+			rc = cli_add_filter(a->queues, &o->filter.nqueues, CLI_MAX_FILTERS, arg, src);
 			break;
 		case OPT_TYPE:
-			rc = add_filter(a->types, &o->filter.ntypes, arg, src);
+			rc = cli_add_filter(a->types, &o->filter.ntypes, CLI_MAX_FILTERS, arg, src);
 			break;
 		case OPT_LEASE:
 			rc = cli_duration(src, arg, 1000, &o->lease_ms);

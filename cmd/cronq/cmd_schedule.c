@@ -18,8 +18,8 @@
 #include "util/log.h"
 
 enum {
-	OPT_TZ = OPT_FIRST_CMD, OPT_CATCHUP, OPT_OVERLAP, OPT_QUEUE, OPT_PRIORITY,
-	OPT_MAX_ATTEMPTS, OPT_TIMEOUT, OPT_REPLACE, OPT_DISABLED, OPT_JSON, OPT_FROM, OPT_COUNT,
+	OPT_TZ = OPT_FIRST_CMD, OPT_CATCHUP, OPT_OVERLAP, OPT_REPLACE, OPT_DISABLED, OPT_JSON,
+	OPT_FROM, OPT_COUNT,
 };
 
 typedef struct sched_args {
@@ -79,9 +79,10 @@ static int
 on_opt(int opt, const char *arg, const cli_src *src, void *state)
 {
 	sched_args *a = state;
-	int64_t v;
 	int rc = 0;
 
+	if (cli_job_option(opt, arg, src, &a->def.opts, &rc))
+		return rc;
 	switch (opt) {
 		case OPT_TZ:
 			a->def.timezone = arg;
@@ -99,22 +100,6 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 				rc = EX_USAGE;
 			}
 			a->def.overlap = arg;
-			break;
-		case OPT_QUEUE:
-			a->def.queue = arg;
-			break;
-		case OPT_PRIORITY:
-			if ((rc = cli_int(src, arg, -1000000, 1000000, &v)) == 0) {
-				a->def.priority = (int) v;
-				a->def.has_priority = true;
-			}
-			break;
-		case OPT_MAX_ATTEMPTS:
-			if ((rc = cli_int(src, arg, 1, 1000, &v)) == 0)
-				a->def.max_attempts = (int) v;
-			break;
-		case OPT_TIMEOUT:
-			rc = cli_duration(src, arg, 1000, &a->def.timeout_ms);
 			break;
 		case OPT_REPLACE:
 			a->replace = true;
@@ -140,12 +125,9 @@ static const struct option add_opts[] = {
 	{"tz", required_argument, NULL, OPT_TZ},
 	{"catchup", required_argument, NULL, OPT_CATCHUP},
 	{"overlap", required_argument, NULL, OPT_OVERLAP},
-	{"queue", required_argument, NULL, OPT_QUEUE},
-	{"priority", required_argument, NULL, OPT_PRIORITY},
-	{"max-attempts", required_argument, NULL, OPT_MAX_ATTEMPTS},
-	{"timeout", required_argument, NULL, OPT_TIMEOUT},
 	{"replace", no_argument, NULL, OPT_REPLACE},
 	{"disabled", no_argument, NULL, OPT_DISABLED},
+	CLI_JOB_OPTIONS,
 	CLI_COMMON_OPTIONS,
 	{NULL, 0, NULL, 0},
 };
@@ -309,9 +291,7 @@ cmd_schedule(int argc, char **argv)
 			return cli_report(&err);	/* nothing written, no connection needed */
 	}
 
-	if ((conn = pg_connect(cli_conninfo(&common), &err)) == NULL)
-		return cli_report(&err);
-	if ((rc = migrate_check(conn, &err)) != 0)
+	if ((rc = cli_connect(&common, &conn, &err)) != 0)
 		goto out;
 	if (strcmp(sub, "add") == 0)
 		rc = schedule_add(conn, &a.def, a.replace, &err);

@@ -9,5 +9,12 @@ int cmd_enqueue(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_schedule(int argc, char **argv);
 int cmd_cancel(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_retry(int argc, char **argv);
+int cmd_purge(int argc, char **argv);
+int cmd_backfill(int argc, char **argv);
 
 #endif

@@ -22,6 +22,13 @@ static const command commands[] = {
 	{"run", cmd_run, "run due jobs, then exit (what cron calls every minute)"},
 	{"schedule", cmd_schedule, "manage named cron schedules; print fire times"},
 	{"cancel", cmd_cancel, "cancel jobs (running ones at their next heartbeat)"},
+	{"retry", cmd_retry, "queue dead, failed or finished jobs again"},
+	{"list", cmd_list, "list jobs"},
+	{"show", cmd_show, "show a job with every attempt"},
+	{"status", cmd_status, "counts, lag, dead jobs, schedules, last wake"},
+	{"check", cmd_check, "one-line health check for monitoring (exit 0/1/2/3)"},
+	{"purge", cmd_purge, "delete old finished jobs and their runs"},
+	{"backfill", cmd_backfill, "enqueue one job per step or schedule occurrence in a range"},
 	{NULL, NULL, NULL},
 };
 

@@ -32,17 +32,12 @@ int
 jobs_cancel(PGconn *conn, const int64_t *ids, int n, cancel_result *result, cq_err *err)
 {
 	buf arr = BUF_INIT;
-	char num[32];
 	const char *params[1];
 	PGresult *res;
 
-	buf_array_begin(&arr);
-	for (int i = 0; i < n; i++) {
-		snprintf(num, sizeof num, "%" PRId64, ids[i]);
-		buf_array_raw(&arr, num);
+	for (int i = 0; i < n; i++)
 		result[i] = CANCEL_NOT_FOUND;
-	}
-	buf_array_end(&arr);
+	buf_array_ids(&arr, ids, n);
 	params[0] = buf_str(&arr);
 	res = pg_exec(conn, cancel_sql, 1, params, PG_ANY, err, NULL);
 	buf_free(&arr);

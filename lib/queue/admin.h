@@ -1,6 +1,6 @@
 /*
- * admin — what operators do to jobs by id: cancel them (and, as the
- * operating issue lands, retry, list and show them).
+ * admin — cancelling jobs by id, queued ones at once and running ones
+ * through their worker's heartbeat (list, show and retry are inspect.h's).
  */
 #ifndef CRONQ_ADMIN_H
 #define CRONQ_ADMIN_H

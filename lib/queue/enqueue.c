@@ -43,15 +43,15 @@ enqueue_check(const enqueue_req *req, cq_err *err)
 	}
 	if (payload_validate(req->type, payload, why, sizeof why) != 0)
 		rc = cq_fail(err, EX_DATAERR, "%s", why);
-	else if (req->queue && (req->queue[0] == '\0' || strlen(req->queue) > ENQUEUE_MAX_NAME))
+	else if (req->opts.queue && (req->opts.queue[0] == '\0' || strlen(req->opts.queue) > ENQUEUE_MAX_NAME))
 		rc = cq_fail(err, EX_DATAERR, "queue name must be 1 to %d bytes", ENQUEUE_MAX_NAME);
 	else if (req->key && (req->key[0] == '\0' || strlen(req->key) > ENQUEUE_MAX_KEY))
 		rc = cq_fail(err, EX_DATAERR, "key must be 1 to %d bytes", ENQUEUE_MAX_KEY);
-	else if (req->has_priority && (req->priority < -ENQUEUE_MAX_PRIORITY || req->priority > ENQUEUE_MAX_PRIORITY))
+	else if (req->opts.has_priority && (req->opts.priority < -ENQUEUE_MAX_PRIORITY || req->opts.priority > ENQUEUE_MAX_PRIORITY))
 		rc = cq_fail(err, EX_DATAERR, "priority must be from %d to %d", -ENQUEUE_MAX_PRIORITY, ENQUEUE_MAX_PRIORITY);
-	else if (req->max_attempts < 0 || req->max_attempts > ENQUEUE_MAX_ATTEMPTS)
+	else if (req->opts.max_attempts < 0 || req->opts.max_attempts > ENQUEUE_MAX_ATTEMPTS)
 		rc = cq_fail(err, EX_DATAERR, "max_attempts must be from 1 to %d", ENQUEUE_MAX_ATTEMPTS);
-	else if (req->timeout_ms < 0)
+	else if (req->opts.timeout_ms < 0)
 		rc = cq_fail(err, EX_DATAERR, "timeout must be positive");
 	json_decref(payload);
 	return rc;
@@ -68,17 +68,17 @@ enqueue_one(PGconn *conn, const enqueue_req *req, int64_t *id, bool *created, cq
 	if ((rc = enqueue_check(req, err)) != 0)
 		return rc;
 	snprintf(in, sizeof in, "%" PRId64, req->in_ms);
-	snprintf(prio, sizeof prio, "%d", req->priority);
-	snprintf(attempts, sizeof attempts, "%d", req->max_attempts);
-	snprintf(timeout, sizeof timeout, "%" PRId64, req->timeout_ms);
+	snprintf(prio, sizeof prio, "%d", req->opts.priority);
+	snprintf(attempts, sizeof attempts, "%d", req->opts.max_attempts);
+	snprintf(timeout, sizeof timeout, "%" PRId64, req->opts.timeout_ms);
 	params[0] = req->type;
 	params[1] = req->payload ? req->payload : "{}";
 	params[2] = req->run_at;
 	params[3] = req->in_ms >= 0 ? in : NULL;
-	params[4] = req->queue;
-	params[5] = req->has_priority ? prio : NULL;
-	params[6] = req->max_attempts > 0 ? attempts : NULL;
-	params[7] = req->timeout_ms > 0 ? timeout : NULL;
+	params[4] = req->opts.queue;
+	params[5] = req->opts.has_priority ? prio : NULL;
+	params[6] = req->opts.max_attempts > 0 ? attempts : NULL;
+	params[7] = req->opts.timeout_ms > 0 ? timeout : NULL;
 	params[8] = req->key;
 	res = pg_exec(conn, enqueue_sql, 9, params, PG_ONE, err, NULL);
 	if (res == NULL)
@@ -186,7 +186,7 @@ enqueue_parse_line(const char *line, size_t len, json_t **obj, char **payload_co
 	}
 	STRING_FIELD("type", req->type);
 	STRING_FIELD("run_at", req->run_at);
-	STRING_FIELD("queue", req->queue);
+	STRING_FIELD("queue", req->opts.queue);
 	STRING_FIELD("key", req->key);
 #undef STRING_FIELD
 	if (req->type == NULL)
@@ -196,25 +196,25 @@ enqueue_parse_line(const char *line, size_t len, json_t **obj, char **payload_co
 			json_integer_value(v) > ENQUEUE_MAX_PRIORITY)
 			return cq_fail(err, EX_DATAERR, "\"priority\" must be an integer from %d to %d",
 						   -ENQUEUE_MAX_PRIORITY, ENQUEUE_MAX_PRIORITY);
-		req->has_priority = true;
-		req->priority = (int) json_integer_value(v);
+		req->opts.has_priority = true;
+		req->opts.priority = (int) json_integer_value(v);
 	}
 	if ((v = json_object_get(*obj, "max_attempts")) != NULL && !json_is_null(v)) {
 		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 			json_integer_value(v) > ENQUEUE_MAX_ATTEMPTS)
 			return cq_fail(err, EX_DATAERR, "\"max_attempts\" must be an integer from 1 to %d",
 						   ENQUEUE_MAX_ATTEMPTS);
-		req->max_attempts = (int) json_integer_value(v);
+		req->opts.max_attempts = (int) json_integer_value(v);
 	}
 	if ((v = json_object_get(*obj, "timeout")) != NULL && !json_is_null(v)) {
 		char why[256];
 
 		if (json_is_integer(v) && json_integer_value(v) > 0 &&
 			json_integer_value(v) <= DURATION_MAX_MS / 1000)
-			req->timeout_ms = json_integer_value(v) * 1000;
+			req->opts.timeout_ms = json_integer_value(v) * 1000;
 		else if (!json_is_string(v) ||
-				 duration_parse(json_string_value(v), &req->timeout_ms, why, sizeof why) != 0 ||
-				 req->timeout_ms <= 0)
+				 duration_parse(json_string_value(v), &req->opts.timeout_ms, why, sizeof why) != 0 ||
+				 req->opts.timeout_ms <= 0)
 			return cq_fail(err, EX_DATAERR, "\"timeout\" must be a positive duration such as \"90s\" or a number of seconds");
 	}
 	if ((v = json_object_get(*obj, "payload")) != NULL && !json_is_null(v)) {
@@ -237,16 +237,16 @@ append_row(buf *b, const enqueue_req *req)
 	buf_putc(b, '\t');
 	buf_copy_field(b, req->run_at);
 	buf_putc(b, '\t');
-	buf_copy_field(b, req->queue);
+	buf_copy_field(b, req->opts.queue);
 	buf_putc(b, '\t');
-	snprintf(num, sizeof num, "%d", req->priority);
-	buf_copy_field(b, req->has_priority ? num : NULL);
+	snprintf(num, sizeof num, "%d", req->opts.priority);
+	buf_copy_field(b, req->opts.has_priority ? num : NULL);
 	buf_putc(b, '\t');
-	snprintf(num, sizeof num, "%d", req->max_attempts);
-	buf_copy_field(b, req->max_attempts > 0 ? num : NULL);
+	snprintf(num, sizeof num, "%d", req->opts.max_attempts);
+	buf_copy_field(b, req->opts.max_attempts > 0 ? num : NULL);
 	buf_putc(b, '\t');
-	snprintf(num, sizeof num, "%" PRId64 " milliseconds", req->timeout_ms);
-	buf_copy_field(b, req->timeout_ms > 0 ? num : NULL);
+	snprintf(num, sizeof num, "%" PRId64 " milliseconds", req->opts.timeout_ms);
+	buf_copy_field(b, req->opts.timeout_ms > 0 ? num : NULL);
 	buf_putc(b, '\t');
 	buf_copy_field(b, req->key);
 	buf_putc(b, '\n');

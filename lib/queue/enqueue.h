@@ -15,16 +15,22 @@
 
 #include "util/err.h"
 
-typedef struct enqueue_req {
-	const char *type;
-	const char *payload;		/* JSON text; NULL means {} */
-	const char *run_at;			/* any timestamptz input; NULL: now */
-	int64_t		in_ms;			/* with run_at NULL: run this long from now; <0: unset */
+/* What a job may set besides its type, payload and time; unset fields
+ * take the table's defaults. Shared by enqueue, backfill and schedules. */
+typedef struct job_opts {
 	const char *queue;			/* NULL: "default" */
 	bool		has_priority;
 	int			priority;
 	int			max_attempts;	/* 0: the default (10) */
 	int64_t		timeout_ms;		/* 0: the default (1h) */
+} job_opts;
+
+typedef struct enqueue_req {
+	const char *type;
+	const char *payload;		/* JSON text; NULL means {} */
+	const char *run_at;			/* any timestamptz input; NULL: now */
+	int64_t		in_ms;			/* with run_at NULL: run this long from now; <0: unset */
+	job_opts	opts;
 	const char *key;			/* idempotency key, NULL: none */
 } enqueue_req;
 

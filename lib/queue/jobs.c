@@ -187,7 +187,7 @@ find_id(const id_pos *ix, int n, int64_t id)
 }
 
 static char *
-text_array(char **items, int n)
+text_array(const char *const *items, int n)
 {
 	buf b = BUF_INIT;
 

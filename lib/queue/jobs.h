@@ -39,9 +39,9 @@ typedef struct claim_batch {
 } claim_batch;
 
 typedef struct claim_filter {
-	char	  **queues;			/* NULL or a list of nqueues names */
+	const char **queues;		/* NULL or a list of nqueues names */
 	int			nqueues;
-	char	  **types;
+	const char **types;
 	int			ntypes;
 } claim_filter;
 

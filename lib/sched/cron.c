@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/err.h"
 #include "util/xalloc.h"
 
 #define SECS_PER_DAY	86400
@@ -73,21 +74,6 @@ static const struct
 	{"@midnight", "0 0 * * *"},
 	{"@hourly", "0 * * * *"},
 };
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-			__attribute__((format(printf, 3, 4)));
-
-static void
-set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list		ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static bool
 is_space(int ch)
@@ -177,7 +163,7 @@ fail(field_parser *fp, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	set_err(fp->err, fp->errlen, "%s: %s", fp->spec->name, msg);
+	cq_errbuf(fp->err, fp->errlen, "%s: %s", fp->spec->name, msg);
 	return false;
 }
 
@@ -438,7 +424,7 @@ cron_parse(const char *text, char *err, size_t errlen)
 	}
 	if (ntok == 0)
 	{
-		set_err(err, errlen, "empty expression");
+		cq_errbuf(err, errlen, "empty expression");
 		return NULL;
 	}
 
@@ -452,24 +438,24 @@ cron_parse(const char *text, char *err, size_t errlen)
 				continue;
 			if (ntok > 1)
 			{
-				set_err(err, errlen, "unexpected text after %s", macros[i].name);
+				cq_errbuf(err, errlen, "unexpected text after %s", macros[i].name);
 				return NULL;
 			}
 			return cron_parse(macros[i].expansion, err, errlen);
 		}
 		if (equal_nocase(tok[0], toklen[0], "@reboot"))
 		{
-			set_err(err, errlen, "@reboot is not supported");
+			cq_errbuf(err, errlen, "@reboot is not supported");
 			return NULL;
 		}
 		quote_text(q, sizeof(q), tok[0], toklen[0]);
-		set_err(err, errlen, "unrecognized macro \"%s\"", q);
+		cq_errbuf(err, errlen, "unrecognized macro \"%s\"", q);
 		return NULL;
 	}
 
 	if (ntok != NFIELDS)
 	{
-		set_err(err, errlen, "expected 5 fields, got %zu", ntok);
+		cq_errbuf(err, errlen, "expected 5 fields, got %zu", ntok);
 		return NULL;
 	}
 	for (int i = 0; i < NFIELDS; i++)

@@ -63,11 +63,7 @@ schedule_check(const schedule_def *d, cq_err *err)
 	memset(&req, 0, sizeof req);
 	req.type = d->type;
 	req.payload = d->payload;
-	req.queue = d->queue;
-	req.has_priority = d->has_priority;
-	req.priority = d->priority;
-	req.max_attempts = d->max_attempts;
-	req.timeout_ms = d->timeout_ms;
+	req.opts = d->opts;
 	req.in_ms = -1;
 	return enqueue_check(&req, err);
 }
@@ -127,19 +123,19 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 	if ((rc = db_now(conn, &now, err)) != 0 ||
 		(rc = first_after(d->cron, d->timezone ? d->timezone : "UTC", now, &next, err)) != 0)
 		return rc;
-	snprintf(prio, sizeof prio, "%d", d->priority);
-	snprintf(attempts, sizeof attempts, "%d", d->max_attempts);
-	snprintf(timeout, sizeof timeout, "%" PRId64, d->timeout_ms);
+	snprintf(prio, sizeof prio, "%d", d->opts.priority);
+	snprintf(attempts, sizeof attempts, "%d", d->opts.max_attempts);
+	snprintf(timeout, sizeof timeout, "%" PRId64, d->opts.timeout_ms);
 	cron_format_utc(next, next_text, sizeof next_text);
 	vals[0] = d->name;
 	vals[1] = d->cron;
 	vals[2] = d->timezone;
 	vals[3] = d->type;
 	vals[4] = d->payload;
-	vals[5] = d->queue;
-	vals[6] = d->has_priority ? prio : NULL;
-	vals[7] = d->max_attempts > 0 ? attempts : NULL;
-	vals[8] = d->timeout_ms > 0 ? timeout : NULL;
+	vals[5] = d->opts.queue;
+	vals[6] = d->opts.has_priority ? prio : NULL;
+	vals[7] = d->opts.max_attempts > 0 ? attempts : NULL;
+	vals[8] = d->opts.timeout_ms > 0 ? timeout : NULL;
 	vals[9] = d->disabled ? "false" : NULL;
 	vals[10] = d->catchup;
 	vals[11] = d->overlap;

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "queue/enqueue.h"
 #include "util/err.h"
 
 typedef struct schedule_def {
@@ -23,11 +24,7 @@ typedef struct schedule_def {
 	const char *timezone;		/* NULL: UTC */
 	const char *type;
 	const char *payload;		/* JSON text; NULL: {} */
-	const char *queue;			/* NULL: default */
-	bool		has_priority;
-	int			priority;
-	int			max_attempts;	/* 0: default */
-	int64_t		timeout_ms;		/* 0: the jobs' default */
+	job_opts	opts;			/* of its jobs */
 	const char *catchup;		/* NULL: latest */
 	const char *overlap;		/* NULL: skip */
 	bool		disabled;

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/err.h"
 #include "util/xalloc.h"
 
 #define TZ_DEFAULT_DIR	"/usr/share/zoneinfo"
@@ -62,21 +63,6 @@ struct tz
 	bool		has_rule;		/* footer rule applies from trans[ntrans-1] */
 	tz_rule		rule;
 };
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-			__attribute__((format(printf, 3, 4)));
-
-static void
-set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list		ap;
-
-	if (err == NULL || errlen == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static int64_t
 floor_div(int64_t a, int64_t b)
@@ -626,7 +612,7 @@ tz_open_tzif(const char *name, const void *data, size_t len,
 
 	if (why != NULL)
 	{
-		set_err(err, errlen, "invalid time zone data for \"%s\": %s", name, why);
+		cq_errbuf(err, errlen, "invalid time zone data for \"%s\": %s", name, why);
 		tz_free(zone);
 		return NULL;
 	}
@@ -640,13 +626,13 @@ tz_open_posix(const char *rule, char *err, size_t errlen)
 
 	if (strlen(rule) > TZ_NAME_MAX)
 	{
-		set_err(err, errlen, "invalid TZ rule: too long");
+		cq_errbuf(err, errlen, "invalid TZ rule: too long");
 		return NULL;
 	}
 	zone = zone_new(rule);
 	if (!parse_rule(rule, strlen(rule), &zone->rule))
 	{
-		set_err(err, errlen, "invalid TZ rule \"%s\"", rule);
+		cq_errbuf(err, errlen, "invalid TZ rule \"%s\"", rule);
 		tz_free(zone);
 		return NULL;
 	}
@@ -755,7 +741,7 @@ tz_open(const char *name, char *err, size_t errlen)
 	}
 	if (!valid_zone_name(name))
 	{
-		set_err(err, errlen, "invalid time zone name \"%.64s%s\"", name,
+		cq_errbuf(err, errlen, "invalid time zone name \"%.64s%s\"", name,
 				strlen(name) > 64 ? "..." : "");
 		return NULL;
 	}
@@ -767,15 +753,15 @@ tz_open(const char *name, char *err, size_t errlen)
 	rc = read_file(path, &data, &len);
 	if (rc == ENOENT || rc == ENOTDIR || rc == EISDIR || rc == EINVAL ||
 		rc == ENAMETOOLONG || rc == ELOOP)
-		set_err(err, errlen, "unrecognized time zone \"%s\"", name);
+		cq_errbuf(err, errlen, "unrecognized time zone \"%s\"", name);
 	else if (rc == EFBIG)
-		set_err(err, errlen, "time zone file \"%s\" is too large", path);
+		cq_errbuf(err, errlen, "time zone file \"%s\" is too large", path);
 	else if (rc == EACCES || rc == EPERM)
-		set_err(err, errlen, "could not open time zone file \"%s\": permission denied", path);
+		cq_errbuf(err, errlen, "could not open time zone file \"%s\": permission denied", path);
 	else if (rc != 0)
-		set_err(err, errlen, "could not read time zone file \"%s\" (errno %d)", path, rc);
+		cq_errbuf(err, errlen, "could not read time zone file \"%s\" (errno %d)", path, rc);
 	else if (len < 5 || memcmp(data, "TZif", 4) != 0)
-		set_err(err, errlen, "unrecognized time zone \"%s\": not a TZif file", name);
+		cq_errbuf(err, errlen, "unrecognized time zone \"%s\": not a TZif file", name);
 	else
 		zone = tz_open_tzif(name, data, len, err, errlen);
 	free(data);

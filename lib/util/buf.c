@@ -140,6 +140,15 @@ buf_array_end(buf *b)
 }
 
 void
+buf_array_ids(buf *b, const int64_t *ids, int n)
+{
+	buf_array_begin(b);
+	for (int i = 0; i < n; i++)
+		buf_printf(b, "%s%lld", i ? "," : "", (long long) ids[i]);
+	buf_array_end(b);
+}
+
+void
 buf_copy_field(buf *b, const char *s)
 {
 	if (s == NULL) {

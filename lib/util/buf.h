@@ -7,6 +7,7 @@
 #define CRONQ_BUF_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct buf {
 	char	   *data;
@@ -35,6 +36,8 @@ void buf_array_begin(buf *b);
 void buf_array_text(buf *b, const char *s);		/* NULL appends NULL */
 void buf_array_raw(buf *b, const char *s);		/* numbers: no quoting */
 void buf_array_end(buf *b);
+/* A whole bigint[] literal: {1,2,3}. */
+void buf_array_ids(buf *b, const int64_t *ids, int n);
 
 /* COPY text format: one field's escaped value (NULL appends \N). */
 void buf_copy_field(buf *b, const char *s);

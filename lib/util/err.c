@@ -62,3 +62,15 @@ cq_prefix(cq_err *err, const char *fmt, ...)
 	memcpy(err->msg, pre, plen);
 	err->msg[plen + mlen] = '\0';
 }
+
+void
+cq_errbuf(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL || errlen == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}

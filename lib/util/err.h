@@ -6,6 +6,7 @@
 #ifndef CRONQ_ERR_H
 #define CRONQ_ERR_H
 
+#include <stddef.h>
 #include <sysexits.h>
 
 typedef struct cq_err {
@@ -19,6 +20,9 @@ int cq_fail(cq_err *err, int code, const char *fmt, ...) __attribute__((format(p
 /* Set the hint of an already filled error. */
 void cq_hint(cq_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cq_clear(cq_err *err);
+/* Format a message into a caller's buffer (err may be NULL or errlen 0). */
+void cq_errbuf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Put a prefix ("line 7: ") before an already filled message. */
 void cq_prefix(cq_err *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

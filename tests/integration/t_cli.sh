@@ -12,7 +12,8 @@ expect "no command" 64 "" $'cronq: error: no command given\nTry "cronq --help" f
 cronq frobnicate
 expect "unknown command" 64 "" $'cronq: error: unrecognized command "frobnicate"\nTry "cronq --help" for more information.'
 
-for cmd in migrate enqueue run schedule cancel; do
+all_cmds="migrate enqueue run schedule cancel list show retry purge backfill status check"
+for cmd in $all_cmds; do
     cronq $cmd --help
     check "$cmd --help exits 0 with Usage" [ "$RC" = 0 ]
     match "$cmd --help shows usage" "Usage:" "$OUT"
@@ -22,10 +23,19 @@ for cmd in migrate enqueue run schedule cancel; do
 Try \"cronq $sub --help\" for more information."
 done
 
-# Every option of every command appears in its --help.
-for cmd in migrate enqueue run schedule cancel; do
-    src="$(dirname "$0")/../../cmd/cronq/cmd_$cmd.c"
-    for opt in $(grep -oE '^\s*\{"[a-z-]+", (no|required)_argument' "$src" | grep -oE '"[a-z-]+"' | tr -d '"'); do
+# Every option of every command (its table in cmd/cronq/cmd_NAME.c, and the
+# shared CLI_*_OPTIONS) appears in its --help and in the man page.
+options_of() {
+    local src="$(dirname "$0")/../../cmd/cronq/cmd_$1.c"
+    # show shares cmd_list.c with list, and takes only --json of its own.
+    [ "$1" = show ] && { echo json db verbose log-format help; return; }
+    [ -f "$src" ] || { fail "no source for $1"; return; }
+    grep -oE '^\s*\{"[a-z-]+", (no|required)_argument' "$src" | grep -oE '"[a-z-]+"' | tr -d '"'
+    grep -q CLI_JOB_OPTIONS "$src" && echo queue priority max-attempts timeout
+    echo db verbose log-format help
+}
+for cmd in $all_cmds; do
+    for opt in $(options_of $cmd); do
         if "$CRONQ" $cmd --help | grep -q -- "--$opt"; then pass; else fail "$cmd --help does not mention --$opt"; fi
         if sed 's/\\-/-/g' "$(dirname "$0")/../../cronq.1" | grep -q -- "--$opt"; then pass; else fail "cronq.1 does not mention --$opt"; fi
     done

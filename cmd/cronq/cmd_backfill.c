@@ -1,0 +1,254 @@
+/*
+ * cmd_backfill — "cronq backfill TYPE --from T --to T" (one job per step)
+ * and "cronq backfill --schedule NAME --from T --to T" (one per occurrence):
+ * options, then lib/queue/backfill. Everything is checked before the first
+ * write, and the writes are one transaction: all or nothing.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "pg/pg.h"
+#include "queue/backfill.h"
+#include "queue/enqueue.h"
+#include "sched/cron.h"
+#include "schema/migrate.h"
+#include "util/log.h"
+
+enum {
+	OPT_FROM = OPT_FIRST_CMD, OPT_TO, OPT_STEP, OPT_PAYLOAD, OPT_KEY, OPT_DRY_RUN,
+	OPT_SCHEDULE,
+};
+
+typedef struct backfill_args {
+	backfill_req req;
+	const char *from;
+	const char *to;
+	const char *schedule;
+	bool		dry;
+	char		job_option[96];	/* the first option --schedule cannot take */
+} backfill_args;
+
+static void
+help(void)
+{
+	printf("cronq backfill enqueues one job per step of a time range, or one per\n"
+		   "occurrence of a schedule in it. Jobs whose key exists are skipped, so\n"
+		   "running a backfill again enqueues nothing twice.\n\n"
+		   "Usage:\n"
+		   "  cronq backfill TYPE --from TIME --to TIME [OPTION]...\n"
+		   "  cronq backfill --schedule NAME --from TIME --to TIME [--dry-run]\n\n"
+		   "Options:\n"
+		   "      --from TIME           first step (RFC 3339 or any PostgreSQL timestamptz;\n"
+		   "                            a time without zone is UTC)\n"
+		   "      --to TIME             last step, included\n"
+		   "      --step DURATION       time between steps (default 1d; whole seconds)\n"
+		   "      --payload JSON        payload template (default {}): {date} and {ts} are\n"
+		   "                            replaced in every string value\n"
+		   "      --key TEMPLATE        idempotency key template (default\n"
+		   "                            backfill:TYPE:{ts})\n"
+		   "      --queue NAME          queue (default \"default\")\n"
+		   "      --priority N          lower runs first (default 0)\n"
+		   "      --max-attempts N      attempts before a job is dead (default 10)\n"
+		   "      --timeout DURATION    stop an attempt after DURATION (default 1h)\n"
+		   "      --schedule NAME       one job per occurrence of schedule NAME, with its\n"
+		   "                            job settings and its key schedule:NAME:FIRE_TIME\n"
+		   "      --dry-run             print the jobs that would be enqueued, one per line\n"
+		   "                            (time, key, payload, tab-separated); write nothing\n"
+		   "  -v, --verbose             say what is done\n"
+		   "      --log-format FORMAT   text (default) or json\n"
+		   "  -h, --help                show this help, then exit\n\n"
+		   "Connection options:\n"
+		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
+		   "Placeholders: {date} is the step's UTC date (2026-03-08), {ts} its time\n"
+		   "(2026-03-08T10:00:00Z); {{word} is a literal {word}. Step jobs are due at\n"
+		   "once; a schedule's jobs are due at their fire time. At most %d jobs.\n"
+		   "Prints \"enqueued N jobs (M already existed)\".\n",
+		   BACKFILL_MAX_STEPS);
+}
+
+static int
+on_opt(int opt, const char *arg, const cli_src *src, void *state)
+{
+	backfill_args *a = state;
+	int64_t v;
+	int rc = 0;
+
+	/* Only the command line: a CRONQ_QUEUE meant for other commands is no clash. */
+	if (a->job_option[0] == '\0' && opt != OPT_FROM && opt != OPT_TO && opt != OPT_DRY_RUN &&
+		opt != OPT_SCHEDULE && strncmp(src->name, "--", 2) == 0)
+		snprintf(a->job_option, sizeof a->job_option, "%s", src->name);
+	if (cli_job_option(opt, arg, src, &a->req.opts, &rc))
+		return rc;
+	switch (opt) {
+		case OPT_FROM:
+			a->from = arg;
+			break;
+		case OPT_TO:
+			a->to = arg;
+			break;
+		case OPT_STEP:
+			if ((rc = cli_duration(src, arg, 1000, &v)) != 0)
+				break;
+			if (v % 1000 != 0) {
+				log_error("invalid value \"%s\" for %s: must be a whole number of seconds", arg, src->name);
+				rc = EX_USAGE;
+			}
+			a->req.step = v / 1000;
+			break;
+		case OPT_PAYLOAD:
+			a->req.payload = arg;
+			break;
+		case OPT_KEY:
+			a->req.key = arg;
+			break;
+		case OPT_DRY_RUN:
+			a->dry = true;
+			break;
+		case OPT_SCHEDULE:
+			a->schedule = arg;
+			break;
+	}
+	return rc;
+}
+
+static void
+print_line(int64_t t, const char *key, const char *payload, void *arg)
+{
+	char ts[CRON_TIME_BUFLEN];
+
+	(void) arg;
+	cron_format_utc(t, ts, sizeof ts);
+	printf("%s\t%s\t%s\n", ts, key, payload);
+}
+
+static bool progress_shown;
+
+static void
+progress(int64_t done, int64_t total)
+{
+	if (!isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "\rcronq: backfill: %" PRId64 " of %" PRId64 " jobs", done, total);
+	progress_shown = true;
+}
+
+/* Read --from and --to with the database; 0, or the code with err filled. */
+static int
+read_range(PGconn *conn, const backfill_args *a, int64_t *from, int64_t *to, cq_err *err)
+{
+	int rc;
+
+	if ((rc = backfill_parse_time(conn, a->from, from, err)) != 0) {
+		cq_prefix(err, "invalid value \"%s\" for --from: ", a->from);
+		return rc;
+	}
+	if ((rc = backfill_parse_time(conn, a->to, to, err)) != 0) {
+		cq_prefix(err, "invalid value \"%s\" for --to: ", a->to);
+		return rc;
+	}
+	if (*to < *from) {
+		char f[CRON_TIME_BUFLEN], t[CRON_TIME_BUFLEN];
+
+		cron_format_utc(*from, f, sizeof f);
+		cron_format_utc(*to, t, sizeof t);
+		return cq_fail(err, EX_USAGE, "--to %s is before --from %s", t, f);
+	}
+	return 0;
+}
+
+static int
+run_schedule(PGconn *conn, const backfill_args *a, int64_t from, int64_t to, backfill_out *out,
+			 cq_err *err)
+{
+	char *cron = NULL, *zone = NULL;
+	int64_t *fires = NULL, n = 0;
+	int rc;
+
+	if ((rc = backfill_schedule_get(conn, a->schedule, &cron, &zone, err)) == 0 &&
+		(rc = backfill_occurrences(cron, zone, from, to, BACKFILL_MAX_STEPS, &fires, &n, err)) == 0)
+		rc = backfill_schedule_run(conn, a->schedule, fires, n, a->dry, print_line, progress,
+								   NULL, out, err);
+	free(cron);
+	free(zone);
+	free(fires);
+	return rc;
+}
+
+int
+cmd_backfill(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"from", required_argument, NULL, OPT_FROM},
+		{"to", required_argument, NULL, OPT_TO},
+		{"step", required_argument, NULL, OPT_STEP},
+		{"payload", required_argument, NULL, OPT_PAYLOAD},
+		{"key", required_argument, NULL, OPT_KEY},
+		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+		{"schedule", required_argument, NULL, OPT_SCHEDULE},
+		CLI_JOB_OPTIONS,
+		CLI_COMMON_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	backfill_args a;
+	backfill_out out = {0, 0};
+	cli_common common;
+	cq_err err = {0};
+	PGconn *conn = NULL;
+	int64_t from, to;
+	int first, rc;
+
+	memset(&a, 0, sizeof a);
+	a.req.step = 86400;
+	if ((rc = cli_parse("backfill", argc, argv, "d:vh", opts, on_opt, &a, &common, &first)) != 0)
+		return rc;
+	if (common.help) {
+		help();
+		return 0;
+	}
+	if (a.schedule) {
+		if ((rc = cli_check_args("backfill", argc, argv, first, 0, 0)) != 0)
+			return rc;
+		if (a.job_option[0])
+			return cli_usage_error("backfill", "%s cannot be used with --schedule: a schedule's jobs take its own settings",
+								   a.job_option);
+	} else if ((rc = cli_check_args("backfill", argc, argv, first, 1, 1)) != 0)
+		return rc;
+	if (a.from == NULL || a.to == NULL)
+		return cli_usage_error("backfill", "--from and --to are required");
+	if (!a.schedule) {
+		/* Templates and payload first: a bad one is refused without the database. */
+		a.req.type = argv[first];
+		if ((rc = backfill_check(&a.req, &err)) != 0)
+			return cli_report(&err);
+	}
+
+	if ((rc = cli_connect(&common, &conn, &err)) != 0 ||
+		(rc = read_range(conn, &a, &from, &to, &err)) != 0)
+		goto out;
+	if (a.schedule)
+		rc = run_schedule(conn, &a, from, to, &out, &err);
+	else {
+		a.req.from = from;
+		if ((rc = backfill_count(from, to, a.req.step, BACKFILL_MAX_STEPS, &a.req.count, &err)) == 0 &&
+			(rc = backfill_check(&a.req, &err)) == 0)
+			rc = backfill_run(conn, &a.req, a.dry, print_line, progress, NULL, &out, &err);
+	}
+	if (progress_shown)
+		fputc('\n', stderr);
+	if (rc == 0) {
+		if (a.dry)
+			printf("would enqueue %" PRId64 " job%s (%" PRId64 " already exist%s)\n", out.created,
+				   out.created == 1 ? "" : "s", out.existing, out.existing == 1 ? "s" : "");
+		else
+			printf("enqueued %" PRId64 " job%s (%" PRId64 " already existed)\n", out.created,
+				   out.created == 1 ? "" : "s", out.existing);
+	}
+out:
+	pg_close(conn);
+	return rc ? cli_report(&err) : 0;
+}

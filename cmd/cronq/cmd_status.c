@@ -1,0 +1,697 @@
+/*
+ * cmd_status — "cronq status [--json | --prometheus] [--output FILE]":
+ * options, then lib/queue/stats, then one of three renderings of the same
+ * document. Judges nothing (that is `cronq check`) and changes nothing.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "pg/pg.h"
+#include "queue/stats.h"
+#include "sched/rfc3339.h"
+#include "schema/migrate.h"
+#include "util/buf.h"
+#include "util/duration.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+enum {
+	OPT_JSON = OPT_FIRST_CMD, OPT_PROMETHEUS, OPT_OUTPUT,
+};
+
+typedef struct status_args {
+	bool		json;
+	bool		prometheus;
+	const char *output;
+} status_args;
+
+/* Widest cell of a text table, in characters; longer values are clipped. */
+#define CELL_MAX 48
+
+static void
+help(void)
+{
+	printf("cronq status shows the state of the queue: jobs by queue, type and status,\n"
+		   "the lag of each queue, running jobs whose lease expired, dead jobs,\n"
+		   "schedules with their next run and last outcome, and the last runner wake.\n\n"
+		   "Usage:\n"
+		   "  cronq status [OPTION]...\n\n"
+		   "Options:\n"
+		   "      --json                JSON output (keys listed in cronq(1))\n"
+		   "      --prometheus          Prometheus text format for node_exporter's\n"
+		   "                            textfile collector (metrics cronq_*)\n"
+		   "      --output FILE         write to FILE, atomically (a temporary file in the\n"
+		   "                            same directory, then rename), not standard output\n"
+		   "  -v, --verbose             say what is done\n"
+		   "      --log-format FORMAT   text (default) or json\n"
+		   "  -h, --help                show this help, then exit\n\n"
+		   "Connection options:\n"
+		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
+		   "Lag is the age of the oldest due job (queued or failed, run_at <= now).\n"
+		   "A schedule is overdue when its next run is more than %ds in the past.\n"
+		   "On a terminal the text output ends with the last 24 hours of each queue,\n"
+		   "one character per hour, oldest first, from the attempts that finished:\n"
+		   "  .  none finished   o  all succeeded   x  some failed (failed, timeout,\n"
+		   "                                           lease expired)\n",
+		   STATS_OVERDUE_GRACE_S);
+}
+
+static int
+on_opt(int opt, const char *arg, const cli_src *src, void *state)
+{
+	status_args *a = state;
+
+	(void) src;
+	switch (opt) {
+		case OPT_JSON:
+			a->json = true;
+			break;
+		case OPT_PROMETHEUS:
+			a->prometheus = true;
+			break;
+		case OPT_OUTPUT:
+			a->output = arg;
+			break;
+	}
+	return 0;
+}
+
+/* ---- reading the document ---- */
+
+static const char *
+str_or(const json_t *o, const char *key, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : dflt;
+}
+
+static int64_t
+int_of(const json_t *o, const char *key)
+{
+	return (int64_t) json_integer_value(json_object_get(o, key));
+}
+
+/* "1m30s" for a count of seconds. */
+static const char *
+secs(int64_t s, char *out, size_t len)
+{
+	duration_format(s * 1000, out, len);
+	return out;
+}
+
+/* ---- text tables ---- */
+
+typedef struct table {
+	int			ncols;
+	const char *const *head;
+	unsigned	right;			/* bit i: column i is right-aligned */
+	char	  **cells;			/* row-major, ncols per row */
+	size_t		n, cap;
+} table;
+
+/* Characters, not bytes, in UTF-8 text. */
+static size_t
+text_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char) *s & 0xC0) != 0x80)
+			w++;
+	return w;
+}
+
+/*
+ * A copy of s fit for one table cell: its first line, at most CELL_MAX
+ * characters, cut on a character boundary with "..." marking any cut, and
+ * control characters shown as '?' (job errors hold programs' output, which
+ * must not drive the operator's terminal).
+ */
+static char *
+clip(const char *s)
+{
+	size_t len = strcspn(s, "\r\n"), chars = 0, keep = 0;
+	bool more = s[len] != '\0';
+	char *out;
+
+	for (size_t i = 0; i < len; i++) {
+		if (((unsigned char) s[i] & 0xC0) == 0x80)
+			continue;
+		if (chars == CELL_MAX - 3)
+			keep = i;
+		chars++;
+	}
+	if (chars > CELL_MAX || (more && chars > CELL_MAX - 3))
+		out = xasprintf("%.*s...", (int) keep, s);
+	else if (more)
+		out = xasprintf("%.*s...", (int) len, s);
+	else
+		out = xstrndup(s, len);
+	for (char *p = out; *p; p++)
+		if ((unsigned char) *p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return out;
+}
+
+static void
+table_cell(table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+table_cell(table *t, const char *fmt, ...)
+{
+	va_list ap;
+	char *raw;
+	int need;
+
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 64;
+		t->cells = xrealloc(t->cells, t->cap * sizeof *t->cells);
+	}
+	va_start(ap, fmt);
+	need = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	raw = xmalloc((size_t) (need < 0 ? 0 : need) + 1);
+	raw[0] = '\0';
+	va_start(ap, fmt);
+	if (need >= 0)
+		vsnprintf(raw, (size_t) need + 1, fmt, ap);
+	va_end(ap);
+	t->cells[t->n++] = clip(raw);
+	free(raw);
+}
+
+/* Append the table to out (header and rows, columns two spaces apart), then empty it. */
+static void
+table_flush(table *t, buf *out)
+{
+	size_t width[16] = {0};
+	size_t rows = t->n / (size_t) t->ncols;
+
+	for (int c = 0; c < t->ncols; c++)
+		width[c] = strlen(t->head[c]);
+	for (size_t i = 0; i < t->n; i++) {
+		size_t w = text_width(t->cells[i]);
+		int c = (int) (i % (size_t) t->ncols);
+
+		if (w > width[c])
+			width[c] = w;
+	}
+	for (size_t r = 0; r <= rows; r++) {
+		for (int c = 0; c < t->ncols; c++) {
+			const char *s = r == 0 ? t->head[c] : t->cells[(r - 1) * (size_t) t->ncols + (size_t) c];
+			size_t pad = width[c] - text_width(s);
+			bool last = c == t->ncols - 1;
+
+			if (c > 0)
+				buf_puts(out, "  ");
+			if (t->right & (1u << c))
+				for (size_t k = 0; k < pad; k++)
+					buf_putc(out, ' ');
+			buf_puts(out, s);
+			if (!(t->right & (1u << c)) && !last)
+				for (size_t k = 0; k < pad; k++)
+					buf_putc(out, ' ');
+		}
+		buf_putc(out, '\n');
+	}
+	for (size_t i = 0; i < t->n; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	t->cells = NULL;
+	t->n = t->cap = 0;
+}
+
+/* ---- text ---- */
+
+#define STATUS_COLUMNS "QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "DEAD", "CANCELLED"
+
+static void
+cell_counts(table *t, const json_t *o)
+{
+	static const char *const keys[] = {"queued", "running", "succeeded", "failed", "dead", "cancelled"};
+
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		table_cell(t, "%" PRId64, int_of(o, keys[i]));
+}
+
+static void
+text_summary(buf *out, const json_t *doc)
+{
+	const json_t *wake = json_object_get(doc, "last_wake");
+	const json_t *scheds = json_object_get(doc, "schedules");
+	char d[64];
+	size_t i, shown = 0;
+	json_t *s;
+
+	if (int_of(doc, "due") > 0)
+		buf_printf(out, "Lag:                %s (%" PRId64 " jobs due, the oldest since %s)\n",
+				   secs(int_of(doc, "lag_seconds"), d, sizeof d), int_of(doc, "due"),
+				   str_or(doc, "oldest_due_at", "-"));
+	else
+		buf_puts(out, "Lag:                0s (nothing due)\n");
+	buf_printf(out, "Expired leases:     %" PRId64 "\n",
+			   int_of(json_object_get(doc, "expired_leases"), "count"));
+	buf_printf(out, "Dead jobs:          %" PRId64 "\n", int_of(json_object_get(doc, "dead"), "count"));
+	if (json_is_object(wake)) {
+		buf_printf(out, "Last wake:          %s ago, at %s by %s ", secs(int_of(wake, "seconds_ago"), d, sizeof d),
+				   str_or(wake, "started_at", "-"), str_or(wake, "worker", "-"));
+		if (json_is_integer(json_object_get(wake, "exit_status")))
+			buf_printf(out, "(%" PRId64 " jobs run, %" PRId64 " failed, exit %" PRId64 ")\n",
+					   int_of(wake, "jobs_run"), int_of(wake, "jobs_failed"), int_of(wake, "exit_status"));
+		else
+			buf_puts(out, "(still running)\n");
+	} else
+		buf_puts(out, "Last wake:          never (no \"cronq run\" has recorded a wake)\n");
+	buf_puts(out, "Overdue schedules:  ");
+	json_array_foreach(scheds, i, s) {
+		if (!json_is_true(json_object_get(s, "overdue")))
+			continue;
+		buf_printf(out, "%s%.200s (%s late)", shown++ ? ", " : "", str_or(s, "name", "?"),
+				   secs(int_of(s, "overdue_seconds"), d, sizeof d));
+	}
+	buf_puts(out, shown ? "\n" : "none\n");
+}
+
+static void
+text_jobs(buf *out, const json_t *doc)
+{
+	static const char *const head[] = {"QUEUE", "TYPE", STATUS_COLUMNS};
+	static const char *const qhead[] = {"QUEUE", "DUE", "LAG", "OLDEST DUE", "EXPIRED LEASES"};
+	table t = {8, head, 0xFC, NULL, 0, 0};
+	table q = {5, qhead, 0x12, NULL, 0, 0};
+	const json_t *types = json_object_get(doc, "types");
+	const json_t *queues = json_object_get(doc, "queues");
+	char d[64];
+	size_t i;
+	json_t *o;
+
+	if (json_array_size(types) == 0) {
+		buf_puts(out, "\nJobs: none\n");
+		return;
+	}
+	buf_puts(out, "\nJobs\n");
+	json_array_foreach(types, i, o) {
+		table_cell(&t, "%s", str_or(o, "queue", "?"));
+		table_cell(&t, "%s", str_or(o, "type", "?"));
+		cell_counts(&t, o);
+	}
+	table_flush(&t, out);
+
+	buf_puts(out, "\nQueues\n");
+	json_array_foreach(queues, i, o) {
+		table_cell(&q, "%s", str_or(o, "queue", "?"));
+		table_cell(&q, "%" PRId64, int_of(o, "due"));
+		table_cell(&q, "%s", secs(int_of(o, "lag_seconds"), d, sizeof d));
+		table_cell(&q, "%s", str_or(o, "oldest_due_at", "-"));
+		table_cell(&q, "%" PRId64, int_of(o, "expired_leases"));
+	}
+	table_flush(&q, out);
+}
+
+static void
+text_problems(buf *out, const json_t *doc)
+{
+	static const char *const lhead[] = {"ID", "QUEUE", "TYPE", "ATTEMPT", "LOCKED BY", "EXPIRED"};
+	static const char *const dhead[] = {"ID", "QUEUE", "TYPE", "ATTEMPTS", "FINISHED", "ERROR"};
+	table l = {6, lhead, 0x01, NULL, 0, 0};
+	table t = {6, dhead, 0x09, NULL, 0, 0};
+	const json_t *leases = json_object_get(doc, "expired_leases");
+	const json_t *dead = json_object_get(doc, "dead");
+	char d[64];
+	size_t i;
+	json_t *o;
+
+	if (int_of(leases, "count") > 0) {
+		buf_printf(out, "\nExpired leases (%" PRId64 "; the next \"cronq run\" rescues them)\n",
+				   int_of(leases, "count"));
+		json_array_foreach(json_object_get(leases, "jobs"), i, o) {
+			table_cell(&l, "%" PRId64, int_of(o, "id"));
+			table_cell(&l, "%s", str_or(o, "queue", "?"));
+			table_cell(&l, "%s", str_or(o, "type", "?"));
+			table_cell(&l, "%" PRId64 "/%" PRId64, int_of(o, "attempts"), int_of(o, "max_attempts"));
+			table_cell(&l, "%s", str_or(o, "locked_by", "-"));
+			table_cell(&l, "%s ago", secs(int_of(o, "expired_seconds"), d, sizeof d));
+		}
+		table_flush(&l, out);
+	}
+	if (int_of(dead, "count") > 0) {
+		size_t shown = json_array_size(json_object_get(dead, "jobs"));
+
+		if ((int64_t) shown < int_of(dead, "count"))
+			buf_printf(out, "\nDead jobs (%" PRId64 "; the newest %zu)\n", int_of(dead, "count"), shown);
+		else
+			buf_printf(out, "\nDead jobs (%" PRId64 ")\n", int_of(dead, "count"));
+		json_array_foreach(json_object_get(dead, "jobs"), i, o) {
+			table_cell(&t, "%" PRId64, int_of(o, "id"));
+			table_cell(&t, "%s", str_or(o, "queue", "?"));
+			table_cell(&t, "%s", str_or(o, "type", "?"));
+			table_cell(&t, "%" PRId64, int_of(o, "attempts"));
+			table_cell(&t, "%s", str_or(o, "finished_at", "-"));
+			if (json_is_string(json_object_get(o, "error_code")))
+				table_cell(&t, "%s: %s", str_or(o, "error_code", ""), str_or(o, "last_error", ""));
+			else
+				table_cell(&t, "%s", str_or(o, "last_error", "-"));
+		}
+		table_flush(&t, out);
+	}
+}
+
+static void
+text_schedules(buf *out, const json_t *doc)
+{
+	static const char *const head[] = {"NAME", "CRON", "TIMEZONE", "ENABLED", "NEXT RUN", "OVERDUE",
+									   "LAST ENQUEUED", "LAST JOB"};
+	table t = {8, head, 0, NULL, 0, 0};
+	const json_t *scheds = json_object_get(doc, "schedules");
+	char d[64];
+	size_t i;
+	json_t *s;
+
+	if (json_array_size(scheds) == 0) {
+		buf_puts(out, "\nSchedules: none\n");
+		return;
+	}
+	buf_puts(out, "\nSchedules\n");
+	json_array_foreach(scheds, i, s) {
+		table_cell(&t, "%s", str_or(s, "name", "?"));
+		table_cell(&t, "%s", str_or(s, "cron", "?"));
+		table_cell(&t, "%s", str_or(s, "timezone", "?"));
+		table_cell(&t, "%s", json_is_true(json_object_get(s, "enabled")) ? "yes" : "no");
+		table_cell(&t, "%s", str_or(s, "next_run_at", "-"));
+		table_cell(&t, "%s", json_is_true(json_object_get(s, "overdue")) ?
+				   secs(int_of(s, "overdue_seconds"), d, sizeof d) : "-");
+		table_cell(&t, "%s", str_or(s, "last_enqueued_at", "-"));
+		if (json_is_integer(json_object_get(s, "last_job_id")))
+			table_cell(&t, "%" PRId64 " %s", int_of(s, "last_job_id"), str_or(s, "last_job_status", "(purged)"));
+		else
+			table_cell(&t, "-");
+	}
+	table_flush(&t, out);
+}
+
+/*
+ * One line per queue, one character per hour, oldest first: '.' when no
+ * attempt finished in that hour, 'o' when all succeeded, 'x' when any failed.
+ */
+static void
+text_history(buf *out, const json_t *doc)
+{
+	const json_t *queues = json_object_get(doc, "queues");
+	size_t i, w = strlen("QUEUE");
+	json_t *q;
+
+	if (json_array_size(queues) == 0)
+		return;
+	json_array_foreach(queues, i, q) {
+		size_t qw = text_width(str_or(q, "queue", "?"));
+
+		if (qw > w)
+			w = qw < CELL_MAX ? qw : CELL_MAX;
+	}
+	buf_printf(out, "\nLast 24 hours (one character per hour, oldest first: . none finished,"
+			   " o all succeeded, x some failed)\n");
+	buf_printf(out, "%-*s  %-*s%s\n", (int) w, "QUEUE", STATS_HISTORY_HOURS - 3, "-24h", "now");
+	json_array_foreach(queues, i, q) {
+		const json_t *runs = json_object_get(q, "runs_24h");
+		const json_t *ok = json_object_get(runs, "succeeded");
+		const json_t *bad = json_object_get(runs, "failed");
+		char *name = clip(str_or(q, "queue", "?"));
+
+		buf_puts(out, name);
+		for (size_t k = text_width(name); k < w + 2; k++)
+			buf_putc(out, ' ');
+		free(name);
+		for (size_t h = 0; h < json_array_size(ok); h++)
+			buf_putc(out, json_integer_value(json_array_get(bad, h)) > 0 ? 'x' :
+					 json_integer_value(json_array_get(ok, h)) > 0 ? 'o' : '.');
+		buf_putc(out, '\n');
+	}
+}
+
+static void
+render_text(buf *out, const json_t *doc, bool chart)
+{
+	text_summary(out, doc);
+	text_jobs(out, doc);
+	text_problems(out, doc);
+	text_schedules(out, doc);
+	if (chart)
+		text_history(out, doc);
+}
+
+/* ---- Prometheus ---- */
+
+/* One metric family's HELP and TYPE lines; its samples must follow at once. */
+static void
+prom_family(buf *out, const char *name, const char *help_text)
+{
+	buf_printf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help_text, name);
+}
+
+/* A label value, escaped as the exposition format wants: \\, \" and \n. */
+static void
+prom_value(buf *out, const char *s)
+{
+	buf_putc(out, '"');
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			buf_putc(out, '\\');
+		if (*s == '\n')
+			buf_puts(out, "\\n");
+		else
+			buf_putc(out, *s);
+	}
+	buf_putc(out, '"');
+}
+
+/* Epoch seconds of an RFC 3339 field, or -1 when absent. */
+static int64_t
+epoch_of(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	char why[128];
+	int64_t t;
+
+	return s && rfc3339_parse(s, &t, why, sizeof why) == 0 ? t : -1;
+}
+
+static void
+render_prometheus(buf *out, const json_t *doc)
+{
+	static const char *const statuses[] = {"queued", "running", "succeeded", "failed", "dead", "cancelled"};
+	const json_t *types = json_object_get(doc, "types");
+	const json_t *queues = json_object_get(doc, "queues");
+	const json_t *scheds = json_object_get(doc, "schedules");
+	const json_t *wake = json_object_get(doc, "last_wake");
+	char line[128];
+	size_t i;
+	json_t *o;
+
+	prom_family(out, "cronq_jobs", "Jobs by queue, type and status.");
+	json_array_foreach(types, i, o) {
+		for (size_t k = 0; k < sizeof statuses / sizeof statuses[0]; k++) {
+			buf_puts(out, "cronq_jobs{queue=");
+			prom_value(out, str_or(o, "queue", ""));
+			buf_puts(out, ",type=");
+			prom_value(out, str_or(o, "type", ""));
+			buf_printf(out, ",status=\"%s\"} %" PRId64 "\n", statuses[k], int_of(o, statuses[k]));
+		}
+	}
+	prom_family(out, "cronq_due_jobs", "Jobs due now (queued or failed, run_at in the past), by queue.");
+	json_array_foreach(queues, i, o) {
+		buf_puts(out, "cronq_due_jobs{queue=");
+		prom_value(out, str_or(o, "queue", ""));
+		buf_printf(out, "} %" PRId64 "\n", int_of(o, "due"));
+	}
+	prom_family(out, "cronq_lag_seconds", "Age of the oldest due job, by queue (0 when none is due).");
+	json_array_foreach(queues, i, o) {
+		buf_puts(out, "cronq_lag_seconds{queue=");
+		prom_value(out, str_or(o, "queue", ""));
+		buf_printf(out, "} %" PRId64 "\n", int_of(o, "lag_seconds"));
+	}
+	prom_family(out, "cronq_job_runs_24h", "Attempts finished in the last 24 hours, by queue and outcome"
+				" (failed: failed, timeout or lease expired).");
+	json_array_foreach(queues, i, o) {
+		const json_t *runs = json_object_get(o, "runs_24h");
+		static const char *const outcomes[] = {"succeeded", "failed"};
+
+		for (size_t k = 0; k < 2; k++) {
+			const json_t *hours = json_object_get(runs, outcomes[k]);
+			int64_t sum = 0;
+
+			for (size_t h = 0; h < json_array_size(hours); h++)
+				sum += (int64_t) json_integer_value(json_array_get(hours, h));
+			buf_puts(out, "cronq_job_runs_24h{queue=");
+			prom_value(out, str_or(o, "queue", ""));
+			buf_printf(out, ",outcome=\"%s\"} %" PRId64 "\n", outcomes[k], sum);
+		}
+	}
+	prom_family(out, "cronq_expired_leases", "Running jobs whose lease expired (their worker is gone).");
+	buf_printf(out, "cronq_expired_leases %" PRId64 "\n", int_of(json_object_get(doc, "expired_leases"), "count"));
+	prom_family(out, "cronq_dead_jobs", "Dead jobs, all queues.");
+	buf_printf(out, "cronq_dead_jobs %" PRId64 "\n", int_of(json_object_get(doc, "dead"), "count"));
+	prom_family(out, "cronq_last_wake_timestamp_seconds",
+				"Start of the newest runner wake, Unix time (0 when none was recorded).");
+	buf_printf(out, "cronq_last_wake_timestamp_seconds %" PRId64 "\n",
+			   json_is_object(wake) ? epoch_of(wake, "started_at") : 0);
+	snprintf(line, sizeof line, "Enabled schedules more than %ds past their next run.", STATS_OVERDUE_GRACE_S);
+	prom_family(out, "cronq_overdue_schedules", line);
+	buf_printf(out, "cronq_overdue_schedules %" PRId64 "\n", int_of(doc, "overdue_schedules"));
+	prom_family(out, "cronq_schedule_enabled", "1 when the schedule is enabled.");
+	json_array_foreach(scheds, i, o) {
+		buf_puts(out, "cronq_schedule_enabled{schedule=");
+		prom_value(out, str_or(o, "name", ""));
+		buf_printf(out, "} %d\n", json_is_true(json_object_get(o, "enabled")) ? 1 : 0);
+	}
+	prom_family(out, "cronq_schedule_next_run_timestamp_seconds", "Next run of the schedule, Unix time.");
+	json_array_foreach(scheds, i, o) {
+		int64_t t = epoch_of(o, "next_run_at");
+
+		if (t < 0)
+			continue;
+		buf_puts(out, "cronq_schedule_next_run_timestamp_seconds{schedule=");
+		prom_value(out, str_or(o, "name", ""));
+		buf_printf(out, "} %" PRId64 "\n", t);
+	}
+	prom_family(out, "cronq_schedule_overdue_seconds",
+				"How far an enabled schedule's next run is in the past (0 when it is not).");
+	json_array_foreach(scheds, i, o) {
+		buf_puts(out, "cronq_schedule_overdue_seconds{schedule=");
+		prom_value(out, str_or(o, "name", ""));
+		buf_printf(out, "} %" PRId64 "\n", int_of(o, "overdue_seconds"));
+	}
+	prom_family(out, "cronq_schedule_last_job_status",
+				"1 for the status of the schedule's last job (absent when it has none).");
+	json_array_foreach(scheds, i, o) {
+		const char *st = str_or(o, "last_job_status", NULL);
+
+		if (st == NULL)
+			continue;
+		buf_puts(out, "cronq_schedule_last_job_status{schedule=");
+		prom_value(out, str_or(o, "name", ""));
+		buf_puts(out, ",status=");
+		prom_value(out, st);
+		buf_puts(out, "} 1\n");
+	}
+	prom_family(out, "cronq_status_timestamp_seconds", "When these numbers were read, Unix time (database clock).");
+	buf_printf(out, "cronq_status_timestamp_seconds %" PRId64 "\n", epoch_of(doc, "generated_at"));
+}
+
+/* ---- output ---- */
+
+/*
+ * Replace path with data atomically: a temporary file in the same directory
+ * (so rename(2) cannot cross file systems), flushed to disk, then renamed
+ * over path. Readers (node_exporter) never see a partial file. 0 or an exit
+ * code with the error printed; the temporary file never outlives a failure.
+ */
+static int
+write_atomic(const char *path, const char *data, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
+	int fd, rc = 0;
+	size_t done = 0;
+
+	if ((fd = mkstemp(tmp)) < 0) {
+		log_error("could not create a temporary file for \"%s\": %s", path, strerror(errno));
+		free(tmp);
+		return EX_CANTCREAT;
+	}
+	/* mkstemp makes it 0600; the collector usually runs as another user. */
+	if (fchmod(fd, 0644) != 0)
+		rc = -1;
+	while (rc == 0 && done < len) {
+		ssize_t n = write(fd, data + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			rc = -1;
+		else
+			done += (size_t) n;
+	}
+	if (rc == 0 && fsync(fd) != 0)
+		rc = -1;
+	if (rc != 0)
+		log_error("could not write file \"%s\": %s", tmp, strerror(errno));
+	if (close(fd) != 0 && rc == 0) {
+		log_error("could not write file \"%s\": %s", tmp, strerror(errno));
+		rc = -1;
+	}
+	if (rc == 0 && rename(tmp, path) != 0) {
+		log_error("could not rename file \"%s\" to \"%s\": %s", tmp, path, strerror(errno));
+		rc = -1;
+	}
+	if (rc != 0)
+		unlink(tmp);
+	free(tmp);
+	return rc ? EX_IOERR : 0;
+}
+
+int
+cmd_status(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, OPT_JSON},
+		{"prometheus", no_argument, NULL, OPT_PROMETHEUS},
+		{"output", required_argument, NULL, OPT_OUTPUT},
+		CLI_COMMON_OPTIONS,
+		{NULL, 0, NULL, 0},
+	};
+	status_args a = {0};
+	cli_common common;
+	cq_err err = {0};
+	buf out = BUF_INIT;
+	PGconn *conn;
+	json_t *doc = NULL;
+	int first, rc;
+
+	if ((rc = cli_parse("status", argc, argv, "d:vh", opts, on_opt, &a, &common, &first)) != 0)
+		return rc;
+	if (common.help) {
+		help();
+		return 0;
+	}
+	if ((rc = cli_check_args("status", argc, argv, first, 0, 0)) != 0)
+		return rc;
+	if (a.json && a.prometheus)
+		return cli_usage_error("status", "--json and --prometheus cannot be used together");
+	if (a.output && a.output[0] == '\0')
+		return cli_usage_error("status", "--output needs a file name");
+
+	if ((conn = pg_connect(cli_conninfo(&common), &err)) == NULL)
+		return cli_report(&err);
+	if ((rc = migrate_check(conn, &err)) == 0 && (doc = stats_status(conn, &err)) == NULL)
+		rc = err.code;
+	pg_close(conn);
+	if (rc != 0)
+		return cli_report(&err);
+
+	if (a.json) {
+		char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+		buf_puts(&out, text);
+		buf_putc(&out, '\n');
+		free(text);
+	} else if (a.prometheus)
+		render_prometheus(&out, doc);
+	else
+		render_text(&out, doc, a.output == NULL && isatty(STDOUT_FILENO));
+	json_decref(doc);
+
+	if (a.output)
+		rc = write_atomic(a.output, buf_str(&out), out.len);
+	else
+		fwrite(buf_str(&out), 1, out.len, stdout);
+	buf_free(&out);
+	return rc;
+}

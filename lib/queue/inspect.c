@@ -1,0 +1,196 @@
+/*
+ * inspect — see inspect.h. The JSON is built by the database (row_to_json),
+ * so keys, their order and numbers are the same whoever prints them; the
+ * command decodes it only to lay it out for people.
+ */
+#include "queue/inspect.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg/pg.h"
+#include "util/buf.h"
+#include "util/xalloc.h"
+
+/* RFC 3339 UTC to the second, as schedules and `schedule next` print times. */
+#define TS(col) "to_char(" col " at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+/* An interval as seconds, to the millisecond ("3600", "0.25"). */
+#define SECONDS(col) "round(extract(epoch from " col ")::numeric, 3)::float8"
+
+/* The job object's keys, in order (inspect.h promises them). */
+#define JOB_COLUMNS \
+	"j.id, j.queue, j.type, j.status, j.payload, j.priority, j.attempts, j.max_attempts," \
+	" " SECONDS("j.timeout") " as timeout," \
+	" " TS("j.run_at") " as run_at, j.idempotency_key, j.schedule," \
+	" " TS("j.scheduled_for") " as scheduled_for, j.enqueued_by, j.locked_by," \
+	" " TS("j.locked_until") " as locked_until, j.cancel_requested, j.error_code, j.last_error," \
+	" " TS("j.created_at") " as created_at, " TS("j.updated_at") " as updated_at," \
+	" " TS("j.started_at") " as started_at, " TS("j.finished_at") " as finished_at"
+
+/* What a retry resets; history (job_runs) is not touched. */
+#define RETRY_SET \
+	"status = 'queued', run_at = now(), attempts = 0, locked_by = null, locked_until = null," \
+	" cancel_requested = false, started_at = null, finished_at = null, last_error = null," \
+	" error_code = null, updated_at = now()"
+
+bool
+inspect_status_valid(const char *s)
+{
+	static const char *const statuses[] = {
+		"queued", "running", "succeeded", "failed", "dead", "cancelled", NULL,
+	};
+
+	for (const char *const *p = statuses; *p; p++)
+		if (strcmp(*p, s) == 0)
+			return true;
+	return false;
+}
+
+/* A text[] literal of names, or NULL (SQL NULL: no filter) when there are none. */
+static char *
+text_array(const char **names, int n)
+{
+	buf b = BUF_INIT;
+
+	if (n == 0)
+		return NULL;
+	buf_array_begin(&b);
+	for (int i = 0; i < n; i++)
+		buf_array_text(&b, names[i]);
+	buf_array_end(&b);
+	return buf_steal(&b);
+}
+
+static const char list_sql[] =
+	"select coalesce(string_agg(row_to_json(x)::text, E',\\n' order by x.id desc), ''), count(*)"
+	" from (select " JOB_COLUMNS
+	"  from cronq.jobs j"
+	"  where ($1::text[] is null or j.status = any ($1::text[]))"
+	"    and ($2::text[] is null or j.queue = any ($2::text[]))"
+	"    and ($3::text[] is null or j.type = any ($3::text[]))"
+	"  order by j.id desc limit $4::bigint) x";
+
+int
+inspect_list(PGconn *conn, const inspect_filter *f, char **json, int64_t *count, cq_err *err)
+{
+	char *statuses = text_array(f->statuses, f->nstatuses);
+	char *queues = text_array(f->queues, f->nqueues);
+	char *types = text_array(f->types, f->ntypes);
+	char limit[32];
+	const char *params[4] = {statuses, queues, types, limit};
+	PGresult *res;
+
+	*json = NULL;
+	snprintf(limit, sizeof limit, "%" PRId64, f->limit);
+	res = pg_exec(conn, list_sql, 4, params, PG_ONE, err, NULL);
+	free(statuses);
+	free(queues);
+	free(types);
+	if (res == NULL)
+		return err->code;
+	*count = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+	*json = *count > 0 ? xasprintf("[\n%s\n]", PQgetvalue(res, 0, 0)) : xstrdup("[]");
+	PQclear(res);
+	return 0;
+}
+
+static const char show_sql[] =
+	"select row_to_json(x)::text from ("
+	" select " JOB_COLUMNS ","
+	"  (select coalesce('[' || string_agg(row_to_json(r)::text, ',' order by r.id) || ']', '[]')::json"
+	"   from (select rr.id, rr.attempt, rr.outcome, rr.worker,"
+	"           " TS("rr.started_at") " as started_at, " TS("rr.finished_at") " as finished_at,"
+	"           " SECONDS("rr.duration") " as duration, rr.error_code, rr.error, rr.output"
+	"         from cronq.job_runs rr where rr.job_id = j.id) r) as runs"
+	" from cronq.jobs j where j.id = $1::bigint) x";
+
+int
+inspect_show(PGconn *conn, int64_t id, char **json, cq_err *err)
+{
+	char idtext[32];
+	const char *params[1] = {idtext};
+	PGresult *res;
+
+	*json = NULL;
+	snprintf(idtext, sizeof idtext, "%" PRId64, id);
+	if ((res = pg_exec(conn, show_sql, 1, params, PG_MAYBE_ONE, err, NULL)) == NULL)
+		return err->code;
+	if (PQntuples(res) == 0) {
+		PQclear(res);
+		return cq_fail(err, EX_DATAERR, "job %" PRId64 " does not exist", id);
+	}
+	*json = xstrdup(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return 0;
+}
+
+/*
+ * One statement. The final select reads the snapshot taken before the
+ * update, so a job not retried is reported with the status that kept it.
+ */
+static const char retry_sql[] =
+	"with req as (select distinct unnest($1::bigint[]) as id),"
+	" upd as ("
+	"  update cronq.jobs j set " RETRY_SET
+	"  from req where j.id = req.id and j.status in ('dead', 'failed', 'succeeded', 'cancelled')"
+	"  returning j.id)"
+	" select req.id, upd.id is not null, coalesce(j.status, '')"
+	" from req left join upd on upd.id = req.id left join cronq.jobs j on j.id = req.id";
+
+int
+inspect_retry(PGconn *conn, const int64_t *ids, int n, retry_outcome *result, int64_t *retried,
+			  cq_err *err)
+{
+	buf arr = BUF_INIT;
+	const char *params[1];
+	PGresult *res;
+
+	*retried = 0;
+	memset(result, 0, (size_t) n * sizeof *result);
+	buf_array_ids(&arr, ids, n);
+	params[0] = buf_str(&arr);
+	res = pg_exec(conn, retry_sql, 1, params, PG_ANY, err, NULL);
+	buf_free(&arr);
+	if (res == NULL)
+		return err->code;
+	for (int r = 0; r < PQntuples(res); r++) {
+		int64_t id = strtoll(PQgetvalue(res, r, 0), NULL, 10);
+		bool done = PQgetvalue(res, r, 1)[0] == 't';
+
+		if (done)
+			(*retried)++;
+		for (int i = 0; i < n; i++)
+			if (ids[i] == id) {
+				result[i].retried = done;
+				snprintf(result[i].status, sizeof result[i].status, "%s", PQgetvalue(res, r, 2));
+			}
+	}
+	PQclear(res);
+	return 0;
+}
+
+static const char retry_dead_sql[] =
+	"update cronq.jobs set " RETRY_SET
+	" where status = 'dead'"
+	"   and ($1::text[] is null or type = any ($1::text[]))"
+	"   and ($2::text[] is null or queue = any ($2::text[]))";
+
+int
+inspect_retry_dead(PGconn *conn, const inspect_filter *f, int64_t *retried, cq_err *err)
+{
+	char *types = text_array(f->types, f->ntypes);
+	char *queues = text_array(f->queues, f->nqueues);
+	const char *params[2] = {types, queues};
+	PGresult *res = pg_exec(conn, retry_dead_sql, 2, params, PG_NONE, err, NULL);
+
+	free(types);
+	free(queues);
+	*retried = 0;
+	if (res == NULL)
+		return err->code;
+	*retried = strtoll(PQcmdTuples(res), NULL, 10);
+	PQclear(res);
+	return 0;
+}

@@ -1,0 +1,57 @@
+/*
+ * stats — what `cronq status` and `cronq check` read about the whole queue:
+ * counts, lag, expired leases, dead jobs, schedules, the newest wake and the
+ * last 24 hours. Reads only; never changes a row, never formats for people.
+ *
+ * Ownership: stats_status() returns a new jansson reference the caller
+ * json_decref()s. stats_health() fills a caller-owned struct.
+ */
+#ifndef CRONQ_STATS_H
+#define CRONQ_STATS_H
+
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+/*
+ * status marks an enabled schedule "overdue" when its next run is more than
+ * this far in the past: a runner woken every minute enqueues an occurrence
+ * within a minute, and this is when `cronq run` would call it missed.
+ */
+#define STATS_OVERDUE_GRACE_S 120
+
+/* Hours of history in the "runs_24h" arrays of stats_status(). */
+#define STATS_HISTORY_HOURS 24
+
+/*
+ * Everything `cronq status` shows, as one JSON object built by PostgreSQL in
+ * one statement (the keys are documented in cronq(1) and README; they are an
+ * interface: add keys freely, rename none). Counts over the whole jobs
+ * table: an operator's command, not one to run every few seconds.
+ */
+json_t *stats_status(PGconn *conn, cq_err *err) __attribute__((warn_unused_result));
+
+/* The few numbers `cronq check` judges, read by cheap queries. */
+typedef struct stats_health {
+	int64_t		lag_ms;			/* age of the oldest due job; 0 when none is due */
+	int64_t		due;			/* jobs due now (queued or failed, run_at <= now()) */
+	int64_t		dead;
+	int64_t		failed;			/* failed, waiting for a retry */
+	int64_t		stuck;			/* running jobs whose lease expired */
+	bool		woke;			/* some runner recorded a wake */
+	int64_t		silence_ms;		/* since the newest wake started (when woke) */
+	int64_t		overdue_ms;		/* lateness of the most overdue enabled schedule; 0 if none */
+	char		overdue_name[256];	/* its name, "" when none */
+} stats_health;
+
+/*
+ * Fill h in one round trip. Each part reads a partial index (jobs_due,
+ * jobs_leases, schedules_due) or the newest wake by id, except the count of
+ * dead jobs, which scans cronq.jobs: no index holds the dead jobs alone.
+ */
+int stats_health_read(PGconn *conn, stats_health *h, cq_err *err) __attribute__((warn_unused_result));
+
+#endif
