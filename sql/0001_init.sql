@@ -43,6 +43,8 @@ create index jobs_leases on cronq.jobs (locked_until)
 -- Purge finds old finished jobs without scanning pending ones.
 create index jobs_finished on cronq.jobs (finished_at)
     where status in ('succeeded', 'dead', 'cancelled');
+-- Dead jobs are what monitoring counts every few minutes (cronq check).
+create index jobs_dead on cronq.jobs (finished_at) where status = 'dead';
 create unique index jobs_idempotency_key on cronq.jobs (idempotency_key)
     where idempotency_key is not null;
 

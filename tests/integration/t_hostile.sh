@@ -137,6 +137,37 @@ bad 64 "schedule next --count huge" schedule next '* * * * *' --count 9999999999
 bad 65 "schedule show missing" schedule show nope
 bad 65 "schedule remove missing" schedule remove nope
 
+# The operator commands.
+bad 64 "list --status bogus" list --status bogus
+bad 64 "list --limit 0" list --limit 0
+bad 64 "list --limit abc" list --limit abc
+bad 64 "list stray argument" list extra
+bad 64 "show abc" show abc
+bad 65 "show a missing job" show 99999999
+bad 64 "show without id" show
+bad 64 "retry without ids" retry
+bad 64 "retry ids with --dead" retry --dead 5
+bad 64 "retry --type without --dead" retry --type x
+bad 64 "retry abc" retry abc
+bad 64 "purge --status running" purge --status running
+bad 65 "purge --older-than 5x" purge --older-than 5x
+bad 65 "purge --older-than -1d" purge --older-than -1d
+bad 65 "backfill bad times" backfill noop --from x --to y
+bad 64 "backfill --to before --from" backfill noop --from 2026-02-01 --to 2026-01-01
+bad 65 "backfill unknown task" backfill nop --from 2026-01-01 --to 2026-01-02
+bad 65 "backfill bad payload" backfill noop --from 2026-01-01 --to 2026-01-02 --payload '{'
+bad 65 "backfill unknown placeholder" backfill noop --from 2026-01-01 --to 2026-01-02 --key '{nope}'
+bad 64 "backfill --step 0s" backfill noop --from 2026-01-01 --to 2026-01-02 --step 0s
+bad 65 "backfill a missing schedule" backfill --schedule missing --from 2026-01-01 --to 2026-01-02
+bad 64 "backfill without --from" backfill noop --to 2026-01-02
+bad 64 "backfill over 100,000 steps" backfill noop --from 2000-01-01 --to 2026-01-01 --step 1m
+bad 64 "status --json --prometheus" status --json --prometheus
+bad 64 "status stray argument" status extra
+bad 65 "check --max-lag 5x" check --max-lag 5x
+bad 64 "check --max-dead abc" check --max-dead abc
+bad 64 "check warning above critical" check --max-dead 10,1
+bad 64 "check stray argument" check extra
+
 # --jsonl: bad lines of every kind, each alone after good lines.
 printf '{"type":"noop"}\n' >"$T_DIR/good.jsonl"
 i=0
