@@ -108,5 +108,28 @@ eq "fail-on-error exits 1" 1 "$RC"
 line=$(grep '"outcome"' <<<"$ERR" | head -n 1)
 match "json log line has job fields" '"level":"info".*"job":[0-9]+,"type":"fail","queue":"default","attempt":1,"duration_ms":[0-9]+,"outcome":"failed","status":"failed"' "$line"
 
+# Every line of --log-format json parses as JSON with the documented keys.
+q "delete from cronq.jobs"
+for i in 1 2 3; do "$CRONQ" enqueue noop >/dev/null; done
+"$CRONQ" enqueue fail '{"message": "quote \" and \\ and\nnewline"}' --max-attempts 1 >/dev/null
+"$CRONQ" run --log-format json --verbose 2>"$T_DIR/json.log"
+lines=0; bad=0; jobs=0
+while IFS= read -r l; do
+    lines=$((lines + 1))
+    # psql interpolates :'l' (quoted safely) only in input, not in -c.
+    keys=$(echo "select string_agg(k, ',' order by k) from json_object_keys(:'l'::json) k" \
+        | "$PSQL" -XAtq -v ON_ERROR_STOP=1 -v l="$l" 2>/dev/null) || { bad=$((bad + 1)); continue; }
+    case ",$keys," in *,level,*msg,*time,*) ;; *) bad=$((bad + 1)); continue ;; esac
+    case ",$keys," in *,job,*)
+        jobs=$((jobs + 1))
+        for k in type queue attempt duration_ms outcome status; do
+            case ",$keys," in *",$k,"*) ;; *) bad=$((bad + 1)) ;; esac
+        done ;;
+    esac
+done <"$T_DIR/json.log"
+eq "json log: every line parses with time, level and msg" 0 "$bad"
+eq "json log: one line per job outcome with its fields" 4 "$jobs"
+check "json log: claims are logged too ($lines lines)" [ "$lines" -gt "$jobs" ]
+
 eq "wakes recorded for every run" t "$(q "select count(*) >= 10 from cronq.wakes")"
 done_testing
