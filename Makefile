@@ -99,11 +99,16 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 fuzz: deps $(BUILD)/sql_embed.c
 	@scripts/fuzz.sh $(FUZZ_SECONDS) $(FUZZ_SRC)
 
+# The SQL is compiled into the binary; the copies are for DBAs to read.
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/cronq/sql
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/cronq
 	install -m 644 cronq.1 $(DESTDIR)$(PREFIX)/share/man/man1/cronq.1
 	install -m 644 $(SQL_SRC) $(DESTDIR)$(PREFIX)/share/cronq/sql/
+	install -d $(DESTDIR)$(PREFIX)/share/doc/cronq/examples
+	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/cronq/
+	install -m 644 crontab.example scripts/systemd/cronq.service scripts/systemd/cronq.timer \
+	    $(DESTDIR)$(PREFIX)/share/doc/cronq/examples/
 
 clean:
 	rm -rf build bin
