@@ -8,6 +8,7 @@
 # initdb and postgres refuse to run as root: as root, the cluster runs as the
 # "postgres" user and DIR is handed to it. "fast" turns fsync off (tests only;
 # benchmarks and the demo keep PostgreSQL's defaults).
+# PG_LISTEN (default 127.0.0.1) lists the addresses the server listens on.
 set -eu
 
 PGBIN=$(pg_config --bindir 2>/dev/null || true)
@@ -43,7 +44,7 @@ start)
             || { cat "$dir/initdb.log" >&2; exit 1; }
     fi
     port=$(free_port)
-    opts="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c max_connections=200"
+    opts="-c listen_addresses=${PG_LISTEN:-127.0.0.1} -c port=$port -c unix_socket_directories=$dir -c max_connections=200"
     # Only what a crash of PostgreSQL alone (not of the machine) cannot undo:
     # tests that kill the server must not lose commits.
     [ "${3:-}" = fast ] && opts="$opts -c fsync=off -c full_page_writes=off"
