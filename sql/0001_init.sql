@@ -193,6 +193,24 @@ language sql stable as $$
     select null::text
 $$;
 
+-- Raise unless role may have jobs of this type with this payload: the one
+-- check behind every job and schedule, however it is written.
+create function cronq.check_task(p_type text, p_payload jsonb, p_role text) returns void
+language plpgsql stable as $$
+declare
+    msg text;
+begin
+    msg := cronq.payload_error(p_type, p_payload);
+    if msg is not null then
+        raise exception '%', msg using errcode = '22023';
+    end if;
+    msg := cronq.task_permission_error(p_type, p_role);
+    if msg is not null then
+        raise exception '%', msg using errcode = '42501';
+    end if;
+end
+$$;
+
 -- Whether the current role may record another role as a job's author: a
 -- superuser, or the owner of the table (cronq's own role, which enqueues
 -- schedules' jobs in their authors' names).
@@ -209,8 +227,6 @@ $$;
 -- refuse can be stored, whatever the path (COPY, INSERT, cronq.enqueue).
 create function cronq.jobs_guard() returns trigger
 language plpgsql as $$
-declare
-    msg text;
 begin
     if tg_op = 'INSERT' then
         new.queue := coalesce(new.queue, 'default');
@@ -230,14 +246,7 @@ begin
     end if;
     if tg_op = 'INSERT' or new.type is distinct from old.type
        or new.payload is distinct from old.payload then
-        msg := cronq.payload_error(new.type, new.payload);
-        if msg is not null then
-            raise exception '%', msg using errcode = '22023';
-        end if;
-        msg := cronq.task_permission_error(new.type, new.enqueued_by);
-        if msg is not null then
-            raise exception '%', msg using errcode = '42501';
-        end if;
+        perform cronq.check_task(new.type, new.payload, new.enqueued_by);
     end if;
     -- An existing idempotency key means "already enqueued": the row is
     -- skipped, whatever the path (COPY of many lines included).

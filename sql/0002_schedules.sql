@@ -32,8 +32,6 @@ create index schedules_due on cronq.schedules (next_run_at) where enabled;
 -- wrote them: their jobs are enqueued in that role's name.
 create function cronq.schedules_guard() returns trigger
 language plpgsql as $$
-declare
-    msg text;
 begin
     if tg_op = 'INSERT' then
         if new.created_by is null or (new.created_by <> current_user::text
@@ -52,14 +50,7 @@ begin
     end if;
     if tg_op = 'INSERT' or new.type is distinct from old.type
        or new.payload is distinct from old.payload then
-        msg := cronq.payload_error(new.type, new.payload);
-        if msg is not null then
-            raise exception '%', msg using errcode = '22023';
-        end if;
-        msg := cronq.task_permission_error(new.type, new.created_by);
-        if msg is not null then
-            raise exception '%', msg using errcode = '42501';
-        end if;
+        perform cronq.check_task(new.type, new.payload, new.created_by);
     end if;
     new.updated_at := now();
     return new;
