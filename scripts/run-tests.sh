@@ -4,7 +4,8 @@
 # (each test file gets its own database). Ends with "N passed, N failed".
 #   CRONQ      the binary under test (absolute path)
 #   UNIT_DIR   where the unit test binaries are
-#   TESTS      optional: only integration tests whose name contains this
+#   TESTS      optional: only integration tests whose name contains one of
+#              these space-separated words
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,7 +45,11 @@ eval "$env_line"
 export TEST_TMP="$tmp"
 for t in "$root"/tests/integration/t_*.sh; do
     name=$(basename "$t" .sh)
-    [ -n "${TESTS:-}" ] && [[ "$name" != *"$TESTS"* ]] && continue
+    if [ -n "${TESTS:-}" ]; then
+        wanted=0
+        for want in $TESTS; do [[ "$name" == *"$want"* ]] && wanted=1; done
+        [ $wanted = 1 ] || continue
+    fi
     start=$(date +%s)
     bash "$t" >"$tmp/$name.log" 2>&1
     grep -E '^not ok|^  |: [0-9]+ passed' "$tmp/$name.log"
