@@ -77,10 +77,11 @@ asan:
 
 # The integration tests whose timing allows it, with every cronq process
 # under valgrind memcheck: a memory error or a definite leak exits 99, which
-# no test expects; the reports stay in build/valgrind/. (t_tasks and the
-# reliability scenarios are left out: their timings — timeouts of seconds,
-# retries not yet due — do not hold at valgrind's speed.)
-VALGRIND_TESTS ?= t_migrate t_enqueue t_run t_schedules t_ops t_status
+# no test expects; the reports stay in build/valgrind/. The load scenarios
+# (contention, crash loop, restarts, network cut) are left out: they measure
+# concurrency and timing that valgrind's serialised speed would distort.
+VALGRIND_TESTS ?= t_cli t_migrate t_enqueue t_run t_schedules t_ops t_status t_tasks \
+	t_reliability t_hostile
 valgrind: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@rm -rf build/valgrind && mkdir -p build/valgrind
