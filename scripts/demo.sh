@@ -26,7 +26,7 @@ if [ -z "${CRONQ_DATABASE_URL:-}${DATABASE_URL:-}" ]; then
     export CRONQ_DATABASE_URL="host=$PGHOST port=$PGPORT user=postgres dbname=postgres"
 fi
 
-run() { echo "\$ cronq $*"; "$CRONQ" "$@"; }
+run() { printf '$ cronq'; printf ' %q' "$@"; echo; "$CRONQ" "$@"; }
 echo "== migrate"
 run migrate --verbose
 echo "== enqueue"
@@ -38,12 +38,17 @@ run enqueue noop --key "demo:$(date -u +%F)" || true
 printf '{"type":"noop","priority":-1}\n{"type":"sleep","payload":{"seconds":0.2},"queue":"reports"}\n' >"${TMPDIR:-/tmp}/cronq-demo.jsonl"
 echo "\$ cronq enqueue --jsonl < jobs.jsonl"
 "$CRONQ" enqueue --jsonl --verbose <"${TMPDIR:-/tmp}/cronq-demo.jsonl"
+echo "== a schedule (every 5 minutes, Paris time; every cronq run enqueues what is due)"
+run schedule add demo-report '*/5 * * * *' sleep '{"seconds": 0.1}' --tz Europe/Paris --replace
+run schedule next '*/5 * * * *' --tz Europe/Paris --count 3
 echo "== run (what cron does every minute; --verbose shows each outcome)"
 run run --verbose --concurrency 2
 echo "== the jobs"
 "$PSQL" -X -d "$CRONQ_DATABASE_URL" -c "select id, type, queue, status, attempts, run_at - now() as retry_in, last_error from cronq.jobs order by id"
 echo "== their attempts"
 "$PSQL" -X -d "$CRONQ_DATABASE_URL" -c "select job_id, attempt, outcome, error_code, duration from cronq.job_runs order by id"
+echo "== status"
+run status
 cat <<MSG
 The fail job retries with backoff: run "cronq run" again once retry_in has passed.
 Connect:   $PSQL "$CRONQ_DATABASE_URL"
