@@ -26,7 +26,15 @@ if [ -z "${CRONQ_DATABASE_URL:-}${DATABASE_URL:-}" ]; then
     export CRONQ_DATABASE_URL="host=$PGHOST port=$PGPORT user=postgres dbname=postgres"
 fi
 
-run() { printf '$ cronq'; printf ' %q' "$@"; echo; "$CRONQ" "$@"; }
+# Show each command as one would type it, then run it.
+run() {
+    local a out='$ cronq'
+    for a in "$@"; do
+        if [[ "$a" =~ ^[A-Za-z0-9_./:=@,+-]+$ ]]; then out="$out $a"; else out="$out '${a//\'/\'\\\'\'}'"; fi
+    done
+    echo "$out"
+    "$CRONQ" "$@"
+}
 echo "== migrate"
 run migrate --verbose
 echo "== enqueue"
