@@ -301,6 +301,23 @@ decode(const char *text, cq_err *err)
 	return v;
 }
 
+/* The database's JSON answer as it is (--json), or decoded and printed for people. */
+static int
+print_answer(const char *text, bool json, void (*print_text) (const json_t *), cq_err *err)
+{
+	json_t *v;
+
+	if (json) {
+		printf("%s\n", text);
+		return 0;
+	}
+	if ((v = decode(text, err)) == NULL)
+		return err->code;
+	print_text(v);
+	json_decref(v);
+	return 0;
+}
+
 int
 cmd_list(int argc, char **argv)
 {
@@ -318,7 +335,6 @@ cmd_list(int argc, char **argv)
 	cq_err err = {0};
 	PGconn *conn = NULL;
 	char *text = NULL;
-	json_t *list = NULL;
 	int64_t count = 0;
 	int first, rc;
 
@@ -338,15 +354,9 @@ cmd_list(int argc, char **argv)
 	if ((rc = cli_connect(&common, &conn, &err)) != 0 ||
 		(rc = inspect_list(conn, &a.filter, &text, &count, &err)) != 0)
 		goto out;
-	if (a.json)
-		printf("%s\n", text);
-	else if ((list = decode(text, &err)) == NULL)
-		rc = err.code;
-	else
-		print_list_text(list);
+	rc = print_answer(text, a.json, print_list_text, &err);
 out:
 	pg_close(conn);
-	json_decref(list);
 	free(text);
 	return rc ? cli_report(&err) : 0;
 }
@@ -365,7 +375,6 @@ cmd_show(int argc, char **argv)
 	cli_src src = {"job id"};
 	PGconn *conn = NULL;
 	char *text = NULL;
-	json_t *job = NULL;
 	int64_t id;
 	int first, rc;
 
@@ -382,15 +391,9 @@ cmd_show(int argc, char **argv)
 	if ((rc = cli_connect(&common, &conn, &err)) != 0 ||
 		(rc = inspect_show(conn, id, &text, &err)) != 0)
 		goto out;
-	if (a.json)
-		printf("%s\n", text);
-	else if ((job = decode(text, &err)) == NULL)
-		rc = err.code;
-	else
-		print_show_text(job);
+	rc = print_answer(text, a.json, print_show_text, &err);
 out:
 	pg_close(conn);
-	json_decref(job);
 	free(text);
 	return rc ? cli_report(&err) : 0;
 }

@@ -245,13 +245,20 @@ typedef struct claim_params {
 	char	   *types;
 } claim_params;
 
+/* Fill cp and point params[0..4] (worker, lease, limit, queues, types) at it. */
 static void
-claim_params_fill(claim_params *cp, int limit, int64_t lease_ms, const claim_filter *filter)
+claim_params_fill(claim_params *cp, const char *worker, int limit, int64_t lease_ms,
+				  const claim_filter *filter, const char **params)
 {
 	snprintf(cp->lease, sizeof cp->lease, "%" PRId64, lease_ms);
 	snprintf(cp->limit, sizeof cp->limit, "%d", limit);
 	cp->queues = text_array(filter->queues, filter->nqueues);
 	cp->types = text_array(filter->types, filter->ntypes);
+	params[0] = worker;
+	params[1] = cp->lease;
+	params[2] = cp->limit;
+	params[3] = cp->queues;
+	params[4] = cp->types;
 }
 
 int
@@ -263,12 +270,7 @@ jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
 	PGresult *res;
 
 	memset(out, 0, sizeof *out);
-	claim_params_fill(&cp, limit, lease_ms, filter);
-	params[0] = worker;
-	params[1] = cp.lease;
-	params[2] = cp.limit;
-	params[3] = cp.queues;
-	params[4] = cp.types;
+	claim_params_fill(&cp, worker, limit, lease_ms, filter, params);
 	res = pg_exec(conn, claim_sql, 5, params, PG_ANY, err, NULL);
 	free(cp.queues);
 	free(cp.types);
@@ -437,12 +439,7 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 		return jobs_claim(conn, worker, limit, lease_ms, filter, out, err);
 	memset(out, 0, sizeof *out);
 	outcome_params(o, n, false, a, params);
-	claim_params_fill(&cp, limit, lease_ms, filter);
-	params[13] = worker;
-	params[14] = cp.lease;
-	params[15] = cp.limit;
-	params[16] = cp.queues;
-	params[17] = cp.types;
+	claim_params_fill(&cp, worker, limit, lease_ms, filter, params + 13);
 	res = pg_exec(conn, record_claim_sql, 18, params, PG_ANY, err, NULL);
 	for (int k = 0; k < 12; k++)
 		buf_free(&a[k]);

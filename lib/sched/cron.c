@@ -494,28 +494,12 @@ cron_is_fixed_time(const cron_expr *e)
 
 /* ---- matching and searching --------------------------------------------- */
 
-static int64_t
-floor_div(int64_t a, int64_t b)
-{
-	int64_t		q = a / b;
-
-	if ((a % b) < 0)
-		q--;
-	return q;
-}
-
-static bool
-is_leap(int64_t y)
-{
-	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
 static int
 month_days(int64_t y, int m)
 {
 	static const int days[13] = {0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 
-	return m == 2 && is_leap(y) ? 29 : days[m];
+	return m == 2 && tz_is_leap(y) ? 29 : days[m];
 }
 
 static bool
@@ -586,12 +570,12 @@ next_wall(const cron_expr *e, int64_t from, int64_t limit, int64_t *out)
 {
 	day_cursor	d;
 	int64_t		secs;
-	int64_t		limit_days = floor_div(limit, SECS_PER_DAY);
+	int64_t		limit_days = tz_floor_div(limit, SECS_PER_DAY);
 	int			hour,
 				min;
 
-	from = floor_div(from + 59, 60) * 60;
-	d.days = floor_div(from, SECS_PER_DAY);
+	from = tz_floor_div(from + 59, 60) * 60;
+	d.days = tz_floor_div(from, SECS_PER_DAY);
 	secs = from - d.days * SECS_PER_DAY;
 	hour = (int) (secs / 3600);
 	min = (int) (secs / 60 % 60);
@@ -609,7 +593,7 @@ next_wall(const cron_expr *e, int64_t from, int64_t limit, int64_t *out)
 			hour = min = 0;
 			continue;
 		}
-		if (!day_matches(e, d.mday, (int) (d.days + 4 - floor_div(d.days + 4, 7) * 7)))
+		if (!day_matches(e, d.mday, (int) (d.days + 4 - tz_floor_div(d.days + 4, 7) * 7)))
 		{
 			next_day(&d);
 			hour = min = 0;

@@ -24,9 +24,7 @@ static int
 days_in_month(int y, int m)
 {
 	static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-
-	return m == 2 && leap ? 29 : days[m - 1];
+	return m == 2 && tz_is_leap(y) ? 29 : days[m - 1];
 }
 
 int

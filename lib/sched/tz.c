@@ -64,8 +64,8 @@ struct tz
 	tz_rule		rule;
 };
 
-static int64_t
-floor_div(int64_t a, int64_t b)
+int64_t
+tz_floor_div(int64_t a, int64_t b)
 {
 	int64_t		q = a / b;
 
@@ -84,8 +84,8 @@ clamp_time(int64_t t)
 	return t;
 }
 
-static bool
-is_leap(int64_t y)
+bool
+tz_is_leap(int64_t y)
 {
 	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
 }
@@ -95,7 +95,7 @@ month_days(int64_t y, int m)
 {
 	static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 
-	return m == 2 && is_leap(y) ? 29 : days[m - 1];
+	return m == 2 && tz_is_leap(y) ? 29 : days[m - 1];
 }
 
 /* Howard Hinnant's days_from_civil, on int64_t. */
@@ -131,7 +131,7 @@ void
 tz_break_down(int64_t t, int utoff, struct tz_tm *out)
 {
 	int64_t		local = clamp_time(t) + utoff;
-	int64_t		days = floor_div(local, SECS_PER_DAY);
+	int64_t		days = tz_floor_div(local, SECS_PER_DAY);
 	int64_t		secs = local - days * SECS_PER_DAY;
 	int64_t		year;
 
@@ -140,7 +140,7 @@ tz_break_down(int64_t t, int utoff, struct tz_tm *out)
 	out->hour = (int) (secs / 3600);
 	out->min = (int) (secs / 60 % 60);
 	out->sec = (int) (secs % 60);
-	out->wday = (int) (days + 4 - floor_div(days + 4, 7) * 7);
+	out->wday = (int) (days + 4 - tz_floor_div(days + 4, 7) * 7);
 	out->yday = (int) (days - tz_days_from_civil(year, 1, 1));
 	out->utoff = utoff;
 }
@@ -157,7 +157,7 @@ rule_instant(const tz_rule_date *r, int64_t year, int32_t utoff)
 	{
 		case 'J':
 			day = tz_days_from_civil(year, 1, 1) + r->n - 1;
-			if (is_leap(year) && r->n >= 60)
+			if (tz_is_leap(year) && r->n >= 60)
 				day++;
 			break;
 		case 'D':
@@ -166,7 +166,7 @@ rule_instant(const tz_rule_date *r, int64_t year, int32_t utoff)
 		default:
 			{
 				int64_t		first = tz_days_from_civil(year, r->mon, 1);
-				int			first_wday = (int) (first + 4 - floor_div(first + 4, 7) * 7);
+				int			first_wday = (int) (first + 4 - tz_floor_div(first + 4, 7) * 7);
 				int			mday = 1 + (r->wday - first_wday + 7) % 7 + 7 * (r->week - 1);
 
 				if (mday > month_days(year, r->mon))
@@ -204,7 +204,7 @@ rule_offset_until(const tz_rule *r, int64_t t, int64_t *until)
 	if (!r->has_dst || r->std_off == r->dst_off)
 		return r->std_off;
 
-	tz_civil_from_days(floor_div(t + r->std_off, SECS_PER_DAY), &year, &mon, &mday);
+	tz_civil_from_days(tz_floor_div(t + r->std_off, SECS_PER_DAY), &year, &mon, &mday);
 	for (int k = 0; k < 4; k++)
 	{
 		ev[2 * k].at = rule_instant(&r->start, year - 1 + k, r->std_off);

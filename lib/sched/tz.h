@@ -9,6 +9,7 @@
 #ifndef CRONQ_TZ_H
 #define CRONQ_TZ_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,6 +72,9 @@ void		tz_local(const tz *zone, int64_t t, struct tz_tm *out);
  * 1970-01-01 of a date, and the date of a day.
  */
 int64_t		tz_days_from_civil(int64_t year, int mon, int mday);
+/* Floor division (rounds toward minus infinity), and the Gregorian leap rule. */
+int64_t		tz_floor_div(int64_t a, int64_t b);
+bool		tz_is_leap(int64_t year);
 void		tz_civil_from_days(int64_t days, int64_t *year, int *mon, int *mday);
 
 /*
