@@ -44,6 +44,35 @@
 static const char claim_sql[] =
 	"with" CLAIM_DUE("3", "4", "5") CLAIM_UPDATE("1", "2");
 
+/*
+ * A wake's first statement, read-only but for the wake's row: the schema
+ * version, and whether any lease has expired, any schedule is due, any job
+ * is due (under the claim's filters; the ORDER BY keeps it on jobs_due
+ * whatever the statistics say). When the version matches it records the
+ * wake, already finished when there is nothing to do and $5 allows it: an
+ * idle wake is this one statement. A new server process pays for the first
+ * use of every relation, function and operator a statement names, so the
+ * text stays as plain as it can: the filters are there only when given.
+ */
+#define WAKE_SQL(filters) \
+	"with v as (select coalesce(max(version), 0) as version from cronq.schema_migrations)," \
+	" f as (select v.version, v.version = $4::int as current," \
+	"   exists (select 1 from cronq.jobs where status = 'running' and locked_until < now()) as rescue," \
+	"   exists (select 1 from cronq.schedules where enabled and next_run_at <= now()) as due," \
+	"   (select true from cronq.jobs where status in ('queued', 'failed') and run_at <= now()" filters \
+	"    order by priority, run_at, id limit 1) is not null as work" \
+	"   from v)," \
+	" w as (insert into cronq.wakes (worker, host, pid, finished_at, exit_status)" \
+	"   select $1, $2, $3::int, case when $5 and not (rescue or due or work) then now() end," \
+	"     case when $5 and not (rescue or due or work) then 0 end" \
+	"   from f where current returning id, exit_status)" \
+	" select version, w.id, rescue, due, work, w.exit_status is not null from f left join w on true"
+
+static const char wake_sql[] = WAKE_SQL("");
+static const char wake_filtered_sql[] = WAKE_SQL(
+	" and ($6::text[] is null or queue = any($6::text[]))"
+	" and ($7::text[] is null or type = any($7::text[]))");
+
 static const char heartbeat_sql[] =
 	"update cronq.jobs j set locked_until = now() + $2::bigint * interval '1 millisecond'"
 	" from unnest($3::bigint[], $4::int[]) as h(id, attempt)"
@@ -109,8 +138,39 @@ static const char heartbeat_sql[] =
 	" where upd.id is not null or not $13::bool" \
 	")"
 
+/*
+ * The same for a batch of plain successes (no error, no output), the
+ * common case of a drain: four arrays instead of twelve, the worker and
+ * the base time once. Parameters $1 to $6; the same columns out.
+ */
+#define RECORD_PLAIN_CTES \
+" t as (" \
+	" select o.id, o.attempt, $3::timestamptz + o.start_ms * interval '1 millisecond' as started," \
+	"   $3::timestamptz + o.end_ms * interval '1 millisecond' as finished" \
+	" from unnest($1::bigint[], $2::int[], $4::bigint[], $5::bigint[])" \
+	"   as o(id, attempt, start_ms, end_ms)" \
+"), upd as (" \
+	" update cronq.jobs j set status = 'succeeded', locked_by = null, locked_until = null," \
+	"   cancel_requested = false, last_error = null, error_code = null," \
+	"   started_at = t.started, finished_at = t.finished, updated_at = now()" \
+	" from t" \
+	" where j.id = any($1::bigint[]) and j.id = t.id" \
+	"   and j.status = 'running' and j.locked_by = $6 and j.attempts = t.attempt" \
+	" returning j.id, j.status" \
+"), runs as (" \
+	" insert into cronq.job_runs (job_id, attempt, worker, started_at, finished_at," \
+	"   outcome, error, duration)" \
+	" select t.id, t.attempt, $6, t.started, t.finished," \
+	"   case when upd.id is null then 'lease_lost' else 'succeeded' end," \
+	"   case when upd.id is null then 'lease lost: outcome succeeded not recorded' end," \
+	"   t.finished - t.started" \
+	" from t left join upd on upd.id = t.id" \
+")"
+
 static const char record_sql[] =
 	"with" RECORD_CTES " select id, status from upd";
+static const char record_plain_sql[] =
+	"with" RECORD_PLAIN_CTES " select id, status from upd";
 
 /*
  * Batch k's outcomes and batch k+1's claim in one statement: one round trip
@@ -118,13 +178,20 @@ static const char record_sql[] =
  * touch (they are running in its snapshot), so the two never collide.
  * Columns: kind ('r' outcome, 'c' claimed), new status, then the claim's.
  */
+#define RECORD_CLAIM_SELECT \
+	" select 'r', upd.status, upd.id, null::int, null::int, null::int, null::numeric, null::text," \
+	"   null::text, null::text, null::text, null::text, null::text, null::bigint, null::timestamptz" \
+	" from upd" \
+	" union all" \
+	" select 'c', null, claimed.* from claimed"
+
 static const char record_claim_sql[] =
 	"with" RECORD_CTES "," CLAIM_DUE("16", "17", "18") ", claimed as (" CLAIM_UPDATE("14", "15") ")"
-	" select 'r', upd.status, upd.id, null::int, null::int, null::int, null::numeric, null::text,"
-	"   null::text, null::text, null::text, null::text, null::text, null::bigint, null::timestamptz"
-	" from upd"
-	" union all"
-	" select 'c', null, claimed.* from claimed";
+	RECORD_CLAIM_SELECT;
+
+static const char record_plain_claim_sql[] =
+	"with" RECORD_PLAIN_CTES "," CLAIM_DUE("9", "10", "11") ", claimed as (" CLAIM_UPDATE("7", "8") ")"
+	RECORD_CLAIM_SELECT;
 
 static const char rescue_select_sql[] =
 	"select id, attempts, locked_by, started_at, cancel_requested from cronq.jobs"
@@ -281,6 +348,37 @@ jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
 	return 0;
 }
 
+int
+jobs_wake(PGconn *conn, const wake_args *a, const claim_filter *filter, wake_info *info,
+		  cq_err *err, char sqlstate[6])
+{
+	char pid[16], version[16];
+	char *queues = text_array(filter->queues, filter->nqueues);
+	char *types = text_array(filter->types, filter->ntypes);
+	const char *params[7] = {a->worker, a->host, pid, version, a->finish_if_idle ? "t" : "f",
+							 queues, types};
+	bool filtered = queues || types;
+	PGresult *res;
+
+	memset(info, 0, sizeof *info);
+	snprintf(pid, sizeof pid, "%d", a->pid);
+	snprintf(version, sizeof version, "%d", a->version);
+	res = pg_exec(conn, filtered ? wake_filtered_sql : wake_sql, filtered ? 7 : 5, params,
+				  PG_ONE, err, sqlstate);
+	free(queues);
+	free(types);
+	if (res == NULL)
+		return err->code;
+	info->version = atoi(PQgetvalue(res, 0, 0));
+	info->wake_id = PQgetisnull(res, 0, 1) ? 0 : strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+	info->need_rescue = PQgetvalue(res, 0, 2)[0] == 't';
+	info->need_materialise = PQgetvalue(res, 0, 3)[0] == 't';
+	info->work = PQgetvalue(res, 0, 4)[0] == 't';
+	info->finished = info->wake_id != 0 && PQgetvalue(res, 0, 5)[0] == 't';
+	PQclear(res);
+	return 0;
+}
+
 void
 claim_batch_free(claim_batch *batch)
 {
@@ -353,9 +451,29 @@ jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 	return 0;
 }
 
-/* The thirteen parameters of the outcome CTEs; a[] holds their text. */
-static void
-outcome_params(job_outcome *o, int n, bool expired_only, buf a[12], const char *params[13])
+/*
+ * Whether the outcomes are all plain successes of one worker against one
+ * base time, which the shorter statements (RECORD_PLAIN_CTES) record.
+ */
+static bool
+outcomes_plain(const job_outcome *o, int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (strcmp(o[i].outcome, "succeeded") != 0 || o[i].permanent || o[i].error_code ||
+			o[i].error || o[i].output || o[i].end_ms < 0 || o[i].base_time == NULL ||
+			strcmp(o[i].worker, o[0].worker) != 0 || strcmp(o[i].base_time, o[0].base_time) != 0)
+			return false;
+	}
+	return n > 0;
+}
+
+/*
+ * The parameters of the outcome CTEs, held by a[]: with plain, the six of
+ * RECORD_PLAIN_CTES, else the thirteen of RECORD_CTES. Returns how many.
+ */
+static int
+outcome_params(job_outcome *o, int n, bool plain, bool expired_only, buf a[12],
+			   const char *params[13])
 {
 	char num[32];
 
@@ -367,6 +485,12 @@ outcome_params(job_outcome *o, int n, bool expired_only, buf a[12], const char *
 		buf_array_raw(&a[0], num);
 		snprintf(num, sizeof num, "%d", o[i].attempt);
 		buf_array_raw(&a[1], num);
+		snprintf(num, sizeof num, "%" PRId64, o[i].start_ms);
+		buf_array_raw(&a[10], num);
+		snprintf(num, sizeof num, "%" PRId64, o[i].end_ms);
+		buf_array_raw(&a[11], o[i].end_ms < 0 ? NULL : num);
+		if (plain)
+			continue;
 		buf_array_text(&a[2], o[i].worker);
 		buf_array_text(&a[3], o[i].outcome);
 		buf_array_raw(&a[4], o[i].permanent ? "t" : "f");
@@ -376,16 +500,20 @@ outcome_params(job_outcome *o, int n, bool expired_only, buf a[12], const char *
 		snprintf(num, sizeof num, "%" PRId64, o[i].delay_ms);
 		buf_array_raw(&a[8], num);
 		buf_array_text(&a[9], o[i].base_time);
-		snprintf(num, sizeof num, "%" PRId64, o[i].start_ms);
-		buf_array_raw(&a[10], num);
-		snprintf(num, sizeof num, "%" PRId64, o[i].end_ms);
-		buf_array_raw(&a[11], o[i].end_ms < 0 ? NULL : num);
 	}
 	for (int k = 0; k < 12; k++) {
 		buf_array_end(&a[k]);
 		params[k] = buf_str(&a[k]);
 	}
+	if (plain) {
+		params[2] = o[0].base_time;
+		params[3] = buf_str(&a[10]);
+		params[4] = buf_str(&a[11]);
+		params[5] = o[0].worker;
+		return 6;
+	}
 	params[12] = expired_only ? "t" : "f";
+	return 13;
 }
 
 /* Copy each recorded job's new status (rows of res whose kind is 'r', or all). */
@@ -412,11 +540,14 @@ jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 	buf a[12] = {BUF_INIT};
 	const char *params[13];
 	PGresult *res;
+	bool plain;
+	int np;
 
 	if (n == 0)
 		return 0;
-	outcome_params(o, n, expired_only, a, params);
-	res = pg_exec(conn, record_sql, 13, params, PG_ANY, err, NULL);
+	plain = !expired_only && outcomes_plain(o, n);
+	np = outcome_params(o, n, plain, expired_only, a, params);
+	res = pg_exec(conn, plain ? record_plain_sql : record_sql, np, params, PG_ANY, err, NULL);
 	for (int k = 0; k < 12; k++)
 		buf_free(&a[k]);
 	if (res == NULL)
@@ -434,13 +565,17 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	const char *params[18];
 	claim_params cp;
 	PGresult *res;
+	bool plain;
+	int np;
 
 	if (n == 0)
 		return jobs_claim(conn, worker, limit, lease_ms, filter, out, err);
 	memset(out, 0, sizeof *out);
-	outcome_params(o, n, false, a, params);
-	claim_params_fill(&cp, worker, limit, lease_ms, filter, params + 13);
-	res = pg_exec(conn, record_claim_sql, 18, params, PG_ANY, err, NULL);
+	plain = outcomes_plain(o, n);
+	np = outcome_params(o, n, plain, false, a, params);
+	claim_params_fill(&cp, worker, limit, lease_ms, filter, params + np);
+	res = pg_exec(conn, plain ? record_plain_claim_sql : record_claim_sql, np + 5, params,
+				  PG_ANY, err, NULL);
 	for (int k = 0; k < 12; k++)
 		buf_free(&a[k]);
 	free(cp.queues);

@@ -574,23 +574,12 @@ make_worker_id(const run_opts *o, char *out, size_t len)
 	snprintf(out, len, "%s:%d:%08x", host, (int) getpid(), rnd);
 }
 
-/*
- * The wake's first statement: check the schema version, record the wake
- * (only when the version matches) and learn whether any lease has expired,
- * in one round trip.
- */
-static const char wake_begin_sql[] =
-	"with v as (select coalesce(max(version), 0) as version from cronq.schema_migrations),"
-	" w as (insert into cronq.wakes (worker, host, pid)"
-	"       select $1, $2, $3::int from v where v.version = $4::int returning id)"
-	" select v.version, (select id from w),"
-	"   exists (select 1 from cronq.jobs where status = 'running' and locked_until < now()),"
-	"   exists (select 1 from cronq.schedules where enabled and next_run_at <= now())"
-	" from v";
+static const char wake_trim_sql[] =
+	"delete from cronq.wakes where id <= $1::bigint - $2::bigint";
 
+/* The wake's end, when its first statement could not record it finished. */
 static const char wake_end_sql[] =
-	"with trim as (delete from cronq.wakes where id <= $1::bigint - $5::bigint)"
-	" update cronq.wakes set finished_at = now(), jobs_run = $2::int,"
+	"update cronq.wakes set finished_at = clock_timestamp(), jobs_run = $2::int,"
 	"   jobs_failed = $3::int, exit_status = $4::int where id = $1::bigint";
 
 static void
@@ -609,11 +598,9 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 	shared sh;
 	worker *workers;
 	PGconn *conn;
-	PGresult *res;
 	char state[6];
-	char base_id[300], host[256] = "localhost", pid[16], latest[16], wake_id[32] = "";
-	const char *params[5];
-	bool need_rescue, need_materialise;
+	char base_id[300], host[256] = "localhost";
+	wake_info wake = {0};
 	int code = 0;
 
 	memset(sum, 0, sizeof *sum);
@@ -631,33 +618,6 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 	make_worker_id(o, base_id, sizeof base_id);
 	gethostname(host, sizeof host - 1);
 	host[sizeof host - 1] = '\0';
-	snprintf(pid, sizeof pid, "%d", (int) getpid());
-	snprintf(latest, sizeof latest, "%d", migrate_latest_version());
-	params[0] = base_id;
-	params[1] = host;
-	params[2] = pid;
-	params[3] = latest;
-	res = pg_exec(conn, wake_begin_sql, 4, params, PG_ONE, err, state);
-	if (res == NULL) {
-		code = migrate_explain_missing(state, err);
-		goto out;
-	}
-	if ((code = migrate_check_version(atoi(PQgetvalue(res, 0, 0)), err)) != 0) {
-		PQclear(res);
-		goto out;
-	}
-	snprintf(wake_id, sizeof wake_id, "%s", PQgetvalue(res, 0, 1));
-	need_rescue = PQgetvalue(res, 0, 2)[0] == 't';
-	need_materialise = PQgetvalue(res, 0, 3)[0] == 't';
-	PQclear(res);
-
-	if (need_materialise &&
-		(code = schedule_materialise(conn, &sum->scheduled, &sum->skipped, err)) != 0)
-		goto out;
-
-	if (need_rescue && (code = jobs_rescue(conn, &sum->rescued, err)) != 0)
-		goto out;
-
 	workers = xcalloc((size_t) o->concurrency, sizeof *workers);
 	for (int i = 0; i < o->concurrency; i++) {
 		worker *w = &workers[i];
@@ -670,6 +630,38 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 		else
 			snprintf(w->id, sizeof w->id, "%s", base_id);
 	}
+
+	{
+		const wake_args a = {base_id, host, (int) getpid(), migrate_latest_version(),
+							 o->linger_ms <= 0};
+
+		if (jobs_wake(conn, &a, &o->filter, &wake, err, state) != 0) {
+			code = migrate_explain_missing(state, err);
+			goto out;
+		}
+	}
+	if ((code = migrate_check_version(wake.version, err)) != 0)
+		goto out;
+	/* Keep the newest WAKES_KEPT wakes (and up to 100 more). */
+	if (wake.wake_id % 100 == 0) {
+		char id[32], kept[16];
+		const char *p[2] = {id, kept};
+
+		snprintf(id, sizeof id, "%" PRId64, wake.wake_id);
+		snprintf(kept, sizeof kept, "%d", WAKES_KEPT);
+		if ((code = pg_run(conn, wake_trim_sql, 2, p, err)) != 0)
+			goto out;
+	}
+	if (wake.finished)
+		goto out;
+
+	if (wake.need_materialise &&
+		(code = schedule_materialise(conn, &sum->scheduled, &sum->skipped, err)) != 0)
+		goto out;
+
+	if (wake.need_rescue && (code = jobs_rescue(conn, &sum->rescued, err)) != 0)
+		goto out;
+
 	workers[0].conn = conn;
 	if (o->concurrency == 1)
 		worker_main(&workers[0]);
@@ -698,21 +690,21 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 			pg_close(w->conn);
 		pg_close(w->session);
 	}
-	free(workers);
 
 out:
-	if (wake_id[0] && pg_alive(conn)) {
-		char run[32], failed[32], status[16], kept[16];
-		const char *p[5] = {wake_id, run, failed, status, kept};
+	if (wake.wake_id && !wake.finished && pg_alive(conn)) {
+		char id[32], run[32], failed[32], status[16];
+		const char *p[4] = {id, run, failed, status};
 		cq_err ignored;
 
+		snprintf(id, sizeof id, "%" PRId64, wake.wake_id);
 		snprintf(run, sizeof run, "%" PRId64, sum->run);
 		snprintf(failed, sizeof failed, "%" PRId64, sum->failed);
 		snprintf(status, sizeof status, "%d", code);
-		snprintf(kept, sizeof kept, "%d", WAKES_KEPT);
-		if (pg_run(conn, wake_end_sql, 5, p, &ignored) != 0)
+		if (pg_run(conn, wake_end_sql, 4, p, &ignored) != 0)
 			log_debug("could not record the end of the wake: %s", ignored.msg);
 	}
+	free(workers);
 	pg_close(conn);
 	pthread_mutex_destroy(&sh.lock);
 	return code;

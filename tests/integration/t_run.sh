@@ -131,5 +131,57 @@ eq "json log: every line parses with time, level and msg" 0 "$bad"
 eq "json log: one line per job outcome with its fields" 4 "$jobs"
 check "json log: claims are logged too ($lines lines)" [ "$lines" -gt "$jobs" ]
 
+# The wake's one statement: an idle wake is recorded finished at once; a
+# wake that lingers is finished at its end; wakes are trimmed to the newest
+# 10,000 (and at most 100 more) by the wake whose id is a multiple of 100.
+q "delete from cronq.jobs; delete from cronq.wakes"
+cronq run --worker-id idle-wake
+eq "idle wake: one row, finished, exit 0, nothing run" "1|t|0|0" \
+    "$(q "select count(*), bool_and(finished_at >= started_at), max(exit_status), max(jobs_run) from cronq.wakes where worker = 'idle-wake'")"
+cronq run --worker-id linger-wake --linger 600ms --poll 100ms
+eq "lingering wake: finished after its linger" "t|0" \
+    "$(q "select finished_at - started_at >= interval '500 ms', exit_status from cronq.wakes where worker = 'linger-wake'")"
+id=$("$CRONQ" enqueue noop)
+cronq run --worker-id work-wake --queue elsewhere
+eq "a wake filtered away from the due job leaves it queued, finished idle" "queued|1|0" \
+    "$(q "select (select status from cronq.jobs where id = $id), count(*), max(exit_status) from cronq.wakes where worker = 'work-wake' and finished_at is not null")"
+cronq run --worker-id work-wake2
+eq "a wake with work records its jobs at its end" "succeeded|1|0" \
+    "$(q "select (select status from cronq.jobs where id = $id), max(jobs_run), max(exit_status) from cronq.wakes where worker = 'work-wake2'")"
+q "insert into cronq.wakes (id, worker, host, started_at, finished_at, exit_status) overriding system value
+   select g, 'old', 'h', now() - interval '1 day', now() - interval '1 day', 0 from generate_series(100000, 110199) g"
+q "select setval(pg_get_serial_sequence('cronq.wakes', 'id'), 110199)"
+cronq run --worker-id trim-wake
+eq "the wake with id 110200 trims the table to the newest 10,000" "110200|10000|100201" \
+    "$(q "select max(id), count(*), min(id) from cronq.wakes where id >= 100000")"
+
+# Outcomes: a batch of plain successes goes by the short statement, a batch
+# with a failure by the full one; both fenced, both with history. Job 1's
+# lease is taken while job 2 sleeps: its success is refused, kept as
+# lease_lost, and job 3 still succeeds.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+a=$("$CRONQ" enqueue noop --priority 1); b=$("$CRONQ" enqueue sleep '{"seconds": 0.8}' --priority 2); c=$("$CRONQ" enqueue noop --priority 3)
+"$CRONQ" run --worker-id plain-w --batch 3 2>"$T_DIR/plain.err" &
+pid=$!
+check "the sleep job started" wait_for "sleep" 5 "select started_at is not null from cronq.jobs where id = $b and status = 'running'"
+q "update cronq.jobs set locked_by = 'thief', attempts = attempts + 1 where id = $a"
+wait $pid
+eq "plain batch: taken job untouched, others succeeded" "running|thief|2;succeeded||1;succeeded||1" \
+    "$(q "select string_agg(status || '|' || coalesce(locked_by, '') || '|' || attempts, ';' order by id) from cronq.jobs where id in ($a, $b, $c)")"
+eq "plain batch: history, the refused success as lease_lost" \
+    "$a|lease_lost|lease lost: outcome succeeded not recorded;$b|succeeded|;$c|succeeded|" \
+    "$(q "select string_agg(job_id || '|' || outcome || '|' || coalesce(error, ''), ';' order by job_id) from cronq.job_runs where job_id in ($a, $b, $c)")"
+eq "plain batch: times are the task's" "t" \
+    "$(q "select bool_and(r.started_at = j.started_at and r.finished_at = j.finished_at and r.duration = j.finished_at - j.started_at) from cronq.job_runs r join cronq.jobs j on j.id = r.job_id where j.id in ($b, $c)")"
+match "plain batch: the refused outcome is logged" "job $a was taken over by another worker" "$(cat "$T_DIR/plain.err")"
+q "delete from cronq.jobs; delete from cronq.job_runs"
+a=$("$CRONQ" enqueue noop --priority 1); b=$("$CRONQ" enqueue fail '{"message": "no", "code": "nope"}' --priority 2 --max-attempts 2); c=$("$CRONQ" enqueue noop --priority 3)
+cronq run --batch 3 --seed 7
+eq "mixed batch: each outcome recorded" "succeeded|1|;failed|1|nope;succeeded|1|" \
+    "$(q "select string_agg(status || '|' || attempts || '|' || coalesce(error_code, ''), ';' order by id) from cronq.jobs where id in ($a, $b, $c)")"
+eq "mixed batch: one history row each" "succeeded|;failed|no;succeeded|" \
+    "$(q "select string_agg(outcome || '|' || coalesce(error, ''), ';' order by job_id) from cronq.job_runs where job_id in ($a, $b, $c)")"
+
+
 eq "wakes recorded for every run" t "$(q "select count(*) >= 10 from cronq.wakes")"
 done_testing
