@@ -167,10 +167,13 @@ static const char heartbeat_sql[] =
 	" from t left join upd on upd.id = t.id" \
 ")"
 
+/* The recorded outcomes as one text: "id status,id status,…". */
+#define RECORDED " (select string_agg(id || ' ' || status, ',') from upd)"
+
 static const char record_sql[] =
-	"with" RECORD_CTES " select id, status from upd";
+	"with" RECORD_CTES " select" RECORDED;
 static const char record_plain_sql[] =
-	"with" RECORD_PLAIN_CTES " select id, status from upd";
+	"with" RECORD_PLAIN_CTES " select" RECORDED;
 
 /*
  * Batch k's outcomes and batch k+1's claim in one statement: one round trip
@@ -179,9 +182,8 @@ static const char record_plain_sql[] =
  * Columns: kind ('r' outcome, 'c' claimed), new status, then the claim's.
  */
 #define RECORD_CLAIM_SELECT \
-	" select 'r', upd.status, upd.id, null::int, null::int, null::int, null::numeric, null::text," \
+	" select 'r'," RECORDED ", null::bigint, null::int, null::int, null::int, null::numeric, null::text," \
 	"   null::text, null::text, null::text, null::text, null::text, null::bigint, null::timestamptz" \
-	" from upd" \
 	" union all" \
 	" select 'c', null, claimed.* from claimed"
 
@@ -276,8 +278,12 @@ decode_claimed(const PGresult *res, int kind_col, int col0, claim_batch *out)
 {
 	int rows = PQntuples(res);
 
+	int claimed = 0;
+
+	for (int r = 0; r < rows; r++)
+		claimed += kind_col < 0 || PQgetvalue(res, r, kind_col)[0] == 'c';
 	memset(out, 0, sizeof *out);
-	out->jobs = xcalloc((size_t) (rows ? rows : 1), sizeof *out->jobs);
+	out->jobs = xcalloc((size_t) (claimed ? claimed : 1), sizeof *out->jobs);
 	for (int r = 0; r < rows; r++) {
 		claimed_job *j = &out->jobs[out->n];
 		const int c = col0;
@@ -292,7 +298,6 @@ decode_claimed(const PGresult *res, int kind_col, int col0, claim_batch *out)
 		j->type = xstrdup(PQgetvalue(res, r, c + 5));
 		j->queue = xstrdup(PQgetvalue(res, r, c + 6));
 		j->payload_text = xstrdup(PQgetvalue(res, r, c + 7));
-		j->payload = json_loads(j->payload_text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
 		j->idempotency_key = dup_or_null(res, r, c + 8);
 		j->scheduled_for = dup_or_null(res, r, c + 9);
 		j->enqueued_by = xstrdup(PQgetvalue(res, r, c + 10));
@@ -390,7 +395,6 @@ claim_batch_free(claim_batch *batch)
 		free(j->type);
 		free(j->queue);
 		free(j->payload_text);
-		json_decref(j->payload);
 		free(j->idempotency_key);
 		free(j->scheduled_for);
 		free(j->enqueued_by);
@@ -516,20 +520,21 @@ outcome_params(job_outcome *o, int n, bool plain, bool expired_only, buf a[12],
 	return 13;
 }
 
-/* Copy each recorded job's new status (rows of res whose kind is 'r', or all). */
+/* Copy each recorded job's new status from list ("id status,…", or NULL). */
 static void
-apply_statuses(const PGresult *res, int kind_col, int status_col, int id_col, job_outcome *o, int n)
+apply_statuses(const char *list, job_outcome *o, int n)
 {
 	id_pos *ix = index_ids(&o[0].id, sizeof *o, n);
 
-	for (int r = 0; r < PQntuples(res); r++) {
-		int i;
+	while (list && *list) {
+		char *end;
+		int64_t id = strtoll(list, &end, 10);
+		size_t len = strcspn(end + 1, ",");
+		int i = find_id(ix, n, id);
 
-		if (kind_col >= 0 && PQgetvalue(res, r, kind_col)[0] != 'r')
-			continue;
-		i = find_id(ix, n, strtoll(PQgetvalue(res, r, id_col), NULL, 10));
-		if (i >= 0)
-			snprintf(o[i].new_status, sizeof o[i].new_status, "%s", PQgetvalue(res, r, status_col));
+		if (i >= 0 && len < sizeof o[i].new_status)
+			snprintf(o[i].new_status, sizeof o[i].new_status, "%.*s", (int) len, end + 1);
+		list = end + 1 + len + (end[1 + len] == ',');
 	}
 	free(ix);
 }
@@ -547,12 +552,12 @@ jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 		return 0;
 	plain = !expired_only && outcomes_plain(o, n);
 	np = outcome_params(o, n, plain, expired_only, a, params);
-	res = pg_exec(conn, plain ? record_plain_sql : record_sql, np, params, PG_ANY, err, NULL);
+	res = pg_exec(conn, plain ? record_plain_sql : record_sql, np, params, PG_ONE, err, NULL);
 	for (int k = 0; k < 12; k++)
 		buf_free(&a[k]);
 	if (res == NULL)
 		return err->code;
-	apply_statuses(res, -1, 1, 0, o, n);
+	apply_statuses(PQgetisnull(res, 0, 0) ? NULL : PQgetvalue(res, 0, 0), o, n);
 	PQclear(res);
 	return 0;
 }
@@ -582,7 +587,9 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	free(cp.types);
 	if (res == NULL)
 		return err->code;
-	apply_statuses(res, 0, 1, 2, o, n);
+	for (int r = 0; r < PQntuples(res); r++)
+		if (PQgetvalue(res, r, 0)[0] == 'r' && !PQgetisnull(res, r, 1))
+			apply_statuses(PQgetvalue(res, r, 1), o, n);
 	decode_claimed(res, 0, 2, out);
 	PQclear(res);
 	return 0;

@@ -9,7 +9,6 @@
 #ifndef CRONQ_JOBS_H
 #define CRONQ_JOBS_H
 
-#include <jansson.h>
 #include <libpq-fe.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -24,8 +23,7 @@ typedef struct claimed_job {
 	double		run_at;			/* epoch seconds, for ordering */
 	char	   *type;
 	char	   *queue;
-	char	   *payload_text;
-	json_t	   *payload;		/* NULL when the stored text does not parse */
+	char	   *payload_text;		/* parsed by whoever runs the job */
 	char	   *idempotency_key;
 	char	   *scheduled_for;
 	char	   *enqueued_by;

@@ -354,7 +354,9 @@ run_one(worker *w, int i)
 	const task_def *t = task_find(j->type);
 	task_ctx ctx = {worker_tick, w, worker_session, w->sh->o->conninfo, w->sh->o->exec_dir,
 					w->sh->o->kill_grace_ms};
-	task_job tj = {j->id, j->attempt, j->type, j->queue, j->payload, j->payload_text,
+	/* Parsed only now, and freed after: one payload alive at a time. */
+	json_t *payload = json_loads(j->payload_text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+	task_job tj = {j->id, j->attempt, j->type, j->queue, payload, j->payload_text,
 				   j->idempotency_key, j->scheduled_for, j->enqueued_by};
 	char why[1024];
 	int64_t start = mono_ms();
@@ -369,11 +371,12 @@ run_one(worker *w, int i)
 		w->stopped = TASK_STOP_CANCELLED;
 	else if (t == NULL)
 		task_result_set(r, TASK_PERMANENT, "unknown_task", "unrecognized task type \"%s\"", j->type);
-	else if (j->payload == NULL || payload_validate(j->type, j->payload, why, sizeof why) != 0)
+	else if (payload == NULL || payload_validate(j->type, payload, why, sizeof why) != 0)
 		task_result_set(r, TASK_PERMANENT, "bad_payload", "%s",
-						j->payload ? why : "stored payload is not valid JSON");
+						payload ? why : "stored payload is not valid JSON");
 	else
 		t->run(&ctx, &tj, r);
+	json_decref(payload);
 
 	stop = w->stopped;
 	w->cur = -1;
