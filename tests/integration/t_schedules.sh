@@ -146,4 +146,19 @@ q "update cronq.schedules set cron = extract(minute from now() - interval '10 mi
 "$CRONQ" run --type none
 eq "its jobs are enqueued by its author" sched_bob "$(q "select string_agg(distinct enqueued_by, ',') from cronq.jobs where schedule = 'sched_bobs'")"
 
+# Materialisation into a jobs table analysed while empty: the trigger's
+# idempotency-key check keeps to the unique index (it was a sequential scan
+# per row, cached for the session: quadratic in the number of schedules).
+q "delete from cronq.jobs; delete from cronq.schedules"
+q "vacuum analyze cronq.jobs"
+q "insert into cronq.schedules (name, cron, type, next_run_at) select 'seq' || i, '* * * * *', 'noop', date_trunc('minute', now()) - interval '1 minute' from generate_series(1, 1000) i"
+before=$(q "select seq_scan from pg_stat_user_tables where relid = 'cronq.jobs'::regclass")
+"$CRONQ" run --queue none-such
+after=$(q "select seq_scan from pg_stat_user_tables where relid = 'cronq.jobs'::regclass")
+eq "1000 schedules materialised, one job each" "1000|1000" "$(q "select count(*), count(distinct schedule) from cronq.jobs")"
+check "key checks used the index: $((after - before)) sequential scans of cronq.jobs for 1000 jobs" [ $((after - before)) -lt 20 ]
+"$CRONQ" run --queue none-such
+eq "a second run adds nothing" 1000 "$(q "select count(*) from cronq.jobs")"
+
+
 done_testing
