@@ -179,13 +179,19 @@ static const char record_plain_sql[] =
  * Batch k's outcomes and batch k+1's claim in one statement: one round trip
  * and one commit per batch. The claim cannot see the rows the outcomes
  * touch (they are running in its snapshot), so the two never collide.
- * Columns: kind ('r' outcome, 'c' claimed), new status, then the claim's.
+ * The claim comes first: a row another runner claimed after this
+ * statement's snapshot is still "queued" in it, and SKIP LOCKED follows
+ * it to its running version, locks it and then drops it, holding that
+ * lock to the end of the transaction, so that its owner's outcome waits
+ * for us. The earlier the claim runs, the fewer such rows (with 4 runners:
+ * waits on transactionid fell from a third of the samples to a few).
+ * Columns: kind ('c' claimed, 'r' the outcomes: RECORDED), then the claim's.
  */
 #define RECORD_CLAIM_SELECT \
-	" select 'r'," RECORDED ", null::bigint, null::int, null::int, null::int, null::numeric, null::text," \
-	"   null::text, null::text, null::text, null::text, null::text, null::bigint, null::timestamptz" \
+	" select 'c', null, claimed.* from claimed" \
 	" union all" \
-	" select 'c', null, claimed.* from claimed"
+	" select 'r'," RECORDED ", null::bigint, null::int, null::int, null::int, null::numeric, null::text," \
+	"   null::text, null::text, null::text, null::text, null::text, null::bigint, null::timestamptz"
 
 static const char record_claim_sql[] =
 	"with" RECORD_CTES "," CLAIM_DUE("16", "17", "18") ", claimed as (" CLAIM_UPDATE("14", "15") ")"
