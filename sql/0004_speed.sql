@@ -87,3 +87,14 @@ begin
     return new;
 end
 $$;
+
+-- schedules_guard watched every update, materialisation's bookkeeping
+-- included (next_run_at, last_enqueued_at, last_job_id), where it has
+-- nothing to check: ~7 µs a schedule, a fifth of materialising one. It
+-- now fires when what a schedule is, or who wrote it, may change;
+-- updated_at is when that last happened.
+drop trigger schedules_guard on cronq.schedules;
+create trigger schedules_guard
+    before insert or update of name, cron, timezone, type, payload, queue, priority,
+        max_attempts, timeout, enabled, catchup, overlap, created_by, created_at, updated_at
+    on cronq.schedules for each row execute function cronq.schedules_guard();

@@ -159,6 +159,11 @@ eq "1000 schedules materialised, one job each" "1000|1000" "$(q "select count(*)
 check "key checks used the index: $((after - before)) sequential scans of cronq.jobs for 1000 jobs" [ $((after - before)) -lt 20 ]
 "$CRONQ" run --queue none-such
 eq "a second run adds nothing" 1000 "$(q "select count(*) from cronq.jobs")"
+eq "materialisation moves next_run_at but is not a change of the schedule (updated_at kept)" "t|t" \
+    "$(q "select bool_and(next_run_at > now()), bool_and(updated_at < last_enqueued_at) from cronq.schedules where name like 'seq%'")"
+q "update cronq.schedules set updated_at = now() - interval '1 day' where name = 'seq1'"
+"$CRONQ" schedule disable seq1 >/dev/null
+eq "disabling is a change (updated_at now)" t "$(q "select updated_at > now() - interval '1 minute' from cronq.schedules where name = 'seq1'")"
 
 
 done_testing
