@@ -179,19 +179,20 @@ static const char record_plain_sql[] =
  * Batch k's outcomes and batch k+1's claim in one statement: one round trip
  * and one commit per batch. The claim cannot see the rows the outcomes
  * touch (they are running in its snapshot), so the two never collide.
- * The claim comes first: a row another runner claimed after this
- * statement's snapshot is still "queued" in it, and SKIP LOCKED follows
- * it to its running version, locks it and then drops it, holding that
- * lock to the end of the transaction, so that its owner's outcome waits
- * for us. The earlier the claim runs, the fewer such rows (with 4 runners:
- * waits on transactionid fell from a third of the samples to a few).
- * Columns: kind ('c' claimed, 'r' the outcomes: RECORDED), then the claim's.
+ * The outcomes come first, and the order matters: a row another runner
+ * claimed after this statement's snapshot still looks queued here, and
+ * SKIP LOCKED follows it to its running version, locks it, drops it, and
+ * keeps the lock to the end of the transaction, so that its owner's
+ * outcome update waits for us. That wait is harmless as long as nothing
+ * after the claim can wait; with the claim first, two runners each held a
+ * row the other's outcomes needed: deadlock (seen with 4 runners).
+ * Columns: kind ('r' the outcomes: RECORDED, 'c' claimed), then the claim's.
  */
 #define RECORD_CLAIM_SELECT \
-	" select 'c', null, claimed.* from claimed" \
-	" union all" \
 	" select 'r'," RECORDED ", null::bigint, null::int, null::int, null::int, null::numeric, null::text," \
-	"   null::text, null::text, null::text, null::text, null::text, null::bigint, null::timestamptz"
+	"   null::text, null::text, null::text, null::text, null::text, null::bigint, null::timestamptz" \
+	" union all" \
+	" select 'c', null, claimed.* from claimed"
 
 static const char record_claim_sql[] =
 	"with" RECORD_CTES "," CLAIM_DUE("16", "17", "18") ", claimed as (" CLAIM_UPDATE("14", "15") ")"
