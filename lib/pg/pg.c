@@ -163,6 +163,53 @@ pg_exec(PGconn *conn, const char *sql, int nparams, const char *const *values,
 }
 
 int
+pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
+			 const char *const *const values[2], PGresult *res[2], cq_err *err)
+{
+	int rc = 0;
+
+	res[0] = res[1] = NULL;
+	if (!PQenterPipelineMode(conn))
+		return pg_fail_result(conn, NULL, err, NULL);
+	for (int i = 0; i < 2 && rc == 0; i++)
+		if (!PQsendQueryParams(conn, sql[i], nparams[i], NULL, values[i], NULL, NULL, 0))
+			rc = pg_fail_result(conn, NULL, err, NULL);
+	if (rc == 0 && !PQpipelineSync(conn))
+		rc = pg_fail_result(conn, NULL, err, NULL);
+	/* Each statement's result, then NULL; after both, the sync. */
+	for (int i = 0; i < 2 && pg_alive(conn); i++) {
+		PGresult *r = PQgetResult(conn), *end;
+		ExecStatusType st = PQresultStatus(r);
+
+		if (r == NULL)
+			break;
+		if (st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK)
+			res[i] = r;
+		else {
+			if (rc == 0 && st != PGRES_PIPELINE_ABORTED)
+				rc = pg_fail_result(conn, r, err, NULL);
+			PQclear(r);
+		}
+		while ((end = PQgetResult(conn)) != NULL)
+			PQclear(end);
+	}
+	if (pg_alive(conn)) {
+		PGresult *sync = PQgetResult(conn);
+
+		PQclear(sync);
+		PQexitPipelineMode(conn);
+	}
+	if (rc == 0 && (res[0] == NULL || res[1] == NULL))
+		rc = pg_fail_result(conn, NULL, err, NULL);
+	if (rc != 0) {
+		PQclear(res[0]);
+		PQclear(res[1]);
+		res[0] = res[1] = NULL;
+	}
+	return rc;
+}
+
+int
 pg_run(PGconn *conn, const char *sql, int nparams, const char *const *values,
 	   cq_err *err)
 {

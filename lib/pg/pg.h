@@ -46,6 +46,17 @@ PGresult *pg_exec(PGconn *conn, const char *sql, int nparams,
 				  const char *const *values, pg_shape shape, cq_err *err,
 				  char *sqlstate) __attribute__((warn_unused_result));
 
+/*
+ * Run two statements in one round trip and one implicit transaction (libpq
+ * pipeline mode): all or nothing, one commit, but each statement takes its
+ * own snapshot, as statements do under READ COMMITTED. res[0] and res[1]
+ * get their results (the caller PQclear()s both), or NULL with err filled
+ * as by pg_exec() (from the first statement that failed).
+ */
+int pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
+				 const char *const *const values[2], PGresult *res[2], cq_err *err)
+	__attribute__((warn_unused_result));
+
 /* Run a statement whose result is not needed; 0 or the error code. */
 int pg_run(PGconn *conn, const char *sql, int nparams,
 		   const char *const *values, cq_err *err) __attribute__((warn_unused_result));

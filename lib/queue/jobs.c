@@ -175,33 +175,6 @@ static const char record_sql[] =
 static const char record_plain_sql[] =
 	"with" RECORD_PLAIN_CTES " select" RECORDED;
 
-/*
- * Batch k's outcomes and batch k+1's claim in one statement: one round trip
- * and one commit per batch. The claim cannot see the rows the outcomes
- * touch (they are running in its snapshot), so the two never collide.
- * The outcomes come first, and the order matters: a row another runner
- * claimed after this statement's snapshot still looks queued here, and
- * SKIP LOCKED follows it to its running version, locks it, drops it, and
- * keeps the lock to the end of the transaction, so that its owner's
- * outcome update waits for us. That wait is harmless as long as nothing
- * after the claim can wait; with the claim first, two runners each held a
- * row the other's outcomes needed: deadlock (seen with 4 runners).
- * Columns: kind ('r' the outcomes: RECORDED, 'c' claimed), then the claim's.
- */
-#define RECORD_CLAIM_SELECT \
-	" select 'r'," RECORDED ", null::bigint, null::int, null::int, null::int, null::numeric, null::text," \
-	"   null::text, null::text, null::text, null::text, null::text, null::bigint, null::timestamptz" \
-	" union all" \
-	" select 'c', null, claimed.* from claimed"
-
-static const char record_claim_sql[] =
-	"with" RECORD_CTES "," CLAIM_DUE("16", "17", "18") ", claimed as (" CLAIM_UPDATE("14", "15") ")"
-	RECORD_CLAIM_SELECT;
-
-static const char record_plain_claim_sql[] =
-	"with" RECORD_PLAIN_CTES "," CLAIM_DUE("9", "10", "11") ", claimed as (" CLAIM_UPDATE("7", "8") ")"
-	RECORD_CLAIM_SELECT;
-
 static const char rescue_select_sql[] =
 	"select id, attempts, locked_by, started_at, cancel_requested from cronq.jobs"
 	" where status = 'running' and locked_until < now()"
@@ -569,36 +542,50 @@ jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 	return 0;
 }
 
+/*
+ * Batch k's outcomes and batch k+1's claim: two statements sent together,
+ * one round trip, one transaction, one commit. The claim cannot see the
+ * rows the outcomes touch (running: not due), so the two never collide.
+ * Why two statements and not one: a row another runner claimed after the
+ * claim's snapshot still looks queued to it, and SKIP LOCKED follows it to
+ * its running version, locks it, drops it, and keeps the lock to the end
+ * of the transaction, so that its owner's outcome update waits for us.
+ * Written as one statement, the claim's snapshot was taken before the
+ * outcomes' ~10 ms of work and such rows were many; its own statement
+ * takes a fresh snapshot. The order matters too: outcomes first, so that
+ * nothing after the claim can wait (claim first, two runners could each
+ * hold a row the other's outcomes needed: a deadlock).
+ */
 int
 jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, int limit,
 					  int64_t lease_ms, const claim_filter *filter, claim_batch *out, cq_err *err)
 {
 	buf a[12] = {BUF_INIT};
-	const char *params[18];
+	const char *rp[13], *cp_params[5];
 	claim_params cp;
-	PGresult *res;
+	PGresult *res[2];
 	bool plain;
-	int np;
+	int np, rc;
 
 	if (n == 0)
 		return jobs_claim(conn, worker, limit, lease_ms, filter, out, err);
 	memset(out, 0, sizeof *out);
 	plain = outcomes_plain(o, n);
-	np = outcome_params(o, n, plain, false, a, params);
-	claim_params_fill(&cp, worker, limit, lease_ms, filter, params + np);
-	res = pg_exec(conn, plain ? record_plain_claim_sql : record_claim_sql, np + 5, params,
-				  PG_ANY, err, NULL);
+	np = outcome_params(o, n, plain, false, a, rp);
+	claim_params_fill(&cp, worker, limit, lease_ms, filter, cp_params);
+	rc = pg_exec_pair(conn, (const char *const[]) {plain ? record_plain_sql : record_sql, claim_sql},
+					  (const int[]) {np, 5}, (const char *const *const[]) {rp, cp_params}, res, err);
 	for (int k = 0; k < 12; k++)
 		buf_free(&a[k]);
 	free(cp.queues);
 	free(cp.types);
-	if (res == NULL)
-		return err->code;
-	for (int r = 0; r < PQntuples(res); r++)
-		if (PQgetvalue(res, r, 0)[0] == 'r' && !PQgetisnull(res, r, 1))
-			apply_statuses(PQgetvalue(res, r, 1), o, n);
-	decode_claimed(res, 0, 2, out);
-	PQclear(res);
+	if (rc != 0)
+		return rc;
+	if (PQntuples(res[0]) == 1 && !PQgetisnull(res[0], 0, 0))
+		apply_statuses(PQgetvalue(res[0], 0, 0), o, n);
+	decode_claimed(res[1], -1, 0, out);
+	PQclear(res[0]);
+	PQclear(res[1]);
 	return 0;
 }
 

@@ -183,5 +183,25 @@ eq "mixed batch: one history row each" "succeeded|;failed|no;succeeded|" \
     "$(q "select string_agg(outcome || '|' || coalesce(error, ''), ';' order by job_id) from cronq.job_runs where job_id in ($a, $b, $c)")"
 
 
+# The outcomes of one batch and the claim of the next are one transaction:
+# when recording fails (here a trigger refuses job a's history row), the
+# next batch is not claimed either; a stays running for a rescue.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+a=$("$CRONQ" enqueue noop --priority 1); b=$("$CRONQ" enqueue noop --priority 2)
+q "create function pg_temp_refuse() returns trigger language plpgsql as \$\$ begin raise exception 'refused by test'; end \$\$"
+q "create trigger refuse before insert on cronq.job_runs for each row when (new.job_id = $a) execute function pg_temp_refuse()"
+cronq run --batch 1
+eq "recording failed: exit 70" 70 "$RC"
+match "the error is named" "refused by test" "$ERR"
+eq "nothing of the failed transaction stayed: a running, b never claimed" "running|1;queued|0" \
+    "$(q "select string_agg(status || '|' || attempts, ';' order by id) from cronq.jobs where id in ($a, $b)")"
+eq "no history row" 0 "$(q "select count(*) from cronq.job_runs where job_id in ($a, $b)")"
+q "drop trigger refuse on cronq.job_runs; drop function pg_temp_refuse()"
+q "update cronq.jobs set locked_until = now() - interval '1 second' where id = $a"
+cronq run
+eq "a rescued and run again, b run" "succeeded|2;succeeded|1" \
+    "$(q "select string_agg(status || '|' || attempts, ';' order by id) from cronq.jobs where id in ($a, $b)")"
+
+
 eq "wakes recorded for every run" t "$(q "select count(*) >= 10 from cronq.wakes")"
 done_testing
