@@ -66,7 +66,7 @@ static const char claim_sql[] =
 	"   select $1, $2, $3::int, case when $5 and not (rescue or due or work) then now() end," \
 	"     case when $5 and not (rescue or due or work) then 0 end" \
 	"   from f where current returning id, exit_status)" \
-	" select version, w.id, rescue, due, work, w.exit_status is not null from f left join w on true"
+	" select version, w.id, rescue, due, w.exit_status is not null from f left join w on true"
 
 static const char wake_sql[] = WAKE_SQL("");
 static const char wake_filtered_sql[] = WAKE_SQL(
@@ -249,41 +249,31 @@ text_array(const char *const *items, int n)
 	return buf_steal(&b);
 }
 
-/*
- * Fill out from the claimed rows of res: all rows (kind_col < 0), or those
- * whose kind_col is 'c'; the claim's columns start at col0.
- */
+/* Fill out from the rows of a claim's result, in run order. */
 static void
-decode_claimed(const PGresult *res, int kind_col, int col0, claim_batch *out)
+decode_claimed(const PGresult *res, claim_batch *out)
 {
 	int rows = PQntuples(res);
 
-	int claimed = 0;
-
-	for (int r = 0; r < rows; r++)
-		claimed += kind_col < 0 || PQgetvalue(res, r, kind_col)[0] == 'c';
 	memset(out, 0, sizeof *out);
-	out->jobs = xcalloc((size_t) (claimed ? claimed : 1), sizeof *out->jobs);
+	out->jobs = xcalloc((size_t) (rows ? rows : 1), sizeof *out->jobs);
 	for (int r = 0; r < rows; r++) {
 		claimed_job *j = &out->jobs[out->n];
-		const int c = col0;
 
-		if (kind_col >= 0 && PQgetvalue(res, r, kind_col)[0] != 'c')
-			continue;
-		j->id = strtoll(PQgetvalue(res, r, c), NULL, 10);
-		j->attempt = atoi(PQgetvalue(res, r, c + 1));
-		j->max_attempts = atoi(PQgetvalue(res, r, c + 2));
-		j->priority = atoi(PQgetvalue(res, r, c + 3));
-		j->run_at = strtod(PQgetvalue(res, r, c + 4), NULL);
-		j->type = xstrdup(PQgetvalue(res, r, c + 5));
-		j->queue = xstrdup(PQgetvalue(res, r, c + 6));
-		j->payload_text = xstrdup(PQgetvalue(res, r, c + 7));
-		j->idempotency_key = dup_or_null(res, r, c + 8);
-		j->scheduled_for = dup_or_null(res, r, c + 9);
-		j->enqueued_by = xstrdup(PQgetvalue(res, r, c + 10));
-		j->timeout_ms = PQgetisnull(res, r, c + 11) ? 0 : strtoll(PQgetvalue(res, r, c + 11), NULL, 10);
+		j->id = strtoll(PQgetvalue(res, r, 0), NULL, 10);
+		j->attempt = atoi(PQgetvalue(res, r, 1));
+		j->max_attempts = atoi(PQgetvalue(res, r, 2));
+		j->priority = atoi(PQgetvalue(res, r, 3));
+		j->run_at = strtod(PQgetvalue(res, r, 4), NULL);
+		j->type = xstrdup(PQgetvalue(res, r, 5));
+		j->queue = xstrdup(PQgetvalue(res, r, 6));
+		j->payload_text = xstrdup(PQgetvalue(res, r, 7));
+		j->idempotency_key = dup_or_null(res, r, 8);
+		j->scheduled_for = dup_or_null(res, r, 9);
+		j->enqueued_by = xstrdup(PQgetvalue(res, r, 10));
+		j->timeout_ms = PQgetisnull(res, r, 11) ? 0 : strtoll(PQgetvalue(res, r, 11), NULL, 10);
 		if (out->n == 0)
-			snprintf(out->claimed_at, sizeof out->claimed_at, "%s", PQgetvalue(res, r, c + 12));
+			snprintf(out->claimed_at, sizeof out->claimed_at, "%s", PQgetvalue(res, r, 12));
 		out->n++;
 	}
 	qsort(out->jobs, (size_t) out->n, sizeof *out->jobs, cmp_run_order);
@@ -328,7 +318,7 @@ jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
 	free(cp.types);
 	if (res == NULL)
 		return err->code;
-	decode_claimed(res, -1, 0, out);
+	decode_claimed(res, out);
 	PQclear(res);
 	return 0;
 }
@@ -358,8 +348,7 @@ jobs_wake(PGconn *conn, const wake_args *a, const claim_filter *filter, wake_inf
 	info->wake_id = PQgetisnull(res, 0, 1) ? 0 : strtoll(PQgetvalue(res, 0, 1), NULL, 10);
 	info->need_rescue = PQgetvalue(res, 0, 2)[0] == 't';
 	info->need_materialise = PQgetvalue(res, 0, 3)[0] == 't';
-	info->work = PQgetvalue(res, 0, 4)[0] == 't';
-	info->finished = info->wake_id != 0 && PQgetvalue(res, 0, 5)[0] == 't';
+	info->finished = info->wake_id != 0 && PQgetvalue(res, 0, 4)[0] == 't';
 	PQclear(res);
 	return 0;
 }
@@ -583,7 +572,7 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 		return rc;
 	if (PQntuples(res[0]) == 1 && !PQgetisnull(res[0], 0, 0))
 		apply_statuses(PQgetvalue(res[0], 0, 0), o, n);
-	decode_claimed(res[1], -1, 0, out);
+	decode_claimed(res[1], out);
 	PQclear(res[0]);
 	PQclear(res[1]);
 	return 0;

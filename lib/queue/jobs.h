@@ -65,7 +65,6 @@ typedef struct wake_info {
 	int64_t		wake_id;		/* 0: not recorded (the version differs) */
 	bool		need_rescue;	/* some lease has expired */
 	bool		need_materialise;	/* some schedule is due */
-	bool		work;			/* some job is due (under the filter) */
 	bool		finished;		/* nothing to do: the wake is recorded finished, exit 0 */
 } wake_info;
 
