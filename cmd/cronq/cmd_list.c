@@ -105,15 +105,6 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 	return 0;
 }
 
-/* A string member, or "" when null or absent. */
-static const char *
-str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
-
 /* The start of the last n bytes of s, not inside a UTF-8 sequence. */
 static const char *
 utf8_tail(const char *s, size_t n)
@@ -164,12 +155,12 @@ print_list_text(const json_t *list)
 		snprintf(attempts, sizeof attempts, "%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT,
 				 json_integer_value(json_object_get(job, "attempts")),
 				 json_integer_value(json_object_get(job, "max_attempts")));
-		if (str(job, "error_code")[0])
-			buf_printf(&error, "%s: ", str(job, "error_code"));
-		append_clipped(&error, str(job, "last_error"), ERROR_WIDTH);
-		printf("%-8s %-9s %-8s %-10s %-8s %-20s %-20s %s\n", id, str(job, "status"),
-			   str(job, "type"), str(job, "queue"), attempts, str(job, "run_at"),
-			   str(job, "finished_at"), buf_str(&error));
+		if (cli_json_str(job, "error_code", "")[0])
+			buf_printf(&error, "%s: ", cli_json_str(job, "error_code", ""));
+		append_clipped(&error, cli_json_str(job, "last_error", ""), ERROR_WIDTH);
+		printf("%-8s %-9s %-8s %-10s %-8s %-20s %-20s %s\n", id, cli_json_str(job, "status", ""),
+			   cli_json_str(job, "type", ""), cli_json_str(job, "queue", ""), attempts, cli_json_str(job, "run_at", ""),
+			   cli_json_str(job, "finished_at", ""), buf_str(&error));
 		buf_free(&error);
 	}
 }
@@ -265,22 +256,22 @@ print_show_text(const json_t *job)
 	printf("\n%s (%zu):\n", "runs", json_array_size(runs));
 	json_array_foreach(runs, i, run) {
 		char dur[64];
-		const char *output = str(run, "output");
+		const char *output = cli_json_str(run, "output", "");
 
 		seconds_text(json_object_get(run, "duration"), false, dur, sizeof dur);
 		printf("  attempt %" JSON_INTEGER_FORMAT ": %s", json_integer_value(json_object_get(run, "attempt")),
-			   str(run, "outcome"));
-		if (str(run, "started_at")[0])
-			printf(", started %s", str(run, "started_at"));
+			   cli_json_str(run, "outcome", ""));
+		if (cli_json_str(run, "started_at", "")[0])
+			printf(", started %s", cli_json_str(run, "started_at", ""));
 		if (dur[0])
 			printf(", took %s", dur);
-		if (str(run, "worker")[0])
-			printf(", worker %s", str(run, "worker"));
+		if (cli_json_str(run, "worker", "")[0])
+			printf(", worker %s", cli_json_str(run, "worker", ""));
 		putchar('\n');
-		if (str(run, "error")[0] || str(run, "error_code")[0]) {
-			printf("    error: %s%s", str(run, "error_code"),
-				   str(run, "error_code")[0] && str(run, "error")[0] ? ": " : "");
-			print_indented(str(run, "error"), 11);
+		if (cli_json_str(run, "error", "")[0] || cli_json_str(run, "error_code", "")[0]) {
+			printf("    error: %s%s", cli_json_str(run, "error_code", ""),
+				   cli_json_str(run, "error_code", "")[0] && cli_json_str(run, "error", "")[0] ? ": " : "");
+			print_indented(cli_json_str(run, "error", ""), 11);
 		}
 		if (output[0]) {
 			printf("    output:\n");

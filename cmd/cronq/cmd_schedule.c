@@ -204,14 +204,6 @@ print_schedule_text(const json_t *s)
 	}
 }
 
-static const char *
-str_or_empty(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "-";
-}
-
 static void
 print_list_text(const json_t *list)
 {
@@ -226,11 +218,11 @@ print_list_text(const json_t *list)
 
 		if (json_is_integer(last))
 			snprintf(lastbuf, sizeof lastbuf, "%" JSON_INTEGER_FORMAT " %s", json_integer_value(last),
-					 str_or_empty(s, "last_job_status"));
-		printf("%-24s %-18s %-16s %-8s %-10s %-8s %-21s %s\n", str_or_empty(s, "name"),
-			   str_or_empty(s, "cron"), str_or_empty(s, "timezone"), str_or_empty(s, "type"),
-			   str_or_empty(s, "queue"), json_is_true(json_object_get(s, "enabled")) ? "yes" : "no",
-			   str_or_empty(s, "next_run_at"), lastbuf);
+					 cli_json_str(s, "last_job_status", "-"));
+		printf("%-24s %-18s %-16s %-8s %-10s %-8s %-21s %s\n", cli_json_str(s, "name", "-"),
+			   cli_json_str(s, "cron", "-"), cli_json_str(s, "timezone", "-"), cli_json_str(s, "type", "-"),
+			   cli_json_str(s, "queue", "-"), json_is_true(json_object_get(s, "enabled")) ? "yes" : "no",
+			   cli_json_str(s, "next_run_at", "-"), lastbuf);
 	}
 }
 

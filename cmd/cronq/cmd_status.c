@@ -86,14 +86,6 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 
 /* ---- reading the document ---- */
 
-static const char *
-str_or(const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : dflt;
-}
-
 static int64_t
 int_of(const json_t *o, const char *key)
 {
@@ -255,7 +247,7 @@ text_summary(buf *out, const json_t *doc)
 	if (int_of(doc, "due") > 0)
 		buf_printf(out, "Lag:                %s (%" PRId64 " jobs due, the oldest since %s)\n",
 				   secs(int_of(doc, "lag_seconds"), d, sizeof d), int_of(doc, "due"),
-				   str_or(doc, "oldest_due_at", "-"));
+				   cli_json_str(doc, "oldest_due_at", "-"));
 	else
 		buf_puts(out, "Lag:                0s (nothing due)\n");
 	buf_printf(out, "Expired leases:     %" PRId64 "\n",
@@ -263,7 +255,7 @@ text_summary(buf *out, const json_t *doc)
 	buf_printf(out, "Dead jobs:          %" PRId64 "\n", int_of(json_object_get(doc, "dead"), "count"));
 	if (json_is_object(wake)) {
 		buf_printf(out, "Last wake:          %s ago, at %s by %s ", secs(int_of(wake, "seconds_ago"), d, sizeof d),
-				   str_or(wake, "started_at", "-"), str_or(wake, "worker", "-"));
+				   cli_json_str(wake, "started_at", "-"), cli_json_str(wake, "worker", "-"));
 		if (json_is_integer(json_object_get(wake, "exit_status")))
 			buf_printf(out, "(%" PRId64 " jobs run, %" PRId64 " failed, exit %" PRId64 ")\n",
 					   int_of(wake, "jobs_run"), int_of(wake, "jobs_failed"), int_of(wake, "exit_status"));
@@ -275,7 +267,7 @@ text_summary(buf *out, const json_t *doc)
 	json_array_foreach(scheds, i, s) {
 		if (!json_is_true(json_object_get(s, "overdue")))
 			continue;
-		buf_printf(out, "%s%.200s (%s late)", shown++ ? ", " : "", str_or(s, "name", "?"),
+		buf_printf(out, "%s%.200s (%s late)", shown++ ? ", " : "", cli_json_str(s, "name", "?"),
 				   secs(int_of(s, "overdue_seconds"), d, sizeof d));
 	}
 	buf_puts(out, shown ? "\n" : "none\n");
@@ -300,18 +292,18 @@ text_jobs(buf *out, const json_t *doc)
 	}
 	buf_puts(out, "\nJobs\n");
 	json_array_foreach(types, i, o) {
-		table_cell(&t, "%s", str_or(o, "queue", "?"));
-		table_cell(&t, "%s", str_or(o, "type", "?"));
+		table_cell(&t, "%s", cli_json_str(o, "queue", "?"));
+		table_cell(&t, "%s", cli_json_str(o, "type", "?"));
 		cell_counts(&t, o);
 	}
 	table_flush(&t, out);
 
 	buf_puts(out, "\nQueues\n");
 	json_array_foreach(queues, i, o) {
-		table_cell(&q, "%s", str_or(o, "queue", "?"));
+		table_cell(&q, "%s", cli_json_str(o, "queue", "?"));
 		table_cell(&q, "%" PRId64, int_of(o, "due"));
 		table_cell(&q, "%s", secs(int_of(o, "lag_seconds"), d, sizeof d));
-		table_cell(&q, "%s", str_or(o, "oldest_due_at", "-"));
+		table_cell(&q, "%s", cli_json_str(o, "oldest_due_at", "-"));
 		table_cell(&q, "%" PRId64, int_of(o, "expired_leases"));
 	}
 	table_flush(&q, out);
@@ -335,10 +327,10 @@ text_problems(buf *out, const json_t *doc)
 				   int_of(leases, "count"));
 		json_array_foreach(json_object_get(leases, "jobs"), i, o) {
 			table_cell(&l, "%" PRId64, int_of(o, "id"));
-			table_cell(&l, "%s", str_or(o, "queue", "?"));
-			table_cell(&l, "%s", str_or(o, "type", "?"));
+			table_cell(&l, "%s", cli_json_str(o, "queue", "?"));
+			table_cell(&l, "%s", cli_json_str(o, "type", "?"));
 			table_cell(&l, "%" PRId64 "/%" PRId64, int_of(o, "attempts"), int_of(o, "max_attempts"));
-			table_cell(&l, "%s", str_or(o, "locked_by", "-"));
+			table_cell(&l, "%s", cli_json_str(o, "locked_by", "-"));
 			table_cell(&l, "%s ago", secs(int_of(o, "expired_seconds"), d, sizeof d));
 		}
 		table_flush(&l, out);
@@ -352,14 +344,14 @@ text_problems(buf *out, const json_t *doc)
 			buf_printf(out, "\nDead jobs (%" PRId64 ")\n", int_of(dead, "count"));
 		json_array_foreach(json_object_get(dead, "jobs"), i, o) {
 			table_cell(&t, "%" PRId64, int_of(o, "id"));
-			table_cell(&t, "%s", str_or(o, "queue", "?"));
-			table_cell(&t, "%s", str_or(o, "type", "?"));
+			table_cell(&t, "%s", cli_json_str(o, "queue", "?"));
+			table_cell(&t, "%s", cli_json_str(o, "type", "?"));
 			table_cell(&t, "%" PRId64, int_of(o, "attempts"));
-			table_cell(&t, "%s", str_or(o, "finished_at", "-"));
+			table_cell(&t, "%s", cli_json_str(o, "finished_at", "-"));
 			if (json_is_string(json_object_get(o, "error_code")))
-				table_cell(&t, "%s: %s", str_or(o, "error_code", ""), str_or(o, "last_error", ""));
+				table_cell(&t, "%s: %s", cli_json_str(o, "error_code", ""), cli_json_str(o, "last_error", ""));
 			else
-				table_cell(&t, "%s", str_or(o, "last_error", "-"));
+				table_cell(&t, "%s", cli_json_str(o, "last_error", "-"));
 		}
 		table_flush(&t, out);
 	}
@@ -382,16 +374,16 @@ text_schedules(buf *out, const json_t *doc)
 	}
 	buf_puts(out, "\nSchedules\n");
 	json_array_foreach(scheds, i, s) {
-		table_cell(&t, "%s", str_or(s, "name", "?"));
-		table_cell(&t, "%s", str_or(s, "cron", "?"));
-		table_cell(&t, "%s", str_or(s, "timezone", "?"));
+		table_cell(&t, "%s", cli_json_str(s, "name", "?"));
+		table_cell(&t, "%s", cli_json_str(s, "cron", "?"));
+		table_cell(&t, "%s", cli_json_str(s, "timezone", "?"));
 		table_cell(&t, "%s", json_is_true(json_object_get(s, "enabled")) ? "yes" : "no");
-		table_cell(&t, "%s", str_or(s, "next_run_at", "-"));
+		table_cell(&t, "%s", cli_json_str(s, "next_run_at", "-"));
 		table_cell(&t, "%s", json_is_true(json_object_get(s, "overdue")) ?
 				   secs(int_of(s, "overdue_seconds"), d, sizeof d) : "-");
-		table_cell(&t, "%s", str_or(s, "last_enqueued_at", "-"));
+		table_cell(&t, "%s", cli_json_str(s, "last_enqueued_at", "-"));
 		if (json_is_integer(json_object_get(s, "last_job_id")))
-			table_cell(&t, "%" PRId64 " %s", int_of(s, "last_job_id"), str_or(s, "last_job_status", "(purged)"));
+			table_cell(&t, "%" PRId64 " %s", int_of(s, "last_job_id"), cli_json_str(s, "last_job_status", "(purged)"));
 		else
 			table_cell(&t, "-");
 	}
@@ -412,7 +404,7 @@ text_history(buf *out, const json_t *doc)
 	if (json_array_size(queues) == 0)
 		return;
 	json_array_foreach(queues, i, q) {
-		size_t qw = text_width(str_or(q, "queue", "?"));
+		size_t qw = text_width(cli_json_str(q, "queue", "?"));
 
 		if (qw > w)
 			w = qw < CELL_MAX ? qw : CELL_MAX;
@@ -424,7 +416,7 @@ text_history(buf *out, const json_t *doc)
 		const json_t *runs = json_object_get(q, "runs_24h");
 		const json_t *ok = json_object_get(runs, "succeeded");
 		const json_t *bad = json_object_get(runs, "failed");
-		char *name = clip(str_or(q, "queue", "?"));
+		char *name = clip(cli_json_str(q, "queue", "?"));
 
 		buf_puts(out, name);
 		for (size_t k = text_width(name); k < w + 2; k++)
@@ -500,22 +492,22 @@ render_prometheus(buf *out, const json_t *doc)
 	json_array_foreach(types, i, o) {
 		for (size_t k = 0; k < sizeof statuses / sizeof statuses[0]; k++) {
 			buf_puts(out, "cronq_jobs{queue=");
-			prom_value(out, str_or(o, "queue", ""));
+			prom_value(out, cli_json_str(o, "queue", ""));
 			buf_puts(out, ",type=");
-			prom_value(out, str_or(o, "type", ""));
+			prom_value(out, cli_json_str(o, "type", ""));
 			buf_printf(out, ",status=\"%s\"} %" PRId64 "\n", statuses[k], int_of(o, statuses[k]));
 		}
 	}
 	prom_family(out, "cronq_due_jobs", "Jobs due now (queued or failed, run_at in the past), by queue.");
 	json_array_foreach(queues, i, o) {
 		buf_puts(out, "cronq_due_jobs{queue=");
-		prom_value(out, str_or(o, "queue", ""));
+		prom_value(out, cli_json_str(o, "queue", ""));
 		buf_printf(out, "} %" PRId64 "\n", int_of(o, "due"));
 	}
 	prom_family(out, "cronq_lag_seconds", "Age of the oldest due job, by queue (0 when none is due).");
 	json_array_foreach(queues, i, o) {
 		buf_puts(out, "cronq_lag_seconds{queue=");
-		prom_value(out, str_or(o, "queue", ""));
+		prom_value(out, cli_json_str(o, "queue", ""));
 		buf_printf(out, "} %" PRId64 "\n", int_of(o, "lag_seconds"));
 	}
 	prom_family(out, "cronq_job_runs_24h", "Attempts finished in the last 24 hours, by queue and outcome"
@@ -531,7 +523,7 @@ render_prometheus(buf *out, const json_t *doc)
 			for (size_t h = 0; h < json_array_size(hours); h++)
 				sum += (int64_t) json_integer_value(json_array_get(hours, h));
 			buf_puts(out, "cronq_job_runs_24h{queue=");
-			prom_value(out, str_or(o, "queue", ""));
+			prom_value(out, cli_json_str(o, "queue", ""));
 			buf_printf(out, ",outcome=\"%s\"} %" PRId64 "\n", outcomes[k], sum);
 		}
 	}
@@ -549,7 +541,7 @@ render_prometheus(buf *out, const json_t *doc)
 	prom_family(out, "cronq_schedule_enabled", "1 when the schedule is enabled.");
 	json_array_foreach(scheds, i, o) {
 		buf_puts(out, "cronq_schedule_enabled{schedule=");
-		prom_value(out, str_or(o, "name", ""));
+		prom_value(out, cli_json_str(o, "name", ""));
 		buf_printf(out, "} %d\n", json_is_true(json_object_get(o, "enabled")) ? 1 : 0);
 	}
 	prom_family(out, "cronq_schedule_next_run_timestamp_seconds", "Next run of the schedule, Unix time.");
@@ -559,25 +551,25 @@ render_prometheus(buf *out, const json_t *doc)
 		if (t < 0)
 			continue;
 		buf_puts(out, "cronq_schedule_next_run_timestamp_seconds{schedule=");
-		prom_value(out, str_or(o, "name", ""));
+		prom_value(out, cli_json_str(o, "name", ""));
 		buf_printf(out, "} %" PRId64 "\n", t);
 	}
 	prom_family(out, "cronq_schedule_overdue_seconds",
 				"How far an enabled schedule's next run is in the past (0 when it is not).");
 	json_array_foreach(scheds, i, o) {
 		buf_puts(out, "cronq_schedule_overdue_seconds{schedule=");
-		prom_value(out, str_or(o, "name", ""));
+		prom_value(out, cli_json_str(o, "name", ""));
 		buf_printf(out, "} %" PRId64 "\n", int_of(o, "overdue_seconds"));
 	}
 	prom_family(out, "cronq_schedule_last_job_status",
 				"1 for the status of the schedule's last job (absent when it has none).");
 	json_array_foreach(scheds, i, o) {
-		const char *st = str_or(o, "last_job_status", NULL);
+		const char *st = cli_json_str(o, "last_job_status", NULL);
 
 		if (st == NULL)
 			continue;
 		buf_puts(out, "cronq_schedule_last_job_status{schedule=");
-		prom_value(out, str_or(o, "name", ""));
+		prom_value(out, cli_json_str(o, "name", ""));
 		buf_puts(out, ",status=");
 		prom_value(out, st);
 		buf_puts(out, "} 1\n");
