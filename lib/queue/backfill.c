@@ -471,6 +471,30 @@ strings_clear(strings *s)
 	s->n = 0;
 }
 
+/*
+ * The end of both backfill paths: commit what a good run inserted (every
+ * failure arrives with rc set), or roll it back and report nothing; free
+ * the batch and its strings.
+ */
+static int
+run_end(PGconn *conn, bool dry, int rc, batch *b, strings *keys, strings *payloads,
+		backfill_out *out, cq_err *err)
+{
+	if (rc == 0 && !dry)
+		rc = pg_run(conn, "commit", 0, NULL, err);
+	if (rc != 0) {
+		if (!dry)
+			rollback(conn);
+		memset(out, 0, sizeof *out);
+	}
+	strings_clear(keys);
+	strings_clear(payloads);
+	free(keys->v);
+	free(payloads->v);
+	batch_free(b);
+	return rc;
+}
+
 static const char insert_sql[] =
 	"insert into cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key)"
 	" select $1, u.payload::jsonb, $2, $3::int, $4::int, $5::bigint * interval '1 millisecond', u.key"
@@ -550,22 +574,10 @@ backfill_run(PGconn *conn, const backfill_req *req, bool dry, backfill_line_fn l
 				progress(i + 1, req->count);
 		}
 	}
-	if (!dry)
-		rc = pg_run(conn, "commit", 0, NULL, err);
 out:
-	if (rc != 0) {
-		if (!dry)
-			rollback(conn);
-		memset(out, 0, sizeof *out);
-	}
-	strings_clear(&keys);
-	strings_clear(&payloads);
-	free(keys.v);
-	free(payloads.v);
 	buf_free(&key);
 	buf_free(&payload);
-	batch_free(&b);
-	return rc;
+	return run_end(conn, dry, rc, &b, &keys, &payloads, out, err);
 }
 
 int
@@ -675,21 +687,9 @@ backfill_schedule_run(PGconn *conn, const char *name, const int64_t *fires, int6
 				progress(i + 1, n);
 		}
 	}
-	if (!dry)
-		rc = pg_run(conn, "commit", 0, NULL, err);
 out:
-	if (rc != 0) {
-		if (!dry)
-			rollback(conn);
-		memset(out, 0, sizeof *out);
-	}
-	strings_clear(&keys);
-	strings_clear(&payloads);
-	free(keys.v);
-	free(payloads.v);
 	free(payload);
 	buf_free(&names);
 	buf_free(&times);
-	batch_free(&b);
-	return rc;
+	return run_end(conn, dry, rc, &b, &keys, &payloads, out, err);
 }
