@@ -124,20 +124,21 @@ schedules_none_due 100
 q "create schema ref; create table ref.jobs (id bigserial primary key, priority int not null default 0, run_at timestamptz not null default now(), status text not null default 'queued')"
 q "create index on ref.jobs (priority, run_at, id) where status = 'queued'"; q "create index on ref.jobs (id) where status = 'running'"
 
-# measure_wake: median wake of cronq (wake_c) and psql (wake_p), interleaved.
-measure_wake() {
+# interleaved A B: the medians of REPS timings (ms) of the functions A and
+# B, run in turn after three untimed pairs; left in med_a and med_b.
+interleaved() {
     local a=() b=()
-    for _ in 1 2 3; do wake_cronq >/dev/null; wake_psql >/dev/null; done
-    for _ in $(seq "$REPS"); do a+=("$(wake_cronq)"); b+=("$(wake_psql)"); done
-    wake_c=$(med "${a[@]}"); wake_p=$(med "${b[@]}")
+    for _ in 1 2 3; do "$1" >/dev/null; "$2" >/dev/null; done
+    for _ in $(seq "$REPS"); do a+=("$("$1")"); b+=("$("$2")"); done
+    med_a=$(med "${a[@]}"); med_b=$(med "${b[@]}")
 }
 
 # 1. Wake cost: cronq run on an empty queue (100 schedules, none due) vs
 # psql -c 'select 1'.
 if selected 1; then
-    measure_wake
-    r=$(ratio "$wake_c" "$wake_p")
-    line "wake, empty queue, 100 schedules (median ms; ref psql)" "$wake_c" "$wake_p" "$r"
+    interleaved wake_cronq wake_psql
+    r=$(ratio "$med_a" "$med_b")
+    line "wake, empty queue, 100 schedules (median ms; ref psql)" "$med_a" "$med_b" "$r"
     ok=1; le "$r" 1.15 || ok=0
     verdict "1 wake <= 1.15x psql" "$ok" "$r"
 fi
@@ -320,13 +321,11 @@ if selected 4; then
     hmax=$(qd "$hist_url" "select coalesce(max(id), 0) from cronq.jobs")
     echo "history: $HIST_N jobs and runs inserted, vacuumed and checkpointed in $(( (e - s) / 1000000 )) ms"
     # (a) The wake, interleaved with its twin without history.
-    a=(); b=()
-    for _ in 1 2 3; do time_ms "$CRONQ" run --db "$hist_url" >/dev/null; time_ms "$CRONQ" run --db "$nohist_url" >/dev/null; done
-    for _ in $(seq "$REPS"); do
-        a+=("$(time_ms "$CRONQ" run --db "$hist_url")"); b+=("$(time_ms "$CRONQ" run --db "$nohist_url")")
-    done
-    wh=$(med "${a[@]}"); w0=$(med "${b[@]}"); rw=$(ratio "$wh" "$w0")
-    line "wake, $HIST_N history (median ms; ref no history)" "$wh" "$w0" "$rw"
+    wake_hist() { time_ms "$CRONQ" run --db "$hist_url"; }
+    wake_nohist() { time_ms "$CRONQ" run --db "$nohist_url"; }
+    interleaved wake_hist wake_nohist
+    rw=$(ratio "$med_a" "$med_b")
+    line "wake, $HIST_N history (median ms; ref no history)" "$med_a" "$med_b" "$rw"
     # (b) The drain, interleaved too; only the drained jobs are removed
     # between reps, the history stays.
     # drain_in URL MIN_ID: DRAIN_N noop jobs above MIN_ID drained and
@@ -427,13 +426,11 @@ if selected 7; then
     q "create database sched"; q "create database nosched"
     "$CRONQ" migrate --db "$sched_url"; "$CRONQ" migrate --db "$nosched_url"
     schedules_none_due "$SCHED_N" "$sched_url"; schedules_none_due 0 "$nosched_url"
-    a=(); b=()
-    for _ in 1 2 3; do time_ms "$CRONQ" run --db "$sched_url" >/dev/null; time_ms "$CRONQ" run --db "$nosched_url" >/dev/null; done
-    for _ in $(seq "$REPS"); do
-        a+=("$(time_ms "$CRONQ" run --db "$sched_url")"); b+=("$(time_ms "$CRONQ" run --db "$nosched_url")")
-    done
-    idle=$(med "${a[@]}"); w0=$(med "${b[@]}"); r=$(ratio "$idle" "$w0")
-    line "wake, $SCHED_N schedules none due (median ms; ref none)" "$idle" "$w0" "$r"
+    wake_sched() { time_ms "$CRONQ" run --db "$sched_url"; }
+    wake_nosched() { time_ms "$CRONQ" run --db "$nosched_url"; }
+    interleaved wake_sched wake_nosched
+    idle=$med_a; r=$(ratio "$med_a" "$med_b")
+    line "wake, $SCHED_N schedules none due (median ms; ref none)" "$med_a" "$med_b" "$r"
     # A fire time a minute ago, every minute: catchup latest makes it one
     # job per schedule (now() - 30 seconds holds no fire time half the time).
     # Each rep starts from jobs emptied, vacuumed and analysed (as autovacuum
