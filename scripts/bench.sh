@@ -84,7 +84,13 @@ noop_file() {
     [ -f "$tmp/noop-$1.jsonl" ] || seq 1 "$1" | awk '{ print "{\"type\":\"noop\"}" }' >"$tmp/noop-$1.jsonl"
     echo "$tmp/noop-$1.jsonl"
 }
-enqueue_noop() { "$CRONQ" enqueue --jsonl <"$(noop_file "$1")" >/dev/null; }
+# enqueue_noop N [URL]: N noop jobs enqueued by cronq (default database).
+enqueue_noop() { "$CRONQ" enqueue --db "${2:-$CRONQ_DATABASE_URL}" --jsonl <"$(noop_file "$1")" >/dev/null; }
+# new_db NAME: a database of this cluster, migrated; its URL in db_url.
+new_db() {
+    db_url="host=$PGHOST port=$PGPORT user=postgres dbname=$1"
+    q "create database $1"; "$CRONQ" migrate --db "$db_url" >/dev/null
+}
 # drain_prep N: an empty queue, then N noop jobs, vacuumed and analysed.
 drain_prep() { q "truncate cronq.jobs, cronq.job_runs"; enqueue_noop "$1"; q "vacuum analyze cronq.jobs"; }
 # verify_drain N LABEL [MIN_ID [URL]]: jobs above MIN_ID all succeeded, each
@@ -291,12 +297,8 @@ if selected 4; then
     # Two databases of this cluster, so that runs interleave: "hist" with
     # HIST_N finished jobs and their runs, "nohist" without; both migrated,
     # with 100 schedules none due, as for targets 1 and 2.
-    hist_url="host=$PGHOST port=$PGPORT user=postgres dbname=hist"
-    nohist_url="host=$PGHOST port=$PGPORT user=postgres dbname=nohist"
-    for url in "$hist_url" "$nohist_url"; do
-        q "create database ${url##*dbname=}"; "$CRONQ" migrate --db "$url" >/dev/null
-        qd "$url" "delete from cronq.schedules"; schedules_none_due 100 "$url"
-    done
+    new_db hist; hist_url=$db_url; new_db nohist; nohist_url=$db_url
+    schedules_none_due 100 "$hist_url"; schedules_none_due 100 "$nohist_url"
     # History as the runner leaves it: succeeded, one attempt, one run each,
     # every column jobs_guard would fill set to what it would accept. The
     # guard (per-row PL/pgSQL) is skipped, as a superuser may, unless some
@@ -331,7 +333,7 @@ if selected 4; then
     # drain_in URL MIN_ID: DRAIN_N noop jobs above MIN_ID drained and
     # verified, then removed; the time is left in t.
     drain_in() {
-        "$CRONQ" enqueue --db "$1" --jsonl <"$(noop_file "$DRAIN_N")" >/dev/null
+        enqueue_noop "$DRAIN_N" "$1"
         qd "$1" "vacuum analyze cronq.jobs"
         t=$(time_ms "$CRONQ" run --db "$1" --batch 1000)
         verify_drain "$DRAIN_N" "drain in ${1##*dbname=}" "$2" "$1" || true
@@ -352,7 +354,7 @@ if selected 4; then
     # materialisation with what it runs inside), as planned for that run.
     schedules_none_due "$SCHED_N" "$hist_url"
     qd "$hist_url" "update cronq.schedules set next_run_at = date_trunc('year', now() at time zone 'UTC') at time zone 'UTC' where name in ('s1', 's2', 's3', 's4', 's5', 's6', 's7', 's8', 's9', 's10')"
-    "$CRONQ" enqueue --db "$hist_url" --jsonl <"$(noop_file "$PLAN_PENDING")" >/dev/null
+    enqueue_noop "$PLAN_PENDING" "$hist_url"
     qd "$hist_url" "vacuum analyze cronq.jobs, cronq.schedules"
     mkdir -p "$(dirname "$BENCH_PLANS")"
     what="$HIST_N finished jobs, $PLAN_PENDING pending, $SCHED_N schedules of which 10 due"
@@ -421,10 +423,7 @@ fi
 # schedules all due, materialised by a run that claims nothing: its time less
 # the idle wake of (a) in the same database.
 if selected 7; then
-    sched_url="host=$PGHOST port=$PGPORT user=postgres dbname=sched"
-    nosched_url="host=$PGHOST port=$PGPORT user=postgres dbname=nosched"
-    q "create database sched"; q "create database nosched"
-    "$CRONQ" migrate --db "$sched_url"; "$CRONQ" migrate --db "$nosched_url"
+    new_db sched; sched_url=$db_url; new_db nosched; nosched_url=$db_url
     schedules_none_due "$SCHED_N" "$sched_url"; schedules_none_due 0 "$nosched_url"
     wake_sched() { time_ms "$CRONQ" run --db "$sched_url"; }
     wake_nosched() { time_ms "$CRONQ" run --db "$nosched_url"; }
