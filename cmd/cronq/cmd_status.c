@@ -1,7 +1,8 @@
 /*
  * cmd_status — "cronq status [--json | --prometheus] [--output FILE]":
  * options, then lib/queue/stats, then one of three renderings of the same
- * document. Judges nothing (that is `cronq check`) and changes nothing.
+ * document: JSON, lib/queue/prometheus, or the tables below for people.
+ * Judges nothing (that is `cronq check`) and changes nothing.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,8 +16,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
+#include "queue/prometheus.h"
 #include "queue/stats.h"
-#include "sched/rfc3339.h"
 #include "schema/migrate.h"
 #include "util/buf.h"
 #include "util/duration.h"
@@ -440,144 +441,6 @@ render_text(buf *out, const json_t *doc, bool chart)
 		text_history(out, doc);
 }
 
-/* ---- Prometheus ---- */
-
-/* One metric family's HELP and TYPE lines; its samples must follow at once. */
-static void
-prom_family(buf *out, const char *name, const char *help_text)
-{
-	buf_printf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help_text, name);
-}
-
-/* A label value, escaped as the exposition format wants: \\, \" and \n. */
-static void
-prom_value(buf *out, const char *s)
-{
-	buf_putc(out, '"');
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			buf_putc(out, '\\');
-		if (*s == '\n')
-			buf_puts(out, "\\n");
-		else
-			buf_putc(out, *s);
-	}
-	buf_putc(out, '"');
-}
-
-/* Epoch seconds of an RFC 3339 field, or -1 when absent. */
-static int64_t
-epoch_of(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-	char why[128];
-	int64_t t;
-
-	return s && rfc3339_parse(s, &t, why, sizeof why) == 0 ? t : -1;
-}
-
-static void
-render_prometheus(buf *out, const json_t *doc)
-{
-	static const char *const statuses[] = {"queued", "running", "succeeded", "failed", "dead", "cancelled"};
-	const json_t *types = json_object_get(doc, "types");
-	const json_t *queues = json_object_get(doc, "queues");
-	const json_t *scheds = json_object_get(doc, "schedules");
-	const json_t *wake = json_object_get(doc, "last_wake");
-	char line[128];
-	size_t i;
-	json_t *o;
-
-	prom_family(out, "cronq_jobs", "Jobs by queue, type and status.");
-	json_array_foreach(types, i, o) {
-		for (size_t k = 0; k < sizeof statuses / sizeof statuses[0]; k++) {
-			buf_puts(out, "cronq_jobs{queue=");
-			prom_value(out, cli_json_str(o, "queue", ""));
-			buf_puts(out, ",type=");
-			prom_value(out, cli_json_str(o, "type", ""));
-			buf_printf(out, ",status=\"%s\"} %" PRId64 "\n", statuses[k], int_of(o, statuses[k]));
-		}
-	}
-	prom_family(out, "cronq_due_jobs", "Jobs due now (queued or failed, run_at in the past), by queue.");
-	json_array_foreach(queues, i, o) {
-		buf_puts(out, "cronq_due_jobs{queue=");
-		prom_value(out, cli_json_str(o, "queue", ""));
-		buf_printf(out, "} %" PRId64 "\n", int_of(o, "due"));
-	}
-	prom_family(out, "cronq_lag_seconds", "Age of the oldest due job, by queue (0 when none is due).");
-	json_array_foreach(queues, i, o) {
-		buf_puts(out, "cronq_lag_seconds{queue=");
-		prom_value(out, cli_json_str(o, "queue", ""));
-		buf_printf(out, "} %" PRId64 "\n", int_of(o, "lag_seconds"));
-	}
-	prom_family(out, "cronq_job_runs_24h", "Attempts finished in the last 24 hours, by queue and outcome"
-				" (failed: failed, timeout or lease expired).");
-	json_array_foreach(queues, i, o) {
-		const json_t *runs = json_object_get(o, "runs_24h");
-		static const char *const outcomes[] = {"succeeded", "failed"};
-
-		for (size_t k = 0; k < 2; k++) {
-			const json_t *hours = json_object_get(runs, outcomes[k]);
-			int64_t sum = 0;
-
-			for (size_t h = 0; h < json_array_size(hours); h++)
-				sum += (int64_t) json_integer_value(json_array_get(hours, h));
-			buf_puts(out, "cronq_job_runs_24h{queue=");
-			prom_value(out, cli_json_str(o, "queue", ""));
-			buf_printf(out, ",outcome=\"%s\"} %" PRId64 "\n", outcomes[k], sum);
-		}
-	}
-	prom_family(out, "cronq_expired_leases", "Running jobs whose lease expired (their worker is gone).");
-	buf_printf(out, "cronq_expired_leases %" PRId64 "\n", int_of(json_object_get(doc, "expired_leases"), "count"));
-	prom_family(out, "cronq_dead_jobs", "Dead jobs, all queues.");
-	buf_printf(out, "cronq_dead_jobs %" PRId64 "\n", int_of(json_object_get(doc, "dead"), "count"));
-	prom_family(out, "cronq_last_wake_timestamp_seconds",
-				"Start of the newest runner wake, Unix time (0 when none was recorded).");
-	buf_printf(out, "cronq_last_wake_timestamp_seconds %" PRId64 "\n",
-			   json_is_object(wake) ? epoch_of(wake, "started_at") : 0);
-	snprintf(line, sizeof line, "Enabled schedules more than %ds past their next run.", STATS_OVERDUE_GRACE_S);
-	prom_family(out, "cronq_overdue_schedules", line);
-	buf_printf(out, "cronq_overdue_schedules %" PRId64 "\n", int_of(doc, "overdue_schedules"));
-	prom_family(out, "cronq_schedule_enabled", "1 when the schedule is enabled.");
-	json_array_foreach(scheds, i, o) {
-		buf_puts(out, "cronq_schedule_enabled{schedule=");
-		prom_value(out, cli_json_str(o, "name", ""));
-		buf_printf(out, "} %d\n", json_is_true(json_object_get(o, "enabled")) ? 1 : 0);
-	}
-	prom_family(out, "cronq_schedule_next_run_timestamp_seconds", "Next run of the schedule, Unix time.");
-	json_array_foreach(scheds, i, o) {
-		int64_t t = epoch_of(o, "next_run_at");
-
-		if (t < 0)
-			continue;
-		buf_puts(out, "cronq_schedule_next_run_timestamp_seconds{schedule=");
-		prom_value(out, cli_json_str(o, "name", ""));
-		buf_printf(out, "} %" PRId64 "\n", t);
-	}
-	prom_family(out, "cronq_schedule_overdue_seconds",
-				"How far an enabled schedule's next run is in the past (0 when it is not).");
-	json_array_foreach(scheds, i, o) {
-		buf_puts(out, "cronq_schedule_overdue_seconds{schedule=");
-		prom_value(out, cli_json_str(o, "name", ""));
-		buf_printf(out, "} %" PRId64 "\n", int_of(o, "overdue_seconds"));
-	}
-	prom_family(out, "cronq_schedule_last_job_status",
-				"1 for the status of the schedule's last job (absent when it has none).");
-	json_array_foreach(scheds, i, o) {
-		const char *st = cli_json_str(o, "last_job_status", NULL);
-
-		if (st == NULL)
-			continue;
-		buf_puts(out, "cronq_schedule_last_job_status{schedule=");
-		prom_value(out, cli_json_str(o, "name", ""));
-		buf_puts(out, ",status=");
-		prom_value(out, st);
-		buf_puts(out, "} 1\n");
-	}
-	prom_family(out, "cronq_status_timestamp_seconds", "When these numbers were read, Unix time (database clock).");
-	buf_printf(out, "cronq_status_timestamp_seconds %" PRId64 "\n", epoch_of(doc, "generated_at"));
-}
-
 /* ---- output ---- */
 
 /*
@@ -675,7 +538,7 @@ cmd_status(int argc, char **argv)
 		buf_putc(&out, '\n');
 		free(text);
 	} else if (a.prometheus)
-		render_prometheus(&out, doc);
+		prometheus_render(&out, doc);
 	else
 		render_text(&out, doc, a.output == NULL && isatty(STDOUT_FILENO));
 	json_decref(doc);

@@ -14,14 +14,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sched/schedule.h"
 #include "util/err.h"
 
 /*
  * status marks an enabled schedule "overdue" when its next run is more than
  * this far in the past: a runner woken every minute enqueues an occurrence
- * within a minute, and this is when `cronq run` would call it missed.
+ * within a minute, and this is when `cronq run` calls it missed (catchup
+ * "skip"): one number for both.
  */
-#define STATS_OVERDUE_GRACE_S 120
+#define STATS_OVERDUE_GRACE_S SCHEDULE_SKIP_TOLERANCE_S
 
 /* Hours of history in the "runs_24h" arrays of stats_status(). */
 #define STATS_HISTORY_HOURS 24
@@ -49,8 +51,7 @@ typedef struct stats_health {
 
 /*
  * Fill h in one round trip. Each part reads a partial index (jobs_due,
- * jobs_leases, schedules_due) or the newest wake by id, except the count of
- * dead jobs, which scans cronq.jobs: no index holds the dead jobs alone.
+ * jobs_leases, jobs_dead, schedules_due) or the newest wake by id.
  */
 int stats_health_read(PGconn *conn, stats_health *h, cq_err *err) __attribute__((warn_unused_result));
 

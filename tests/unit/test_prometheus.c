@@ -1,0 +1,133 @@
+/*
+ * Unit tests of lib/queue/prometheus: a status document in, the exposition
+ * format out — families, label escaping, sums over the last 24 hours, and
+ * the samples left out when the document has no value for them.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "queue/prometheus.h"
+#include "queue/stats.h"
+
+static char *
+render(const char *json)
+{
+	json_error_t jerr;
+	json_t *doc = json_loads(json, 0, &jerr);
+	buf out = BUF_INIT;
+
+	if (doc == NULL) {
+		printf("bad test document: %s\n", jerr.text);
+		exit(2);
+	}
+	prometheus_render(&out, doc);
+	json_decref(doc);
+	return buf_steal(&out);
+}
+
+/* Whether text has line as one whole line. */
+static bool
+has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; (p = strstr(p, line)) != NULL; p++)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	return false;
+}
+
+static int
+count_lines(const char *text, const char *prefix)
+{
+	int n = 0;
+	size_t len = strlen(prefix);
+
+	for (const char *p = text; *p; p = strchr(p, '\n') + 1) {
+		if (strncmp(p, prefix, len) == 0)
+			n++;
+		if (strchr(p, '\n') == NULL)
+			break;
+	}
+	return n;
+}
+
+static void
+test_full_document(void)
+{
+	char *t = render(
+		"{\"generated_at\": \"2026-11-23T10:00:00Z\","
+		" \"types\": [{\"queue\": \"mail\", \"type\": \"noop\", \"queued\": 3, \"running\": 1,"
+		"   \"succeeded\": 40, \"failed\": 2, \"dead\": 1, \"cancelled\": 0}],"
+		" \"queues\": [{\"queue\": \"mail\", \"due\": 3, \"lag_seconds\": 95,"
+		"   \"runs_24h\": {\"succeeded\": [1, 2, 3], \"failed\": [0, 4]}}],"
+		" \"expired_leases\": {\"count\": 1}, \"dead\": {\"count\": 7}, \"overdue_schedules\": 2,"
+		" \"last_wake\": {\"started_at\": \"2026-11-23T09:59:30Z\"},"
+		" \"schedules\": ["
+		"   {\"name\": \"nightly\", \"enabled\": true, \"next_run_at\": \"2026-11-24T03:00:00Z\","
+		"    \"overdue_seconds\": 0, \"last_job_status\": \"succeeded\"},"
+		"   {\"name\": \"off\", \"enabled\": false, \"next_run_at\": null, \"overdue_seconds\": 0}]}");
+
+	CHECK(has_line(t, "# TYPE cronq_jobs gauge"), "jobs family typed:\n%s", t);
+	CHECK(has_line(t, "cronq_jobs{queue=\"mail\",type=\"noop\",status=\"queued\"} 3"), "queued count");
+	CHECK(has_line(t, "cronq_jobs{queue=\"mail\",type=\"noop\",status=\"succeeded\"} 40"), "succeeded count");
+	CHECK(has_line(t, "cronq_jobs{queue=\"mail\",type=\"noop\",status=\"cancelled\"} 0"), "zero counts are samples too");
+	CHECK(count_lines(t, "cronq_jobs{") == 6, "one sample per status: %d", count_lines(t, "cronq_jobs{"));
+	CHECK(has_line(t, "cronq_due_jobs{queue=\"mail\"} 3"), "due");
+	CHECK(has_line(t, "cronq_lag_seconds{queue=\"mail\"} 95"), "lag");
+	CHECK(has_line(t, "cronq_job_runs_24h{queue=\"mail\",outcome=\"succeeded\"} 6"), "24 h of successes summed");
+	CHECK(has_line(t, "cronq_job_runs_24h{queue=\"mail\",outcome=\"failed\"} 4"), "24 h of failures summed");
+	CHECK(has_line(t, "cronq_expired_leases 1"), "expired leases");
+	CHECK(has_line(t, "cronq_dead_jobs 7"), "dead jobs");
+	CHECK(has_line(t, "cronq_overdue_schedules 2"), "overdue schedules");
+	CHECK(has_line(t, "cronq_last_wake_timestamp_seconds 1795427970"), "last wake as Unix time");
+	CHECK(has_line(t, "cronq_status_timestamp_seconds 1795428000"), "generated_at as Unix time");
+	CHECK(has_line(t, "cronq_schedule_enabled{schedule=\"nightly\"} 1"), "enabled schedule");
+	CHECK(has_line(t, "cronq_schedule_enabled{schedule=\"off\"} 0"), "disabled schedule");
+	CHECK(has_line(t, "cronq_schedule_next_run_timestamp_seconds{schedule=\"nightly\"} 1795489200"), "next run");
+	CHECK(strstr(t, "cronq_schedule_next_run_timestamp_seconds{schedule=\"off\"}") == NULL,
+		  "no next-run sample for a schedule without a next run");
+	CHECK(has_line(t, "cronq_schedule_last_job_status{schedule=\"nightly\",status=\"succeeded\"} 1"), "last job");
+	CHECK(strstr(t, "cronq_schedule_last_job_status{schedule=\"off\"") == NULL,
+		  "no last-job sample for a schedule that never enqueued");
+	CHECK(count_lines(t, "# HELP ") == count_lines(t, "# TYPE "), "every family has HELP and TYPE");
+	CHECK(count_lines(t, "# TYPE ") == 13, "13 families: %d", count_lines(t, "# TYPE "));
+	CHECK(t[strlen(t) - 1] == '\n', "ends with a newline");
+	free(t);
+}
+
+static void
+test_escaping(void)
+{
+	char *t = render("{\"types\": [{\"queue\": \"a\\\"b\\\\c\\nd\", \"type\": \"noop\", \"queued\": 1}],"
+					 " \"queues\": [], \"schedules\": []}");
+
+	CHECK(has_line(t, "cronq_jobs{queue=\"a\\\"b\\\\c\\nd\",type=\"noop\",status=\"queued\"} 1"),
+		  "quote, backslash and newline escaped in a label value:\n%s", t);
+	free(t);
+}
+
+static void
+test_empty_document(void)
+{
+	char *t = render("{}");
+	char grace[128];
+
+	CHECK(has_line(t, "cronq_last_wake_timestamp_seconds 0"), "no wake recorded reads 0:\n%s", t);
+	CHECK(has_line(t, "cronq_dead_jobs 0"), "missing counts read 0");
+	CHECK(count_lines(t, "cronq_jobs{") == 0, "no job samples without types");
+	snprintf(grace, sizeof grace, "# HELP cronq_overdue_schedules Enabled schedules more than %ds past their next run.",
+			 STATS_OVERDUE_GRACE_S);
+	CHECK(has_line(t, grace), "the overdue grace is named in the help text");
+	free(t);
+}
+
+int
+main(void)
+{
+	test_full_document();
+	test_escaping();
+	test_empty_document();
+	return check_done("prometheus");
+}
