@@ -312,11 +312,3 @@ cli_connect(const cli_common *common, PGconn **conn, cq_err *err)
 	}
 	return rc;
 }
-
-const char *
-cli_json_str(const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : dflt;
-}

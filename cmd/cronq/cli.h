@@ -100,9 +100,6 @@ int cli_connect(const cli_common *common, PGconn **conn, cq_err *err);
 /* The connection string to use: --db, else CRONQ_DATABASE_URL, DATABASE_URL. */
 const char *cli_conninfo(const cli_common *common);
 
-/* The string member key of o, or dflt when it is absent, null or not a string. */
-const char *cli_json_str(const json_t *o, const char *key, const char *dflt);
-
 /* Print a lib error (and its hint) the standard way; returns its code. */
 int cli_report(const cq_err *err);
 

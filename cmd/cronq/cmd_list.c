@@ -16,6 +16,7 @@
 #include "schema/migrate.h"
 #include "util/buf.h"
 #include "util/duration.h"
+#include "util/json.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -155,12 +156,12 @@ print_list_text(const json_t *list)
 		snprintf(attempts, sizeof attempts, "%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT,
 				 json_integer_value(json_object_get(job, "attempts")),
 				 json_integer_value(json_object_get(job, "max_attempts")));
-		if (cli_json_str(job, "error_code", "")[0])
-			buf_printf(&error, "%s: ", cli_json_str(job, "error_code", ""));
-		append_clipped(&error, cli_json_str(job, "last_error", ""), ERROR_WIDTH);
-		printf("%-8s %-9s %-8s %-10s %-8s %-20s %-20s %s\n", id, cli_json_str(job, "status", ""),
-			   cli_json_str(job, "type", ""), cli_json_str(job, "queue", ""), attempts, cli_json_str(job, "run_at", ""),
-			   cli_json_str(job, "finished_at", ""), buf_str(&error));
+		if (cq_json_str(job, "error_code", "")[0])
+			buf_printf(&error, "%s: ", cq_json_str(job, "error_code", ""));
+		append_clipped(&error, cq_json_str(job, "last_error", ""), ERROR_WIDTH);
+		printf("%-8s %-9s %-8s %-10s %-8s %-20s %-20s %s\n", id, cq_json_str(job, "status", ""),
+			   cq_json_str(job, "type", ""), cq_json_str(job, "queue", ""), attempts, cq_json_str(job, "run_at", ""),
+			   cq_json_str(job, "finished_at", ""), buf_str(&error));
 		buf_free(&error);
 	}
 }
@@ -256,22 +257,22 @@ print_show_text(const json_t *job)
 	printf("\n%s (%zu):\n", "runs", json_array_size(runs));
 	json_array_foreach(runs, i, run) {
 		char dur[64];
-		const char *output = cli_json_str(run, "output", "");
+		const char *output = cq_json_str(run, "output", "");
 
 		seconds_text(json_object_get(run, "duration"), false, dur, sizeof dur);
 		printf("  attempt %" JSON_INTEGER_FORMAT ": %s", json_integer_value(json_object_get(run, "attempt")),
-			   cli_json_str(run, "outcome", ""));
-		if (cli_json_str(run, "started_at", "")[0])
-			printf(", started %s", cli_json_str(run, "started_at", ""));
+			   cq_json_str(run, "outcome", ""));
+		if (cq_json_str(run, "started_at", "")[0])
+			printf(", started %s", cq_json_str(run, "started_at", ""));
 		if (dur[0])
 			printf(", took %s", dur);
-		if (cli_json_str(run, "worker", "")[0])
-			printf(", worker %s", cli_json_str(run, "worker", ""));
+		if (cq_json_str(run, "worker", "")[0])
+			printf(", worker %s", cq_json_str(run, "worker", ""));
 		putchar('\n');
-		if (cli_json_str(run, "error", "")[0] || cli_json_str(run, "error_code", "")[0]) {
-			printf("    error: %s%s", cli_json_str(run, "error_code", ""),
-				   cli_json_str(run, "error_code", "")[0] && cli_json_str(run, "error", "")[0] ? ": " : "");
-			print_indented(cli_json_str(run, "error", ""), 11);
+		if (cq_json_str(run, "error", "")[0] || cq_json_str(run, "error_code", "")[0]) {
+			printf("    error: %s%s", cq_json_str(run, "error_code", ""),
+				   cq_json_str(run, "error_code", "")[0] && cq_json_str(run, "error", "")[0] ? ": " : "");
+			print_indented(cq_json_str(run, "error", ""), 11);
 		}
 		if (output[0]) {
 			printf("    output:\n");

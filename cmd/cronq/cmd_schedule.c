@@ -15,6 +15,7 @@
 #include "sched/rfc3339.h"
 #include "sched/schedule.h"
 #include "schema/migrate.h"
+#include "util/json.h"
 #include "util/log.h"
 
 enum {
@@ -218,11 +219,11 @@ print_list_text(const json_t *list)
 
 		if (json_is_integer(last))
 			snprintf(lastbuf, sizeof lastbuf, "%" JSON_INTEGER_FORMAT " %s", json_integer_value(last),
-					 cli_json_str(s, "last_job_status", "-"));
-		printf("%-24s %-18s %-16s %-8s %-10s %-8s %-21s %s\n", cli_json_str(s, "name", "-"),
-			   cli_json_str(s, "cron", "-"), cli_json_str(s, "timezone", "-"), cli_json_str(s, "type", "-"),
-			   cli_json_str(s, "queue", "-"), json_is_true(json_object_get(s, "enabled")) ? "yes" : "no",
-			   cli_json_str(s, "next_run_at", "-"), lastbuf);
+					 cq_json_str(s, "last_job_status", "-"));
+		printf("%-24s %-18s %-16s %-8s %-10s %-8s %-21s %s\n", cq_json_str(s, "name", "-"),
+			   cq_json_str(s, "cron", "-"), cq_json_str(s, "timezone", "-"), cq_json_str(s, "type", "-"),
+			   cq_json_str(s, "queue", "-"), json_is_true(json_object_get(s, "enabled")) ? "yes" : "no",
+			   cq_json_str(s, "next_run_at", "-"), lastbuf);
 	}
 }
 

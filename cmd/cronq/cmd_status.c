@@ -21,6 +21,7 @@
 #include "schema/migrate.h"
 #include "util/buf.h"
 #include "util/duration.h"
+#include "util/json.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -86,12 +87,6 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 }
 
 /* ---- reading the document ---- */
-
-static int64_t
-int_of(const json_t *o, const char *key)
-{
-	return (int64_t) json_integer_value(json_object_get(o, key));
-}
 
 /* "1m30s" for a count of seconds. */
 static const char *
@@ -233,7 +228,7 @@ cell_counts(table *t, const json_t *o)
 	static const char *const keys[] = {"queued", "running", "succeeded", "failed", "dead", "cancelled"};
 
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		table_cell(t, "%" PRId64, int_of(o, keys[i]));
+		table_cell(t, "%" PRId64, cq_json_int(o, keys[i]));
 }
 
 static void
@@ -245,21 +240,21 @@ text_summary(buf *out, const json_t *doc)
 	size_t i, shown = 0;
 	json_t *s;
 
-	if (int_of(doc, "due") > 0)
+	if (cq_json_int(doc, "due") > 0)
 		buf_printf(out, "Lag:                %s (%" PRId64 " jobs due, the oldest since %s)\n",
-				   secs(int_of(doc, "lag_seconds"), d, sizeof d), int_of(doc, "due"),
-				   cli_json_str(doc, "oldest_due_at", "-"));
+				   secs(cq_json_int(doc, "lag_seconds"), d, sizeof d), cq_json_int(doc, "due"),
+				   cq_json_str(doc, "oldest_due_at", "-"));
 	else
 		buf_puts(out, "Lag:                0s (nothing due)\n");
 	buf_printf(out, "Expired leases:     %" PRId64 "\n",
-			   int_of(json_object_get(doc, "expired_leases"), "count"));
-	buf_printf(out, "Dead jobs:          %" PRId64 "\n", int_of(json_object_get(doc, "dead"), "count"));
+			   cq_json_int(json_object_get(doc, "expired_leases"), "count"));
+	buf_printf(out, "Dead jobs:          %" PRId64 "\n", cq_json_int(json_object_get(doc, "dead"), "count"));
 	if (json_is_object(wake)) {
-		buf_printf(out, "Last wake:          %s ago, at %s by %s ", secs(int_of(wake, "seconds_ago"), d, sizeof d),
-				   cli_json_str(wake, "started_at", "-"), cli_json_str(wake, "worker", "-"));
+		buf_printf(out, "Last wake:          %s ago, at %s by %s ", secs(cq_json_int(wake, "seconds_ago"), d, sizeof d),
+				   cq_json_str(wake, "started_at", "-"), cq_json_str(wake, "worker", "-"));
 		if (json_is_integer(json_object_get(wake, "exit_status")))
 			buf_printf(out, "(%" PRId64 " jobs run, %" PRId64 " failed, exit %" PRId64 ")\n",
-					   int_of(wake, "jobs_run"), int_of(wake, "jobs_failed"), int_of(wake, "exit_status"));
+					   cq_json_int(wake, "jobs_run"), cq_json_int(wake, "jobs_failed"), cq_json_int(wake, "exit_status"));
 		else
 			buf_puts(out, "(still running)\n");
 	} else
@@ -268,8 +263,8 @@ text_summary(buf *out, const json_t *doc)
 	json_array_foreach(scheds, i, s) {
 		if (!json_is_true(json_object_get(s, "overdue")))
 			continue;
-		buf_printf(out, "%s%.200s (%s late)", shown++ ? ", " : "", cli_json_str(s, "name", "?"),
-				   secs(int_of(s, "overdue_seconds"), d, sizeof d));
+		buf_printf(out, "%s%.200s (%s late)", shown++ ? ", " : "", cq_json_str(s, "name", "?"),
+				   secs(cq_json_int(s, "overdue_seconds"), d, sizeof d));
 	}
 	buf_puts(out, shown ? "\n" : "none\n");
 }
@@ -293,19 +288,19 @@ text_jobs(buf *out, const json_t *doc)
 	}
 	buf_puts(out, "\nJobs\n");
 	json_array_foreach(types, i, o) {
-		table_cell(&t, "%s", cli_json_str(o, "queue", "?"));
-		table_cell(&t, "%s", cli_json_str(o, "type", "?"));
+		table_cell(&t, "%s", cq_json_str(o, "queue", "?"));
+		table_cell(&t, "%s", cq_json_str(o, "type", "?"));
 		cell_counts(&t, o);
 	}
 	table_flush(&t, out);
 
 	buf_puts(out, "\nQueues\n");
 	json_array_foreach(queues, i, o) {
-		table_cell(&q, "%s", cli_json_str(o, "queue", "?"));
-		table_cell(&q, "%" PRId64, int_of(o, "due"));
-		table_cell(&q, "%s", secs(int_of(o, "lag_seconds"), d, sizeof d));
-		table_cell(&q, "%s", cli_json_str(o, "oldest_due_at", "-"));
-		table_cell(&q, "%" PRId64, int_of(o, "expired_leases"));
+		table_cell(&q, "%s", cq_json_str(o, "queue", "?"));
+		table_cell(&q, "%" PRId64, cq_json_int(o, "due"));
+		table_cell(&q, "%s", secs(cq_json_int(o, "lag_seconds"), d, sizeof d));
+		table_cell(&q, "%s", cq_json_str(o, "oldest_due_at", "-"));
+		table_cell(&q, "%" PRId64, cq_json_int(o, "expired_leases"));
 	}
 	table_flush(&q, out);
 }
@@ -323,36 +318,36 @@ text_problems(buf *out, const json_t *doc)
 	size_t i;
 	json_t *o;
 
-	if (int_of(leases, "count") > 0) {
+	if (cq_json_int(leases, "count") > 0) {
 		buf_printf(out, "\nExpired leases (%" PRId64 "; the next \"cronq run\" rescues them)\n",
-				   int_of(leases, "count"));
+				   cq_json_int(leases, "count"));
 		json_array_foreach(json_object_get(leases, "jobs"), i, o) {
-			table_cell(&l, "%" PRId64, int_of(o, "id"));
-			table_cell(&l, "%s", cli_json_str(o, "queue", "?"));
-			table_cell(&l, "%s", cli_json_str(o, "type", "?"));
-			table_cell(&l, "%" PRId64 "/%" PRId64, int_of(o, "attempts"), int_of(o, "max_attempts"));
-			table_cell(&l, "%s", cli_json_str(o, "locked_by", "-"));
-			table_cell(&l, "%s ago", secs(int_of(o, "expired_seconds"), d, sizeof d));
+			table_cell(&l, "%" PRId64, cq_json_int(o, "id"));
+			table_cell(&l, "%s", cq_json_str(o, "queue", "?"));
+			table_cell(&l, "%s", cq_json_str(o, "type", "?"));
+			table_cell(&l, "%" PRId64 "/%" PRId64, cq_json_int(o, "attempts"), cq_json_int(o, "max_attempts"));
+			table_cell(&l, "%s", cq_json_str(o, "locked_by", "-"));
+			table_cell(&l, "%s ago", secs(cq_json_int(o, "expired_seconds"), d, sizeof d));
 		}
 		table_flush(&l, out);
 	}
-	if (int_of(dead, "count") > 0) {
+	if (cq_json_int(dead, "count") > 0) {
 		size_t shown = json_array_size(json_object_get(dead, "jobs"));
 
-		if ((int64_t) shown < int_of(dead, "count"))
-			buf_printf(out, "\nDead jobs (%" PRId64 "; the newest %zu)\n", int_of(dead, "count"), shown);
+		if ((int64_t) shown < cq_json_int(dead, "count"))
+			buf_printf(out, "\nDead jobs (%" PRId64 "; the newest %zu)\n", cq_json_int(dead, "count"), shown);
 		else
-			buf_printf(out, "\nDead jobs (%" PRId64 ")\n", int_of(dead, "count"));
+			buf_printf(out, "\nDead jobs (%" PRId64 ")\n", cq_json_int(dead, "count"));
 		json_array_foreach(json_object_get(dead, "jobs"), i, o) {
-			table_cell(&t, "%" PRId64, int_of(o, "id"));
-			table_cell(&t, "%s", cli_json_str(o, "queue", "?"));
-			table_cell(&t, "%s", cli_json_str(o, "type", "?"));
-			table_cell(&t, "%" PRId64, int_of(o, "attempts"));
-			table_cell(&t, "%s", cli_json_str(o, "finished_at", "-"));
+			table_cell(&t, "%" PRId64, cq_json_int(o, "id"));
+			table_cell(&t, "%s", cq_json_str(o, "queue", "?"));
+			table_cell(&t, "%s", cq_json_str(o, "type", "?"));
+			table_cell(&t, "%" PRId64, cq_json_int(o, "attempts"));
+			table_cell(&t, "%s", cq_json_str(o, "finished_at", "-"));
 			if (json_is_string(json_object_get(o, "error_code")))
-				table_cell(&t, "%s: %s", cli_json_str(o, "error_code", ""), cli_json_str(o, "last_error", ""));
+				table_cell(&t, "%s: %s", cq_json_str(o, "error_code", ""), cq_json_str(o, "last_error", ""));
 			else
-				table_cell(&t, "%s", cli_json_str(o, "last_error", "-"));
+				table_cell(&t, "%s", cq_json_str(o, "last_error", "-"));
 		}
 		table_flush(&t, out);
 	}
@@ -375,16 +370,16 @@ text_schedules(buf *out, const json_t *doc)
 	}
 	buf_puts(out, "\nSchedules\n");
 	json_array_foreach(scheds, i, s) {
-		table_cell(&t, "%s", cli_json_str(s, "name", "?"));
-		table_cell(&t, "%s", cli_json_str(s, "cron", "?"));
-		table_cell(&t, "%s", cli_json_str(s, "timezone", "?"));
+		table_cell(&t, "%s", cq_json_str(s, "name", "?"));
+		table_cell(&t, "%s", cq_json_str(s, "cron", "?"));
+		table_cell(&t, "%s", cq_json_str(s, "timezone", "?"));
 		table_cell(&t, "%s", json_is_true(json_object_get(s, "enabled")) ? "yes" : "no");
-		table_cell(&t, "%s", cli_json_str(s, "next_run_at", "-"));
+		table_cell(&t, "%s", cq_json_str(s, "next_run_at", "-"));
 		table_cell(&t, "%s", json_is_true(json_object_get(s, "overdue")) ?
-				   secs(int_of(s, "overdue_seconds"), d, sizeof d) : "-");
-		table_cell(&t, "%s", cli_json_str(s, "last_enqueued_at", "-"));
+				   secs(cq_json_int(s, "overdue_seconds"), d, sizeof d) : "-");
+		table_cell(&t, "%s", cq_json_str(s, "last_enqueued_at", "-"));
 		if (json_is_integer(json_object_get(s, "last_job_id")))
-			table_cell(&t, "%" PRId64 " %s", int_of(s, "last_job_id"), cli_json_str(s, "last_job_status", "(purged)"));
+			table_cell(&t, "%" PRId64 " %s", cq_json_int(s, "last_job_id"), cq_json_str(s, "last_job_status", "(purged)"));
 		else
 			table_cell(&t, "-");
 	}
@@ -405,7 +400,7 @@ text_history(buf *out, const json_t *doc)
 	if (json_array_size(queues) == 0)
 		return;
 	json_array_foreach(queues, i, q) {
-		size_t qw = text_width(cli_json_str(q, "queue", "?"));
+		size_t qw = text_width(cq_json_str(q, "queue", "?"));
 
 		if (qw > w)
 			w = qw < CELL_MAX ? qw : CELL_MAX;
@@ -417,7 +412,7 @@ text_history(buf *out, const json_t *doc)
 		const json_t *runs = json_object_get(q, "runs_24h");
 		const json_t *ok = json_object_get(runs, "succeeded");
 		const json_t *bad = json_object_get(runs, "failed");
-		char *name = clip(cli_json_str(q, "queue", "?"));
+		char *name = clip(cq_json_str(q, "queue", "?"));
 
 		buf_puts(out, name);
 		for (size_t k = text_width(name); k < w + 2; k++)

@@ -10,20 +10,7 @@
 
 #include "queue/stats.h"
 #include "sched/rfc3339.h"
-
-static int64_t
-int_of(const json_t *o, const char *key)
-{
-	return (int64_t) json_integer_value(json_object_get(o, key));
-}
-
-static const char *
-str_of(const json_t *o, const char *key, const char *dflt)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : dflt;
-}
+#include "util/json.h"
 
 /* One metric family's HELP and TYPE lines; its samples must follow at once. */
 static void
@@ -75,23 +62,23 @@ prometheus_render(buf *out, const json_t *doc)
 	json_array_foreach(types, i, o) {
 		for (size_t k = 0; k < sizeof statuses / sizeof statuses[0]; k++) {
 			buf_puts(out, "cronq_jobs{queue=");
-			prom_value(out, str_of(o, "queue", ""));
+			prom_value(out, cq_json_str(o, "queue", ""));
 			buf_puts(out, ",type=");
-			prom_value(out, str_of(o, "type", ""));
-			buf_printf(out, ",status=\"%s\"} %" PRId64 "\n", statuses[k], int_of(o, statuses[k]));
+			prom_value(out, cq_json_str(o, "type", ""));
+			buf_printf(out, ",status=\"%s\"} %" PRId64 "\n", statuses[k], cq_json_int(o, statuses[k]));
 		}
 	}
 	prom_family(out, "cronq_due_jobs", "Jobs due now (queued or failed, run_at in the past), by queue.");
 	json_array_foreach(queues, i, o) {
 		buf_puts(out, "cronq_due_jobs{queue=");
-		prom_value(out, str_of(o, "queue", ""));
-		buf_printf(out, "} %" PRId64 "\n", int_of(o, "due"));
+		prom_value(out, cq_json_str(o, "queue", ""));
+		buf_printf(out, "} %" PRId64 "\n", cq_json_int(o, "due"));
 	}
 	prom_family(out, "cronq_lag_seconds", "Age of the oldest due job, by queue (0 when none is due).");
 	json_array_foreach(queues, i, o) {
 		buf_puts(out, "cronq_lag_seconds{queue=");
-		prom_value(out, str_of(o, "queue", ""));
-		buf_printf(out, "} %" PRId64 "\n", int_of(o, "lag_seconds"));
+		prom_value(out, cq_json_str(o, "queue", ""));
+		buf_printf(out, "} %" PRId64 "\n", cq_json_int(o, "lag_seconds"));
 	}
 	prom_family(out, "cronq_job_runs_24h", "Attempts finished in the last 24 hours, by queue and outcome"
 				" (failed: failed, timeout or lease expired).");
@@ -106,25 +93,25 @@ prometheus_render(buf *out, const json_t *doc)
 			for (size_t h = 0; h < json_array_size(hours); h++)
 				sum += (int64_t) json_integer_value(json_array_get(hours, h));
 			buf_puts(out, "cronq_job_runs_24h{queue=");
-			prom_value(out, str_of(o, "queue", ""));
+			prom_value(out, cq_json_str(o, "queue", ""));
 			buf_printf(out, ",outcome=\"%s\"} %" PRId64 "\n", outcomes[k], sum);
 		}
 	}
 	prom_family(out, "cronq_expired_leases", "Running jobs whose lease expired (their worker is gone).");
-	buf_printf(out, "cronq_expired_leases %" PRId64 "\n", int_of(json_object_get(doc, "expired_leases"), "count"));
+	buf_printf(out, "cronq_expired_leases %" PRId64 "\n", cq_json_int(json_object_get(doc, "expired_leases"), "count"));
 	prom_family(out, "cronq_dead_jobs", "Dead jobs, all queues.");
-	buf_printf(out, "cronq_dead_jobs %" PRId64 "\n", int_of(json_object_get(doc, "dead"), "count"));
+	buf_printf(out, "cronq_dead_jobs %" PRId64 "\n", cq_json_int(json_object_get(doc, "dead"), "count"));
 	prom_family(out, "cronq_last_wake_timestamp_seconds",
 				"Start of the newest runner wake, Unix time (0 when none was recorded).");
 	buf_printf(out, "cronq_last_wake_timestamp_seconds %" PRId64 "\n",
 			   json_is_object(wake) ? epoch_of(wake, "started_at") : 0);
 	snprintf(line, sizeof line, "Enabled schedules more than %ds past their next run.", STATS_OVERDUE_GRACE_S);
 	prom_family(out, "cronq_overdue_schedules", line);
-	buf_printf(out, "cronq_overdue_schedules %" PRId64 "\n", int_of(doc, "overdue_schedules"));
+	buf_printf(out, "cronq_overdue_schedules %" PRId64 "\n", cq_json_int(doc, "overdue_schedules"));
 	prom_family(out, "cronq_schedule_enabled", "1 when the schedule is enabled.");
 	json_array_foreach(scheds, i, o) {
 		buf_puts(out, "cronq_schedule_enabled{schedule=");
-		prom_value(out, str_of(o, "name", ""));
+		prom_value(out, cq_json_str(o, "name", ""));
 		buf_printf(out, "} %d\n", json_is_true(json_object_get(o, "enabled")) ? 1 : 0);
 	}
 	prom_family(out, "cronq_schedule_next_run_timestamp_seconds", "Next run of the schedule, Unix time.");
@@ -134,25 +121,25 @@ prometheus_render(buf *out, const json_t *doc)
 		if (t < 0)
 			continue;
 		buf_puts(out, "cronq_schedule_next_run_timestamp_seconds{schedule=");
-		prom_value(out, str_of(o, "name", ""));
+		prom_value(out, cq_json_str(o, "name", ""));
 		buf_printf(out, "} %" PRId64 "\n", t);
 	}
 	prom_family(out, "cronq_schedule_overdue_seconds",
 				"How far an enabled schedule's next run is in the past (0 when it is not).");
 	json_array_foreach(scheds, i, o) {
 		buf_puts(out, "cronq_schedule_overdue_seconds{schedule=");
-		prom_value(out, str_of(o, "name", ""));
-		buf_printf(out, "} %" PRId64 "\n", int_of(o, "overdue_seconds"));
+		prom_value(out, cq_json_str(o, "name", ""));
+		buf_printf(out, "} %" PRId64 "\n", cq_json_int(o, "overdue_seconds"));
 	}
 	prom_family(out, "cronq_schedule_last_job_status",
 				"1 for the status of the schedule's last job (absent when it has none).");
 	json_array_foreach(scheds, i, o) {
-		const char *st = str_of(o, "last_job_status", NULL);
+		const char *st = cq_json_str(o, "last_job_status", NULL);
 
 		if (st == NULL)
 			continue;
 		buf_puts(out, "cronq_schedule_last_job_status{schedule=");
-		prom_value(out, str_of(o, "name", ""));
+		prom_value(out, cq_json_str(o, "name", ""));
 		buf_puts(out, ",status=");
 		prom_value(out, st);
 		buf_puts(out, "} 1\n");

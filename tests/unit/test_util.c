@@ -1,10 +1,12 @@
 /* Unit tests of small utilities: buf (strings at every moment, array and
- * COPY escaping) and utf8_sanitize (what a program prints becomes text). */
+ * COPY escaping), utf8_sanitize (what a program prints becomes text) and
+ * the json member readers (absent or mistyped members read as defaults). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/utf8.h"
 
 static void
@@ -20,6 +22,7 @@ int
 main(void)
 {
 	buf b = BUF_INIT;
+	json_t *o;
 	char *s;
 
 	/* A buffer is a string even when only reserved (the bug exec output hit). */
@@ -64,5 +67,17 @@ main(void)
 	sanitize_case("\xed\xa0\x80", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
 	sanitize_case("\xf4\x90\x80\x80", 4, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
 	sanitize_case("\xff\xfe", 2, "\xef\xbf\xbd\xef\xbf\xbd");
+
+	o = json_pack("{s:s, s:i, s:n, s:s}", "name", "nightly", "count", 42, "none", "text", "7");
+
+	CHECK(strcmp(cq_json_str(o, "name", "-"), "nightly") == 0, "string member");
+	CHECK(strcmp(cq_json_str(o, "missing", "-"), "-") == 0, "absent string member reads as the default");
+	CHECK(strcmp(cq_json_str(o, "none", "-"), "-") == 0, "null string member reads as the default");
+	CHECK(strcmp(cq_json_str(o, "count", "-"), "-") == 0, "an integer is not a string");
+	CHECK(cq_json_str(NULL, "name", NULL) == NULL, "no object: the default");
+	CHECK(cq_json_int(o, "count") == 42, "integer member");
+	CHECK(cq_json_int(o, "text") == 0, "a string is not an integer");
+	CHECK(cq_json_int(o, "missing") == 0 && cq_json_int(NULL, "count") == 0, "absent reads as 0");
+	json_decref(o);
 	return check_done("util");
 }

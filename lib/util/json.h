@@ -1,0 +1,18 @@
+/*
+ * json — reading members of a jansson object without a check at every
+ * call: a member that is absent or of another type reads as the default.
+ * For documents cronq built itself (the status document, list results).
+ */
+#ifndef CRONQ_JSON_H
+#define CRONQ_JSON_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+/* The string member key of o, or dflt when it is absent, null or not a string. */
+const char *cq_json_str(const json_t *o, const char *key, const char *dflt);
+
+/* The integer member key of o, or 0 when it is absent or not an integer. */
+int64_t cq_json_int(const json_t *o, const char *key);
+
+#endif
