@@ -73,11 +73,19 @@ static const char wake_filtered_sql[] = WAKE_SQL(
 	" and ($6::text[] is null or queue = any($6::text[]))"
 	" and ($7::text[] is null or type = any($7::text[]))");
 
+/*
+ * The fence every outcome and heartbeat passes: job j is still running,
+ * locked by worker, at the attempt of row r of the batch; bounded by the
+ * batch's ids so that its cost never grows with other runners' jobs.
+ */
+#define FENCED(ids, r, worker) \
+	" j.id = any(" ids "::bigint[]) and j.id = " r ".id" \
+	" and j.status = 'running' and j.locked_by = " worker " and j.attempts = " r ".attempt"
+
 static const char heartbeat_sql[] =
 	"update cronq.jobs j set locked_until = now() + $2::bigint * interval '1 millisecond'"
 	" from unnest($3::bigint[], $4::int[]) as h(id, attempt)"
-	" where j.id = any($3::bigint[]) and j.id = h.id and j.attempts = h.attempt"
-	"   and j.status = 'running' and j.locked_by = $1"
+	" where" FENCED("$3", "h", "$1")
 	" returning j.id, j.cancel_requested";
 
 /*
@@ -119,8 +127,7 @@ static const char heartbeat_sql[] =
 	"     end," \
 	"   updated_at = now()" \
 	" from t" \
-	" where j.id = any($1::bigint[]) and j.id = t.id and t.outcome <> 'lease_lost'" \
-	"   and j.status = 'running' and j.locked_by = t.worker and j.attempts = t.attempt" \
+	" where" FENCED("$1", "t", "t.worker") " and t.outcome <> 'lease_lost'" \
 	"   and (not $13::bool or j.locked_until < now())" \
 	" returning j.id, j.status" \
 	"), runs as (" \
@@ -154,8 +161,7 @@ static const char heartbeat_sql[] =
 	"   cancel_requested = false, last_error = null, error_code = null," \
 	"   started_at = t.started, finished_at = t.finished, updated_at = now()" \
 	" from t" \
-	" where j.id = any($1::bigint[]) and j.id = t.id" \
-	"   and j.status = 'running' and j.locked_by = $6 and j.attempts = t.attempt" \
+	" where" FENCED("$1", "t", "$6") \
 	" returning j.id, j.status" \
 "), runs as (" \
 	" insert into cronq.job_runs (job_id, attempt, worker, started_at, finished_at," \
