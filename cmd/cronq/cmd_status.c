@@ -254,7 +254,8 @@ text_summary(buf *out, const json_t *doc)
 				   cq_json_str(wake, "started_at", "-"), cq_json_str(wake, "worker", "-"));
 		if (json_is_integer(json_object_get(wake, "exit_status")))
 			buf_printf(out, "(%" PRId64 " jobs run, %" PRId64 " failed, exit %" PRId64 ")\n",
-					   cq_json_int(wake, "jobs_run"), cq_json_int(wake, "jobs_failed"), cq_json_int(wake, "exit_status"));
+					   cq_json_int(wake, "jobs_run"), cq_json_int(wake, "jobs_failed"),
+					   cq_json_int(wake, "exit_status"));
 		else
 			buf_puts(out, "(still running)\n");
 	} else
@@ -379,7 +380,8 @@ text_schedules(buf *out, const json_t *doc)
 				   secs(cq_json_int(s, "overdue_seconds"), d, sizeof d) : "-");
 		table_cell(&t, "%s", cq_json_str(s, "last_enqueued_at", "-"));
 		if (json_is_integer(json_object_get(s, "last_job_id")))
-			table_cell(&t, "%" PRId64 " %s", cq_json_int(s, "last_job_id"), cq_json_str(s, "last_job_status", "(purged)"));
+			table_cell(&t, "%" PRId64 " %s", cq_json_int(s, "last_job_id"),
+					   cq_json_str(s, "last_job_status", "(purged)"));
 		else
 			table_cell(&t, "-");
 	}
