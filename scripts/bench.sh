@@ -138,6 +138,11 @@ interleaved() {
     for _ in $(seq "$REPS"); do a+=("$("$1")"); b+=("$("$2")"); done
     med_a=$(med "${a[@]}"); med_b=$(med "${b[@]}")
 }
+# interleaved_wakes URL_A URL_B: the same for idle wakes of cronq in two
+# databases (twins differing in one thing).
+wake_url_a() { time_ms "$CRONQ" run --db "$url_a"; }
+wake_url_b() { time_ms "$CRONQ" run --db "$url_b"; }
+interleaved_wakes() { url_a=$1; url_b=$2; interleaved wake_url_a wake_url_b; }
 
 # 1. Wake cost: cronq run on an empty queue (100 schedules, none due) vs
 # psql -c 'select 1'.
@@ -323,9 +328,7 @@ if selected 4; then
     hmax=$(qd "$hist_url" "select coalesce(max(id), 0) from cronq.jobs")
     echo "history: $HIST_N jobs and runs inserted, vacuumed and checkpointed in $(( (e - s) / 1000000 )) ms"
     # (a) The wake, interleaved with its twin without history.
-    wake_hist() { time_ms "$CRONQ" run --db "$hist_url"; }
-    wake_nohist() { time_ms "$CRONQ" run --db "$nohist_url"; }
-    interleaved wake_hist wake_nohist
+    interleaved_wakes "$hist_url" "$nohist_url"
     rw=$(ratio "$med_a" "$med_b")
     line "wake, $HIST_N history (median ms; ref no history)" "$med_a" "$med_b" "$rw"
     # (b) The drain, interleaved too; only the drained jobs are removed
@@ -425,9 +428,7 @@ fi
 if selected 7; then
     new_db sched; sched_url=$db_url; new_db nosched; nosched_url=$db_url
     schedules_none_due "$SCHED_N" "$sched_url"; schedules_none_due 0 "$nosched_url"
-    wake_sched() { time_ms "$CRONQ" run --db "$sched_url"; }
-    wake_nosched() { time_ms "$CRONQ" run --db "$nosched_url"; }
-    interleaved wake_sched wake_nosched
+    interleaved_wakes "$sched_url" "$nosched_url"
     idle=$med_a; r=$(ratio "$med_a" "$med_b")
     line "wake, $SCHED_N schedules none due (median ms; ref none)" "$med_a" "$med_b" "$r"
     # A fire time a minute ago, every minute: catchup latest makes it one
