@@ -46,7 +46,8 @@ static const char claim_sql[] =
 
 /*
  * A wake's first statement, read-only but for the wake's row: the schema
- * version, and whether any lease has expired, any schedule is due, any job
+ * version (cronq.schema_version(), a constant that migrate rewrites: no
+ * table to open), and whether any lease has expired, any schedule is due, any job
  * is due (under the claim's filters; the ORDER BY keeps it on jobs_due
  * whatever the statistics say). When the version matches it records the
  * wake, already finished when there is nothing to do and $5 allows it: an
@@ -55,7 +56,7 @@ static const char claim_sql[] =
  * text stays as plain as it can: the filters are there only when given.
  */
 #define WAKE_SQL(filters) \
-	"with v as (select coalesce(max(version), 0) as version from cronq.schema_migrations)," \
+	"with v as (select cronq.schema_version() as version)," \
 	" f as (select v.version, v.version = $4::int as current," \
 	"   exists (select 1 from cronq.jobs where status = 'running' and locked_until < now()) as rescue," \
 	"   exists (select 1 from cronq.schedules where enabled and next_run_at <= now()) as due," \

@@ -639,7 +639,7 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 							 o->linger_ms <= 0};
 
 		if (jobs_wake(conn, &a, &o->filter, &wake, err, state) != 0) {
-			code = migrate_explain_missing(state, err);
+			code = migrate_explain_missing(conn, state, err);
 			goto out;
 		}
 	}

@@ -53,10 +53,11 @@ int migrate_check_version(int db_version, cq_err *err);
 int migrate_check(PGconn *conn, cq_err *err) __attribute__((warn_unused_result));
 
 /*
- * Turn a query failure that means "there is no cronq schema here" (missing
- * schema, table or function) into EX_CONFIG naming `cronq migrate`. Returns
- * err->code.
+ * Explain a query failure that means a cronq object is missing (schema,
+ * table or function): EX_CONFIG naming `cronq migrate`, with the schema's
+ * version read from conn when it is older or newer than this binary's.
+ * Other failures are left as they are. Returns err->code.
  */
-int migrate_explain_missing(const char *sqlstate, cq_err *err);
+int migrate_explain_missing(PGconn *conn, const char *sqlstate, cq_err *err);
 
 #endif

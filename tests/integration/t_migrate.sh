@@ -8,7 +8,7 @@ n_migrations=$(ls "$sql_dir"/*.sql | wc -l)
 latest=$(ls "$sql_dir"/*.sql | sort | tail -n 1 | xargs basename | sed -E 's/^0*([0-9]+)_.*/\1/')
 
 cronq run
-expect "run before migrate" 78 "" $'cronq: error: database has no cronq schema: relation "cronq.schema_migrations" does not exist\ncronq: hint: Run "cronq migrate" to install it.'
+expect "run before migrate" 78 "" $'cronq: error: database has no cronq schema\ncronq: hint: Run "cronq migrate" to install it.'
 cronq enqueue noop
 expect "enqueue before migrate" 78 "" $'cronq: error: database has no cronq schema\ncronq: hint: Run "cronq migrate" to install it.'
 cronq migrate --status
@@ -28,15 +28,36 @@ match "status shows applied time" '^0001_init\.sql +[0-9]{4}-[0-9]{2}-[0-9]{2}T'
 eq "cronq_user role exists" 1 "$(q "select count(*) from pg_roles where rolname in ('cronq_user')")"
 eq "cronq_exec role exists" 1 "$(q "select count(*) from pg_roles where rolname in ('cronq_exec')")"
 
+# A wake reads the version from cronq.schema_version(), which every migrate
+# rewrites: it is the newest migration's number, as schema_migrations says.
+eq "schema_version() is the latest migration" "$latest|$latest" \
+    "$(q "select cronq.schema_version(), max(version) from cronq.schema_migrations")"
+
+# A database migrated by an older cronq (before the function): run names
+# the version and the command, and migrate brings it up to date.
+q "drop function cronq.schema_version(); delete from cronq.schema_migrations where version = $latest"
+cronq run
+expect "run on an older schema" 78 "" "cronq: error: database schema is at version $((latest - 1)), older than this cronq (version $latest)$nl"'cronq: hint: Run "cronq migrate" to upgrade it.'
+cronq migrate
+expect "migrate upgrades it" 0 "" ""
+eq "the function is back" "$latest" "$(q "select cronq.schema_version()")"
+cronq run
+expect "run after the upgrade" 0 "" ""
+
 # The claim's partial index exists and history does not enter it.
 eq "due index is partial" t "$(q "select indexdef like '%WHERE%' from pg_indexes where indexname = 'jobs_due'")"
 
-# A newer schema than the binary: refuse and say so.
+# A newer schema than the binary (as a newer cronq's migrate leaves it):
+# refuse and say so.
 q "insert into cronq.schema_migrations (version, name) values (999, '0999_future.sql')"
+q "create or replace function cronq.schema_version() returns integer language sql immutable return 999"
 cronq run
 expect "newer schema" 78 "" "cronq: error: database schema is at version 999, newer than this cronq (version $latest)$nl"'cronq: hint: Upgrade cronq on this host.'
 cronq migrate
 expect "migrate refuses a newer schema" 78 "" "cronq: error: database schema is at version 999, newer than this cronq (version $latest)$nl"'cronq: hint: Upgrade cronq on this host.'
 q "delete from cronq.schema_migrations where version = 999"
+cronq migrate
+expect "migrate after the newer schema is gone" 0 "" ""
+eq "the function follows" "$latest" "$(q "select cronq.schema_version()")"
 
 done_testing
