@@ -47,13 +47,16 @@ static const char claim_sql[] =
 /*
  * A wake's first statement, read-only but for the wake's row: the schema
  * version (cronq.schema_version(), a constant that migrate rewrites: no
- * table to open), and whether any lease has expired, any schedule is due, any job
- * is due (under the claim's filters; the ORDER BY keeps it on jobs_due
- * whatever the statistics say). When the version matches it records the
- * wake, already finished when there is nothing to do and $5 allows it: an
- * idle wake is this one statement. A new server process pays for the first
- * use of every relation, function and operator a statement names, so the
- * text stays as plain as it can: the filters are there only when given.
+ * table to open), and whether any lease has expired, any schedule is due,
+ * any job is due (under the claim's filters). Ordering by jobs_due's first
+ * column keeps that last check on jobs_due whatever the statistics say: a
+ * bare exists() takes a sequential scan of the whole history when stale
+ * statistics still count a drained backlog as due, and the index's full
+ * order costs more planning. When the version matches it records the wake,
+ * already finished when there is nothing to do and $5 allows it: an idle
+ * wake is this one statement. A new server process pays for the first use
+ * of every relation, function and operator a statement names, so the text
+ * stays as plain as it can: the filters are there only when given.
  */
 #define WAKE_SQL(filters) \
 	"with v as (select cronq.schema_version() as version)," \
@@ -61,7 +64,7 @@ static const char claim_sql[] =
 	"   exists (select 1 from cronq.jobs where status = 'running' and locked_until < now()) as rescue," \
 	"   exists (select 1 from cronq.schedules where enabled and next_run_at <= now()) as due," \
 	"   (select true from cronq.jobs where status in ('queued', 'failed') and run_at <= now()" filters \
-	"    order by priority, run_at, id limit 1) is not null as work" \
+	"    order by priority limit 1) is not null as work" \
 	"   from v)," \
 	" w as (insert into cronq.wakes (worker, host, pid, finished_at, exit_status)" \
 	"   select $1, $2, $3::int, case when $5 and not (rescue or due or work) then now() end," \

@@ -155,6 +155,22 @@ cronq run --worker-id trim-wake
 eq "the wake with id 110200 trims the table to the newest 10,000" "110200|10000|100201" \
     "$(q "select max(id), count(*), min(id) from cronq.wakes where id >= 100000")"
 
+# The wake's "any job due?" keeps to jobs_due when the statistics still
+# count a drained backlog as due: a bare exists() took a sequential scan of
+# the whole history then. Seen in the index's own scan count.
+q "delete from cronq.jobs; alter table cronq.jobs set (autovacuum_enabled = false)"
+q "insert into cronq.jobs (type, payload) select 'noop', '{}' from generate_series(1, 5000)"
+q "analyze cronq.jobs"
+q "update cronq.jobs set status = 'succeeded', finished_at = now()"
+due_scans() { q "select idx_scan from pg_stat_user_indexes where indexrelid = 'cronq.jobs_due'::regclass"; }
+before=$(due_scans)
+cronq run --worker-id stale-wake
+after=$(due_scans)
+eq "stale statistics: the wake was idle" "0|t" \
+    "$(q "select exit_status, finished_at is not null from cronq.wakes where worker = 'stale-wake'")"
+check "stale statistics: the wake read jobs_due ($((after - before)) scans)" [ $((after - before)) -ge 1 ]
+q "alter table cronq.jobs reset (autovacuum_enabled); delete from cronq.jobs"
+
 # Outcomes: a batch of plain successes goes by the short statement, a batch
 # with a failure by the full one; both fenced, both with history. Job 1's
 # lease is taken while job 2 sleeps: its success is refused, kept as
