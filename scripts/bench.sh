@@ -8,7 +8,7 @@
 #   CRONQ       the binary (absolute path; copied for the run, so that a
 #               rebuild during the run cannot change or break it)
 #   BENCH_ONLY  targets to run, comma-separated (default 1,2,3,4,5,6,7)
-#   REPS        repetitions of timings under a second (default 11, minimum 5)
+#   REPS        repetitions of timings under a second (default 31, minimum 5)
 #   REPS_LONG   repetitions of longer timings (default 3, minimum 3)
 #   DRAIN_N     jobs per drain (default 100000)    ENQ_N   jobs enqueued (default 100000)
 #   HIST_N      finished jobs of history (default 1000000)
@@ -21,7 +21,7 @@ set -euo pipefail
 shopt -s inherit_errexit
 root=$(cd "$(dirname "$0")/.." && pwd)
 : "${CRONQ:?set CRONQ to the cronq binary}"
-REPS=${REPS:-11}; REPS_LONG=${REPS_LONG:-3}
+REPS=${REPS:-31}; REPS_LONG=${REPS_LONG:-3}
 DRAIN_N=${DRAIN_N:-100000}; ENQ_N=${ENQ_N:-100000}; HIST_N=${HIST_N:-1000000}
 SCHED_N=${SCHED_N:-10000}; RSS_N=${RSS_N:-100000}; PLAN_PENDING=${PLAN_PENDING:-3000}
 BENCH_ONLY=${BENCH_ONLY:-1,2,3,4,5,6,7}; BENCH_PLANS=${BENCH_PLANS:-$root/build/bench-plans.txt}
