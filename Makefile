@@ -33,7 +33,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/sql_embed.o
 CMD_OBJ  := $(CMD_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps test unit integration asan valgrind soak bench demo demo-stop fuzz install clean
+.PHONY: FORCE all deps test unit integration asan valgrind soak bench demo demo-stop fuzz install clean
 all: $(BIN)
 
 deps:
@@ -52,7 +52,14 @@ $(BUILD)/%.o: %.c
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 
 # The migrations are compiled into the binary: see scripts/embed-sql.sh.
-$(BUILD)/sql_embed.c: $(SQL_SRC) scripts/embed-sql.sh
+# sql.list is rewritten only when the list of files changes, so that a
+# migration gone (a checkout of an older commit) regenerates it too.
+$(BUILD)/sql.list: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(SQL_SRC)' | cmp -s - $@ || echo '$(SQL_SRC)' > $@
+FORCE:
+
+$(BUILD)/sql_embed.c: $(SQL_SRC) $(BUILD)/sql.list scripts/embed-sql.sh
 	@mkdir -p $(dir $@)
 	scripts/embed-sql.sh $(SQL_SRC) > $@.tmp && mv $@.tmp $@
 
