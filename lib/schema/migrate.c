@@ -26,13 +26,16 @@ static const char version_sql[] =
 	"select coalesce(max(version), 0) from cronq.schema_migrations";
 
 /*
- * The same version as a constant function, rewritten at the end of every
- * migrate: a wake reads it instead of the table (one relation less for a new
- * server process to open). The binary's latest version follows.
+ * The same version as a constant function, written at the end of a migrate
+ * that applied anything or found it missing or stale: a wake reads it
+ * instead of the table (one relation less for a new server process to
+ * open). The binary's latest version follows.
  */
 static const char version_fn_sql[] =
 	"create or replace function cronq.schema_version() returns integer"
 	" language sql immutable parallel safe return ";
+static const char version_fn_exists_sql[] =
+	"select to_regprocedure('cronq.schema_version()') is not null";
 
 int
 migrate_latest_version(void)
@@ -145,6 +148,39 @@ exec_script(PGconn *conn, const char *sql, const char *what, cq_err *err)
 	return rc;
 }
 
+/*
+ * (Re)write cronq.schema_version() when forced or when it is missing or not
+ * the latest version; a migrate with nothing to do writes nothing.
+ */
+static int
+write_version_fn(PGconn *conn, bool force, cq_err *err)
+{
+	char fn[sizeof version_fn_sql + 16];
+	int latest = migrate_latest_version();
+	PGresult *res;
+
+	if (!force) {
+		bool exists;
+
+		if ((res = pg_exec(conn, version_fn_exists_sql, 0, NULL, PG_ONE, err, NULL)) == NULL)
+			return err->code;
+		exists = PQgetvalue(res, 0, 0)[0] == 't';
+		PQclear(res);
+		if (exists) {
+			if ((res = pg_exec(conn, "select cronq.schema_version()", 0, NULL, PG_ONE, err,
+							   NULL)) == NULL)
+				return err->code;
+			force = atoi(PQgetvalue(res, 0, 0)) != latest;
+			PQclear(res);
+		} else
+			force = true;
+	}
+	if (!force)
+		return 0;
+	snprintf(fn, sizeof fn, "%s%d", version_fn_sql, latest);
+	return exec_script(conn, fn, NULL, err);
+}
+
 int
 migrate_apply(PGconn *conn, int *applied, void (*progress)(const char *name), cq_err *err)
 {
@@ -178,13 +214,8 @@ migrate_apply(PGconn *conn, int *applied, void (*progress)(const char *name), cq
 			goto fail;
 		(*applied)++;
 	}
-	{
-		char fn[sizeof version_fn_sql + 16];
-
-		snprintf(fn, sizeof fn, "%s%d", version_fn_sql, migrate_latest_version());
-		if ((rc = exec_script(conn, fn, NULL, err)) != 0)
-			goto fail;
-	}
+	if ((rc = write_version_fn(conn, *applied > 0, err)) != 0)
+		goto fail;
 	if ((rc = exec_script(conn, "commit", NULL, err)) != 0)
 		return rc;
 	return 0;

@@ -43,6 +43,18 @@ expect "migrate upgrades it" 0 "" ""
 eq "the function is back" "$latest" "$(q "select cronq.schema_version()")"
 cronq run
 expect "run after the upgrade" 0 "" ""
+fn_row() { q "select xmin from pg_proc where oid = 'cronq.schema_version()'::regprocedure"; }
+row=$(fn_row)
+cronq migrate
+eq "a migrate with nothing to do leaves the function as it is" "0|$row" "$RC|$(fn_row)"
+q "create or replace function cronq.schema_version() returns integer language sql immutable return 1"
+cronq migrate
+eq "a stale function is rewritten" "0|$latest" "$RC|$(q "select cronq.schema_version()")"
+q "drop function cronq.schema_version()"
+cronq run
+expect "run without the function" 78 "" $'cronq: error: database has no cronq schema: function cronq.schema_version() does not exist\ncronq: hint: Run "cronq migrate" to install it.'
+cronq migrate
+eq "a missing function is written" "0|$latest" "$RC|$(q "select cronq.schema_version()")"
 
 # The claim's partial index exists and history does not enter it.
 eq "due index is partial" t "$(q "select indexdef like '%WHERE%' from pg_indexes where indexname = 'jobs_due'")"
