@@ -1,7 +1,8 @@
 -- 0005_schema_version.sql — no statements of its own. From this version on,
--- cronq migrate ends by (re)creating cronq.schema_version(), a constant SQL
--- function returning the schema's version (lib/schema/migrate.c), and a
--- wake checks that instead of reading cronq.schema_migrations: a new server
--- process pays for the first read of every table it touches
--- (docs/performance.md). This version exists so that databases migrated by
--- an earlier cronq are migrated once more and get the function.
+-- cronq migrate (re)creates cronq.schema_version(), a constant SQL function
+-- returning the schema's version, whenever it applies a migration or finds
+-- the function missing or stale (lib/schema/migrate.c), and a wake checks
+-- that instead of reading cronq.schema_migrations: a new server process
+-- pays for the first read of every table it touches (docs/performance.md).
+-- This version exists so that databases migrated by an earlier cronq are
+-- migrated once more and get the function.

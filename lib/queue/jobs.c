@@ -46,7 +46,7 @@ static const char claim_sql[] =
 
 /*
  * A wake's first statement, read-only but for the wake's row: the schema
- * version (cronq.schema_version(), a constant that migrate rewrites: no
+ * version (cronq.schema_version(), a constant that migrate writes: no
  * table to open), and whether any lease has expired, any schedule is due,
  * any job is due (under the claim's filters). Ordering by jobs_due's first
  * column keeps that last check on jobs_due whatever the statistics say: a

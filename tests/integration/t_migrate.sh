@@ -28,8 +28,8 @@ match "status shows applied time" '^0001_init\.sql +[0-9]{4}-[0-9]{2}-[0-9]{2}T'
 eq "cronq_user role exists" 1 "$(q "select count(*) from pg_roles where rolname in ('cronq_user')")"
 eq "cronq_exec role exists" 1 "$(q "select count(*) from pg_roles where rolname in ('cronq_exec')")"
 
-# A wake reads the version from cronq.schema_version(), which every migrate
-# rewrites: it is the newest migration's number, as schema_migrations says.
+# A wake reads the version from cronq.schema_version(), which migrate
+# writes: it is the newest migration's number, as schema_migrations says.
 eq "schema_version() is the latest migration" "$latest|$latest" \
     "$(q "select cronq.schema_version(), max(version) from cronq.schema_migrations")"
 
