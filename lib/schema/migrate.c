@@ -34,8 +34,10 @@ static const char version_sql[] =
 static const char version_fn_sql[] =
 	"create or replace function cronq.schema_version() returns integer"
 	" language sql immutable parallel safe return ";
-static const char version_fn_exists_sql[] =
-	"select to_regprocedure('cronq.schema_version()') is not null";
+/* Whether the function is there and returns version $1. */
+static const char version_fn_current_sql[] =
+	"select pg_get_function_sqlbody(to_regprocedure('cronq.schema_version()'))"
+	" is not distinct from 'RETURN ' || $1";
 
 int
 migrate_latest_version(void)
@@ -155,29 +157,21 @@ exec_script(PGconn *conn, const char *sql, const char *what, cq_err *err)
 static int
 write_version_fn(PGconn *conn, bool force, cq_err *err)
 {
-	char fn[sizeof version_fn_sql + 16];
-	int latest = migrate_latest_version();
-	PGresult *res;
+	char version[16], fn[sizeof version_fn_sql + 16];
+	const char *params[1] = {version};
 
+	snprintf(version, sizeof version, "%d", migrate_latest_version());
 	if (!force) {
-		bool exists;
+		PGresult *res = pg_exec(conn, version_fn_current_sql, 1, params, PG_ONE, err, NULL);
 
-		if ((res = pg_exec(conn, version_fn_exists_sql, 0, NULL, PG_ONE, err, NULL)) == NULL)
+		if (res == NULL)
 			return err->code;
-		exists = PQgetvalue(res, 0, 0)[0] == 't';
+		force = PQgetvalue(res, 0, 0)[0] != 't';
 		PQclear(res);
-		if (exists) {
-			if ((res = pg_exec(conn, "select cronq.schema_version()", 0, NULL, PG_ONE, err,
-							   NULL)) == NULL)
-				return err->code;
-			force = atoi(PQgetvalue(res, 0, 0)) != latest;
-			PQclear(res);
-		} else
-			force = true;
 	}
 	if (!force)
 		return 0;
-	snprintf(fn, sizeof fn, "%s%d", version_fn_sql, latest);
+	snprintf(fn, sizeof fn, "%s%s", version_fn_sql, version);
 	return exec_script(conn, fn, NULL, err);
 }
 
