@@ -131,12 +131,16 @@ q "create schema ref; create table ref.jobs (id bigserial primary key, priority 
 q "create index on ref.jobs (priority, run_at, id) where status = 'queued'"; q "create index on ref.jobs (id) where status = 'running'"
 
 # interleaved A B: the medians of REPS timings (ms) of the functions A and
-# B, run in turn after three untimed pairs; left in med_a and med_b.
+# B, run in turn after three untimed pairs; left in med_a and med_b. The
+# first and third quartiles of the pairs' own ratios (A/B) are left in
+# spread: how far one run's ratio can move on noise alone.
 interleaved() {
     local a=() b=()
     for _ in 1 2 3; do "$1" >/dev/null; "$2" >/dev/null; done
     for _ in $(seq "$REPS"); do a+=("$("$1")"); b+=("$("$2")"); done
     med_a=$(med "${a[@]}"); med_b=$(med "${b[@]}")
+    spread=$(paste <(printf '%s\n' "${a[@]}") <(printf '%s\n' "${b[@]}") | awk '{ print $1 / $2 }' | sort -n |
+        awk '{ r[NR] = $1 } END { printf "%.2f-%.2f", r[int((NR + 3) / 4)], r[int((3 * NR + 1) / 4)] }')
 }
 # interleaved_wakes URL_A URL_B: the same for idle wakes of cronq in two
 # databases (twins differing in one thing).
@@ -151,7 +155,7 @@ if selected 1; then
     r=$(ratio "$med_a" "$med_b")
     line "wake, empty queue, 100 schedules (median ms; ref psql)" "$med_a" "$med_b" "$r"
     ok=1; le "$r" 1.15 || ok=0
-    verdict "1 wake <= 1.15x psql" "$ok" "$r"
+    verdict "1 wake <= 1.15x psql" "$ok" "$r; pairs' ratios p25-p75 $spread"
 fi
 
 # 2. Drain: cronq run --batch 1000 over DRAIN_N noop jobs vs plain SQL in psql
