@@ -94,7 +94,10 @@ static const char heartbeat_sql[] =
 
 /*
  * Outcomes, fenced: only a row still running, locked by that worker, at that
- * attempt is touched. Refused outcomes leave a lease_lost history row.
+ * attempt is touched. Refused outcomes leave a lease_lost history row. A job
+ * an operator asked to cancel ends cancelled whatever its attempt's outcome
+ * but success (which stands: the work is done), even when the worker had not
+ * heard of the request yet; its job_runs row keeps the attempt's own outcome.
  * Parameters $1 to $13.
  */
 #define RECORD_CTES \
@@ -112,21 +115,24 @@ static const char heartbeat_sql[] =
 	" update cronq.jobs j set" \
 	"   status = case" \
 	"     when t.outcome = 'succeeded' then 'succeeded'" \
+	"     when t.outcome = 'cancelled' or j.cancel_requested then 'cancelled'" \
 	"     when t.outcome = 'given_back' then 'queued'" \
-	"     when t.outcome = 'cancelled' then 'cancelled'" \
 	"     when t.permanent or j.attempts >= j.max_attempts then 'dead'" \
 	"     else 'failed' end," \
 	"   attempts = case when t.outcome = 'given_back' then j.attempts - 1 else j.attempts end," \
 	"   run_at = case" \
-	"     when t.outcome in ('succeeded', 'given_back', 'cancelled') or t.permanent" \
-	"          or j.attempts >= j.max_attempts then j.run_at" \
+	"     when t.outcome in ('succeeded', 'given_back', 'cancelled') or j.cancel_requested" \
+	"          or t.permanent or j.attempts >= j.max_attempts then j.run_at" \
 	"     else now() + t.delay_ms * interval '1 millisecond' end," \
 	"   locked_by = null, locked_until = null, cancel_requested = false," \
-	"   last_error = case when t.outcome = 'given_back' then j.last_error else t.error end," \
-	"   error_code = case when t.outcome = 'given_back' then j.error_code else t.error_code end," \
+	"   last_error = case when j.cancel_requested and t.outcome not in ('succeeded', 'cancelled')" \
+	"     then 'cancelled by an operator' when t.outcome = 'given_back' then j.last_error" \
+	"     else t.error end," \
+	"   error_code = case when j.cancel_requested and t.outcome <> 'succeeded' then 'cancelled'" \
+	"     when t.outcome = 'given_back' then j.error_code else t.error_code end," \
 	"   started_at = t.started," \
 	"   finished_at = case" \
-	"     when t.outcome in ('succeeded', 'cancelled') or t.permanent" \
+	"     when t.outcome in ('succeeded', 'cancelled') or j.cancel_requested or t.permanent" \
 	"          or (t.outcome <> 'given_back' and j.attempts >= j.max_attempts) then t.finished" \
 	"     end," \
 	"   updated_at = now()" \

@@ -28,6 +28,8 @@
 
 /* How long finished outcomes may wait to be recorded together. */
 #define FLUSH_INTERVAL_MS 100
+/* A job starting this long after the last heartbeat first asks whether it was cancelled. */
+#define CANCEL_CHECK_MS 1000
 /* Wakes kept in cronq.wakes. */
 #define WAKES_KEPT 10000
 
@@ -77,6 +79,13 @@ typedef struct shared {
 	run_summary sum;
 } shared;
 
+/* --max-runtime is up: claim nothing more, start nothing more. */
+static bool
+past_max_runtime(const shared *sh)
+{
+	return sh->o->max_runtime_ms > 0 && mono_ms() - sh->start_ms >= sh->o->max_runtime_ms;
+}
+
 /* Where a claimed job stands in its worker. */
 typedef enum job_state {
 	JOB_WAITING = 0,			/* claimed, not started */
@@ -99,6 +108,7 @@ typedef struct worker {
 	job_outcome *out;
 	int64_t		claim_mono;
 	int64_t		last_flush;
+	int64_t		last_beat;
 	int64_t		next_beat;
 	int			cur;			/* index of the running job, or -1 */
 	int64_t		deadline;		/* the running job's timeout, 0: none */
@@ -108,6 +118,9 @@ typedef struct worker {
 	int			code;
 	cq_err		err;
 } worker;
+
+static int flush(worker *w);
+static bool has_pending(const worker *w);
 
 /* Take up to want jobs from the max-jobs budget. */
 static int
@@ -168,7 +181,8 @@ heartbeat(worker *w)
 		}
 		log_debug("renewed %d leases", n);
 	}
-	w->next_beat = mono_ms() + w->sh->o->lease_ms / 3;
+	w->last_beat = mono_ms();
+	w->next_beat = w->last_beat + w->sh->o->lease_ms / 3;
 	free(ids);
 	free(attempts);
 	free(idx);
@@ -222,6 +236,14 @@ worker_tick(void *arg)
 		if (w->cur >= 0 && w->cancel[w->cur])
 			return w->stopped = TASK_STOP_CANCELLED;
 	}
+	/*
+	 * The outcomes of the jobs that ran before this one are recorded while
+	 * it runs (the worker's connection is free: tasks use their session),
+	 * not after it: a crash or a lost connection during a long job must not
+	 * cost them their result.
+	 */
+	if (w->cur >= 0 && now - w->last_flush >= FLUSH_INTERVAL_MS && has_pending(w) && flush(w) != 0)
+		return w->stopped = TASK_STOP_DISCONNECTED;
 	return TASK_GO;
 }
 
@@ -303,6 +325,16 @@ apply_recorded(worker *w, job_outcome *rec, const int *idx, int n)
 	w->last_flush = mono_ms();
 }
 
+/* Whether any outcome of the batch waits to be recorded. */
+static bool
+has_pending(const worker *w)
+{
+	for (int i = 0; i < w->batch.n; i++)
+		if (w->state[i] == JOB_PENDING)
+			return true;
+	return false;
+}
+
 /* Record every pending outcome of the batch in one statement. */
 static int
 flush(worker *w)
@@ -321,9 +353,9 @@ flush(worker *w)
 	return rc;
 }
 
-/* Give back the claimed jobs that never started (on shutdown). */
+/* Give back the claimed jobs that never started (shutdown, --max-runtime). */
 static void
-give_back_waiting(worker *w)
+give_back_waiting(worker *w, const char *why)
 {
 	int64_t now = mono_ms() - w->claim_mono;
 
@@ -337,7 +369,7 @@ give_back_waiting(worker *w)
 		o->attempt = w->batch.jobs[i].attempt;
 		o->worker = w->id;
 		o->outcome = w->held[i] ? "given_back" : "lease_lost";
-		o->error = "given back unstarted at shutdown";
+		o->error = why;
 		o->base_time = w->batch.claimed_at;
 		o->start_ms = o->end_ms = now;
 		w->state[i] = JOB_PENDING;
@@ -437,9 +469,11 @@ run_one(worker *w, int i)
 
 /*
  * Run the claimed batch. Outcomes of quick jobs wait, pending, to be
- * recorded with the next claim; slow jobs flush them every
- * FLUSH_INTERVAL_MS so that a crash loses little. On shutdown the jobs not
- * started are given back.
+ * recorded with the next claim; they are flushed after a job when
+ * FLUSH_INTERVAL_MS have passed, and during a slow job by worker_tick, so
+ * that a crash loses little. Before a job starts after a slow one, a
+ * heartbeat tells whether an operator cancelled it meanwhile. On shutdown
+ * or when --max-runtime is up, the jobs not started are given back.
  */
 static void
 run_batch(worker *w)
@@ -453,13 +487,16 @@ run_batch(worker *w)
 	w->out = xcalloc((size_t) n, sizeof *w->out);
 	for (int i = 0; i < n; i++)
 		w->held[i] = true;
+	w->last_beat = w->claim_mono;
 	w->next_beat = w->claim_mono + w->sh->o->lease_ms / 3;
 	w->last_flush = mono_ms();
 
 	for (int i = 0; i < n && w->code == 0; i++) {
 		w->stopped = TASK_GO;
-		if (stop_requests)
+		if (stop_requests || past_max_runtime(w->sh))
 			break;
+		if (mono_ms() - w->last_beat >= CANCEL_CHECK_MS)
+			w->next_beat = 0;
 		if (worker_tick(w) == TASK_STOP_DISCONNECTED)
 			break;
 		if (!w->held[i]) {
@@ -471,7 +508,8 @@ run_batch(worker *w)
 			flush(w);
 	}
 	if (w->code == 0)
-		give_back_waiting(w);
+		give_back_waiting(w, stop_requests ? "given back unstarted at shutdown"
+						  : "given back unstarted: --max-runtime is up");
 }
 
 /* Release the batch (its outcomes recorded, or beyond recording). */
@@ -509,8 +547,7 @@ worker_main(void *arg)
 		}
 	}
 	while (w->code == 0) {
-		int64_t elapsed = mono_ms() - w->sh->start_ms;
-		bool stopping = stop_requests || (o->max_runtime_ms > 0 && elapsed >= o->max_runtime_ms);
+		bool stopping = stop_requests || past_max_runtime(w->sh);
 		int limit = stopping ? 0 : budget_take(w->sh, o->batch);
 		job_outcome *rec = NULL;
 		int *idx = NULL;

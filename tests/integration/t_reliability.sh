@@ -106,4 +106,70 @@ q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'worker-c
 "$CRONQ" run --worker-id worker-c
 eq "another worker's running job is not claimed" "running|worker-c" "$(q "select status, locked_by from cronq.jobs where id = $id")"
 
+# A quick job's outcome is recorded while the next job of its batch runs,
+# not after: kill -9 during the long job must not cost the quick one its
+# success (it would run again, or go dead, after the lease expired).
+q "delete from cronq.jobs; delete from cronq.job_runs"
+quick=$("$CRONQ" enqueue noop --max-attempts 1)
+slow=$("$CRONQ" enqueue sleep '{"seconds": 20}' --priority 1)
+"$CRONQ" run --batch 2 --lease 3s &
+pid=$!
+check "the slow job is running" wait_for "slow running" 5 "select status = 'running' and started_at is not null from cronq.jobs where id = $slow"
+check "the quick job is recorded while the slow one runs" wait_for "quick recorded" 3 \
+    "select status = 'succeeded' from cronq.jobs where id = $quick"
+kill -9 $pid; wait $pid 2>/dev/null
+eq "after the crash, the quick job has its success and one run" "succeeded|1|succeeded" \
+    "$(q "select status, (select count(*) from cronq.job_runs where job_id = $quick), (select string_agg(outcome, ',') from cronq.job_runs where job_id = $quick) from cronq.jobs where id = $quick")"
+q "delete from cronq.jobs; delete from cronq.job_runs"
+
+# An operator's cancel wins over the attempt's outcome even when the worker
+# has not heard of it yet (its heartbeat comes every lease/3): a running job
+# that then times out ends cancelled, not failed and due again.
+id=$("$CRONQ" enqueue sleep '{"seconds": 30}' --timeout 2s)
+"$CRONQ" run 2>"$T_DIR/c.err" &
+pid=$!
+check "job is running" wait_for "running" 5 "select status = 'running' from cronq.jobs where id = $id"
+"$CRONQ" cancel "$id" >/dev/null
+wait $pid
+eq "cancelled while running, then timed out: cancelled" "cancelled|cancelled|t" \
+    "$(q "select status, error_code, finished_at is not null from cronq.jobs where id = $id")"
+eq "its history keeps the attempt's own outcome" "timeout" "$(q "select string_agg(outcome, ',') from cronq.job_runs where job_id = $id")"
+
+# ... and given back at shutdown, it is not queued to run again.
+id=$("$CRONQ" enqueue sleep '{"seconds": 30}')
+"$CRONQ" run --grace 0s &
+pid=$!
+check "job is running" wait_for "running" 5 "select status = 'running' from cronq.jobs where id = $id"
+"$CRONQ" cancel "$id" >/dev/null
+kill -TERM $pid; wait $pid
+eq "cancelled, then given back at shutdown: cancelled" "cancelled|0" "$(q "select status, attempts from cronq.jobs where id = $id")"
+
+# A claimed job cancelled while an earlier job of its batch runs is not
+# started: before it starts after a slow job, a heartbeat asks.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+slow=$("$CRONQ" enqueue sleep '{"seconds": 2}')
+later=$("$CRONQ" enqueue noop --priority 1)
+"$CRONQ" run --batch 2 &
+pid=$!
+check "both claimed" wait_for "claimed" 5 "select count(*) = 2 from cronq.jobs where status = 'running'"
+"$CRONQ" cancel "$later" >/dev/null
+wait $pid
+eq "the cancelled job of the batch did not run" "cancelled|cancelled" \
+    "$(q "select status, (select string_agg(outcome, ',') from cronq.job_runs where job_id = $later) from cronq.jobs where id = $later")"
+eq "the slow job succeeded" "succeeded" "$(q "select status from cronq.jobs where id = $slow")"
+
+# --max-runtime: jobs claimed but not started when it is up are given back
+# (queued, attempt not counted), so the wake ends near it.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+for i in 1 2 3 4 5; do "$CRONQ" enqueue sleep '{"seconds": 1}' >/dev/null; done
+start=$(date +%s%N)
+cronq run --batch 5 --max-runtime 2s
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+eq "--max-runtime: exit 0, silent" "0||" "$RC|$OUT|$ERR"
+check "--max-runtime 2s: the wake ends after the job it had started, not five jobs later (${ms}ms)" [ $ms -lt 4500 ]
+row=$(q "select count(*) filter (where status = 'succeeded'), count(*) filter (where status = 'queued'), coalesce(max(attempts) filter (where status = 'queued'), -1), (select count(*) from cronq.job_runs where outcome = 'given_back'), count(*) filter (where status = 'running') from cronq.jobs")
+IFS='|' read -r ran back back_attempts back_runs running <<<"$row"
+check "--max-runtime: some ran, the rest given back unstarted ($row)" \
+    [ "$ran" -ge 1 -a "$back" -ge 2 -a $((ran + back)) -eq 5 -a "$back_attempts" -eq 0 -a "$back_runs" -eq "$back" -a "$running" -eq 0 ]
+
 done_testing
