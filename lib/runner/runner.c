@@ -99,6 +99,7 @@ typedef struct worker {
 	char		id[320];
 	PGconn	   *conn;
 	bool		own_conn;
+	PGconn	   *lost_conn;		/* the caller's connection, replaced by reconnect() */
 	PGconn	   *session;		/* for tasks (sql, exec checks, purge), opened on demand */
 	claim_batch batch;
 	job_state  *state;
@@ -145,6 +146,31 @@ budget_return(shared *sh, int n)
 	if (sh->jobs_left >= 0)
 		sh->jobs_left += n;
 	pthread_mutex_unlock(&sh->lock);
+}
+
+/*
+ * The worker's connection failed: open a new one, once, so that a dropped
+ * connection (a restarted server, a terminated backend) does not stop the
+ * running job or cost the batch its attempts. The jobs are still ours:
+ * their leases run on, and every later statement is fenced.
+ */
+static bool
+reconnect(worker *w)
+{
+	cq_err err = {0};
+	PGconn *conn;
+
+	if (pg_alive(w->conn) || (conn = pg_connect(w->sh->o->conninfo, &err)) == NULL)
+		return false;
+	log_full(LOG_WARNING, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}}, NULL, NULL,
+			 "the connection to the database was lost (%s); reconnected", w->err.msg);
+	if (w->own_conn)
+		pg_close(w->conn);
+	else
+		w->lost_conn = w->conn;	/* the caller's: it closes it */
+	w->conn = conn;
+	w->own_conn = true;
+	return true;
 }
 
 /* Renew the leases of every job of the batch not yet recorded. */
@@ -227,7 +253,7 @@ worker_tick(void *arg)
 	if (w->deadline && now >= w->deadline)
 		return w->stopped = TASK_STOP_TIMEOUT;
 	if (now >= w->next_beat) {
-		if (heartbeat(w) != 0) {
+		if (heartbeat(w) != 0 && !(reconnect(w) && heartbeat(w) == 0)) {
 			w->code = w->err.code;
 			return w->stopped = TASK_STOP_DISCONNECTED;
 		}
@@ -335,7 +361,12 @@ has_pending(const worker *w)
 	return false;
 }
 
-/* Record every pending outcome of the batch in one statement. */
+/*
+ * Record every pending outcome of the batch in one statement, on a new
+ * connection if the old one was lost. (Had the lost statement committed,
+ * the second finds the jobs recorded: fenced out, they get a lease_lost
+ * history row, and nothing changes.)
+ */
 static int
 flush(worker *w)
 {
@@ -343,6 +374,9 @@ flush(worker *w)
 	int *idx;
 	int n = gather_pending(w, &rec, &idx);
 	int rc = n ? jobs_record(w->conn, rec, n, false, &w->err) : 0;
+
+	if (rc != 0 && reconnect(w))
+		rc = jobs_record(w->conn, rec, n, false, &w->err);
 
 	if (rc == 0)
 		apply_recorded(w, rec, idx, n);
@@ -568,6 +602,18 @@ worker_main(void *arg)
 										&o->filter, &next, &w->err);
 		if (w->code == 0 && have_batch)
 			apply_recorded(w, rec, idx, npending);
+		else if (w->code != 0 && npending > 0 && reconnect(w)) {
+			/*
+			 * The finished jobs' outcomes are recorded on a new connection;
+			 * the claim is not tried again (it may have committed), and the
+			 * run ends with the error.
+			 */
+			cq_err lost = w->err;
+
+			if (jobs_record(w->conn, rec, npending, false, &w->err) == 0)
+				apply_recorded(w, rec, idx, npending);
+			w->err = lost;
+		}
 		free(rec);
 		free(idx);
 		if (have_batch)
@@ -717,6 +763,12 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 			if (threads[i])
 				pthread_join(threads[i], NULL);
 		free(threads);
+	}
+	/* Worker 0 ran on this connection; if it had to open another, use that. */
+	if (workers[0].lost_conn == conn) {
+		pg_close(conn);
+		conn = workers[0].conn;
+		workers[0].own_conn = false;
 	}
 	for (int i = 0; i < o->concurrency; i++) {
 		worker *w = &workers[i];

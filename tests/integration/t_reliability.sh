@@ -172,4 +172,21 @@ IFS='|' read -r ran back back_attempts back_runs running <<<"$row"
 check "--max-runtime: some ran, the rest given back unstarted ($row)" \
     [ "$ran" -ge 1 -a "$back" -ge 2 -a $((ran + back)) -eq 5 -a "$back_attempts" -eq 0 -a "$back_runs" -eq "$back" -a "$running" -eq 0 ]
 
+# A dropped connection mid-job (its backend terminated): the worker opens a
+# new one at its next heartbeat, says so, and the job runs on to success on
+# its one attempt; the wake ends normally.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+id=$("$CRONQ" enqueue sleep '{"seconds": 3}' --max-attempts 1)
+"$CRONQ" run --lease 3s 2>"$T_DIR/d.err" &
+pid=$!
+check "job is running" wait_for "running" 5 "select status = 'running' from cronq.jobs where id = $id"
+eq "the runner's backend is terminated" 1 \
+    "$(q "select count(*) from (select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'cronq' and pid <> pg_backend_pid()) t")"
+wait $pid
+eq "connection dropped mid-job: exit 0" 0 $?
+eq "the job succeeded on its one attempt" "succeeded|1|succeeded" \
+    "$(q "select status, attempts, (select string_agg(outcome, ',') from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+match "the reconnection is logged" "warning: .*connection to the database was lost.*reconnected" "$(cat "$T_DIR/d.err")"
+eq "the wake is closed" "0" "$(q "select exit_status from cronq.wakes order by id desc limit 1")"
+
 done_testing
