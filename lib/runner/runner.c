@@ -445,6 +445,15 @@ run_one(worker *w, int i)
 	json_decref(payload);
 
 	stop = w->stopped;
+	/*
+	 * Work that took effect (a committed transaction) stands however late
+	 * the stop came: recorded as a timeout or given back, it would run
+	 * again. (A lost lease is fenced anyway; a lost connection records
+	 * nothing.)
+	 */
+	if (r->took_effect && r->status == TASK_SUCCEEDED &&
+		(stop == TASK_STOP_TIMEOUT || stop == TASK_STOP_SHUTDOWN || stop == TASK_STOP_CANCELLED))
+		stop = TASK_GO;
 	w->cur = -1;
 	w->deadline = 0;
 	/*

@@ -132,7 +132,9 @@ run_in_transaction(const task_ctx *ctx, const task_job *job, const char *sql, ta
 		else
 			fail_with(res, r, conn, failed_at == 2 ? "cannot prepare the job as its role: " : "");
 	} else {
+		/* Committed, even if a cancel request was on its way. */
 		task_result_set(res, TASK_SUCCEEDED, NULL, NULL);
+		res->took_effect = true;
 		if (rows && PQntuples(rows) == 1)
 			set_rows_output(res, rows, true);
 	}
@@ -175,14 +177,15 @@ run_alone(const task_ctx *ctx, const task_job *job, const char *sql, task_result
 		return;
 	}
 	r = pg_exec_watched(conn, sql, 0, NULL, should_stop, (void *) ctx, &failed_at, &stopped, NULL);
-	if (stopped)
-		;
-	else if (r == NULL || failed_at >= 0)
-		fail_with(res, r, conn, "");
-	else {
+	if (r != NULL && failed_at < 0) {
+		/* Done, even if a cancel request was on its way. */
 		task_result_set(res, TASK_SUCCEEDED, NULL, NULL);
+		res->took_effect = true;
 		set_rows_output(res, r, false);
-	}
+	} else if (stopped)
+		;						/* the runner records why it stopped the task */
+	else
+		fail_with(res, r, conn, "");
 	PQclear(r);
 	pg_close(conn);
 }

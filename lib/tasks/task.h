@@ -38,6 +38,12 @@ typedef struct task_result {
 	char		error_code[64];	/* "" when none */
 	char	   *error;			/* NULL when none */
 	char	   *output;			/* captured output tail, NULL when none */
+	/*
+	 * The work is done and durable (a committed transaction) even if the
+	 * runner asked the task to stop too late to prevent it: the runner then
+	 * records the success, since running the job again would repeat it.
+	 */
+	bool		took_effect;
 } task_result;
 
 /* The job as a task sees it. */

@@ -76,6 +76,17 @@ for id in $a $b $c; do
     check "job $id: retried per backoff (5-10 s)" [ "$(q "select extract(epoch from run_at - now()) between 3 and 10 from cronq.jobs where id = $id")" = t ]
 done
 
+# SQL that commits though the timeout's cancel came (it catches it): its work
+# is done, so the job is recorded succeeded, not retried to do it again.
+q "create table swallowed (n int)"
+for tx in true false; do
+    id=$("$CRONQ" enqueue sql "{\"sql\": \"do \$\$ begin perform pg_sleep(3); exception when query_canceled then insert into swallowed values (1); end \$\$\", \"transaction\": $tx}" --timeout 1s)
+    "$CRONQ" run 2>/dev/null
+    eq "transaction $tx: committed after the timeout's cancel: succeeded, once" "succeeded|1|succeeded" \
+        "$(q "select status, (select count(*) from swallowed), (select string_agg(outcome, ',') from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+    q "delete from swallowed"
+done
+
 # A child ignoring SIGTERM: after the timeout nothing of the job remains.
 id=$("$CRONQ" enqueue exec "{\"command\": \"stubborn\", \"env\": {\"OUT_DIR\": \"$T_DIR\"}}" --timeout 1s)
 "$CRONQ" run --exec-dir "$exec_dir" --kill-grace 1s
