@@ -3,7 +3,10 @@
  * UPDATE SKIP LOCKED, so concurrent runners split them rather than wait,
  * computes fire times in C, and writes jobs and next runs through
  * cronq.materialise() in one statement of the same transaction; the
- * occurrence key schedule:NAME:FIRE_TIME is the backstop.
+ * occurrence key schedule:NAME:FIRE_TIME is the backstop. Only when that
+ * statement is refused (a schedule whose jobs the database no longer
+ * accepts) is the batch done again in parts under savepoints, still
+ * holding the same rows, to set the schedules at fault aside.
  */
 #include "sched/schedule.h"
 
@@ -344,18 +347,230 @@ static const char due_sql[] =
 	" order by s.next_run_at limit $1::int"
 	" for update of s skip locked";
 
-/* One transaction's worth: returns how many schedules were due (0: done). */
+static const char materialise_sql[] =
+	"select schedule, job_id from cronq.materialise($1, $2, $3, $4)";
+
+/*
+ * A schedule that cannot run (a bad expression or zone stored behind the
+ * CLI's back, or jobs the database refuses) is looked at again an hour
+ * later, loudly, rather than disabled or retried every wake.
+ */
+#define SCHEDULE_RETRY_S 3600
+
+/*
+ * One due schedule's share of a batch. Who owns what: name points into the
+ * due query's result; fires and refusal are the entry's own.
+ */
+typedef struct due_entry {
+	const char *name;
+	int64_t    *fires;			/* occurrences to enqueue, ascending */
+	int			nfires;
+	int			skipped;		/* occurrences skipped by a policy */
+	const char *skip_why;		/* which one, for the log */
+	char	   *refusal;		/* why it cannot run, or NULL */
+	char		next[CRON_TIME_BUFLEN];		/* its next run; "" for never */
+	char		retry[CRON_TIME_BUFLEN];	/* its next run should its jobs be refused */
+} due_entry;
+
+/*
+ * Whether a failed cronq.materialise() may be the fault of one schedule's
+ * contents (a payload the rules refuse, an author without the privilege,
+ * a job constraint) rather than of the database or the session: only then
+ * is the batch worth trying again schedule by schedule.
+ */
+static bool
+schedule_fault(const char *sqlstate)
+{
+	return strncmp(sqlstate, "22", 2) == 0 || strncmp(sqlstate, "23", 2) == 0 ||
+		strncmp(sqlstate, "42", 2) == 0 || strncmp(sqlstate, "P0", 2) == 0;
+}
+
+/*
+ * Fill d from row i of the due query: which occurrences to enqueue after
+ * the catchup and overlap policies, its next run, and its run should its
+ * jobs be refused (the first occurrence an hour or more after the newest
+ * refused one, so the retry is a real occurrence).
+ */
+static void
+entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
+{
+	const char *catchup = PQgetvalue(res, i, 3);
+	bool busy = PQgetvalue(res, i, 7)[0] == 't';
+	bool skip_overlap = busy && strcmp(PQgetvalue(res, i, 4), "skip") == 0;
+	int64_t from = strtoll(PQgetvalue(res, i, 5), NULL, 10);
+	int64_t now = strtoll(PQgetvalue(res, i, 6), NULL, 10);
+	int64_t after;
+	int cap;
+	char why[512];
+	cron_expr *e = cron_parse(PQgetvalue(res, i, 1), why, sizeof why);
+	tz *zone = e ? zone_get(zones, PQgetvalue(res, i, 2), why, sizeof why) : NULL;
+
+	memset(d, 0, sizeof *d);
+	d->name = PQgetvalue(res, i, 0);
+	if (e == NULL || zone == NULL) {
+		d->refusal = xstrdup(why);
+		cron_format_utc(now + SCHEDULE_RETRY_S, d->next, sizeof d->next);
+		cron_free(e);
+		return;
+	}
+	cap = strcmp(catchup, "all") == 0 ? SCHEDULE_CATCHUP_CAP : 1;
+	d->fires = xcalloc((size_t) cap, sizeof *d->fires);
+	d->nfires = occurrences(e, zone, from, now, cap, d->fires);
+	if (strcmp(catchup, "skip") == 0 && d->nfires > 0 &&
+		now - d->fires[d->nfires - 1] > SCHEDULE_SKIP_TOLERANCE_S) {
+		d->skip_why = "occurrences missed, skipped (catchup skip)";
+		d->skipped = d->nfires;
+		d->nfires = 0;
+	}
+	if (skip_overlap && d->nfires > 0) {
+		d->skip_why = "previous job still unfinished, occurrence skipped (overlap skip)";
+		d->skipped = d->nfires;
+		d->nfires = 0;
+	}
+	if (cron_next(e, zone, now, &after) == 0)
+		cron_format_utc(after, d->next, sizeof d->next);
+	if (d->nfires > 0 &&
+		cron_next(e, zone, d->fires[d->nfires - 1] + SCHEDULE_RETRY_S - 1, &after) == 0)
+		cron_format_utc(after, d->retry, sizeof d->retry);
+	cron_free(e);
+}
+
+/*
+ * One cronq.materialise() call for the n entries of list: their fires, and
+ * each one's next run. Adds the jobs enqueued to *enqueued.
+ */
 static int
-materialise_batch(PGconn *conn, zone_cache *zones, int *enqueued, int *skipped, int *due, cq_err *err)
+materialise_call(PGconn *conn, due_entry *const *list, int n, int *enqueued, cq_err *err, char *sqlstate)
 {
 	buf names = BUF_INIT, fires = BUF_INIT, sched = BUF_INIT, next = BUF_INIT;
-	int64_t *occ = xcalloc(SCHEDULE_CATCHUP_CAP, sizeof *occ);
+	const char *params[4];
+	PGresult *res;
+	char ts[CRON_TIME_BUFLEN];
+
+	buf_array_begin(&names);
+	buf_array_begin(&fires);
+	buf_array_begin(&sched);
+	buf_array_begin(&next);
+	for (int i = 0; i < n; i++) {
+		const due_entry *d = list[i];
+
+		for (int k = 0; k < d->nfires; k++) {
+			cron_format_utc(d->fires[k], ts, sizeof ts);
+			buf_array_text(&names, d->name);
+			buf_array_text(&fires, ts);
+		}
+		buf_array_text(&sched, d->name);
+		buf_array_text(&next, d->next[0] ? d->next : NULL);
+	}
+	buf_array_end(&names);
+	buf_array_end(&fires);
+	buf_array_end(&sched);
+	buf_array_end(&next);
+	params[0] = buf_str(&names);
+	params[1] = buf_str(&fires);
+	params[2] = buf_str(&sched);
+	params[3] = buf_str(&next);
+	res = pg_exec(conn, materialise_sql, 4, params, PG_ANY, err, sqlstate);
+	buf_free(&names);
+	buf_free(&fires);
+	buf_free(&sched);
+	buf_free(&next);
+	if (res == NULL)
+		return err->code;
+	*enqueued += PQntuples(res);
+	for (int i = 0; i < PQntuples(res); i++)
+		log_info("schedule \"%s\" enqueued job %s", PQgetvalue(res, i, 0), PQgetvalue(res, i, 1));
+	PQclear(res);
+	return 0;
+}
+
+/*
+ * Materialise list[0..n) under a savepoint. Refused for what may be one
+ * schedule's fault, the list is halved and each half tried again, down to
+ * the schedules to blame: such a schedule enqueues nothing and joins *rest,
+ * to move on to its retry time. One refused schedule among n costs about
+ * 2 log2(n) calls, not n.
+ */
+static int
+materialise_split(PGconn *conn, due_entry **list, int n, due_entry **rest, int *nrest,
+				  int *enqueued, cq_err *err, char *sqlstate)
+{
+	bool refused;
+	int rc;
+
+	if ((rc = pg_run(conn, "savepoint materialise_part", 0, NULL, err)) != 0)
+		return rc;
+	rc = materialise_call(conn, list, n, enqueued, err, sqlstate);
+	if ((refused = rc != 0)) {
+		if (!schedule_fault(sqlstate) || !pg_alive(conn))
+			return rc;
+		if (n == 1) {
+			list[0]->refusal = xstrdup(err->msg);
+			list[0]->nfires = 0;
+			memcpy(list[0]->next, list[0]->retry, sizeof list[0]->next);
+			rest[(*nrest)++] = list[0];
+		}
+		cq_clear(err);
+		if ((rc = pg_run(conn, "rollback to savepoint materialise_part", 0, NULL, err)) != 0)
+			return rc;
+	}
+	if ((rc = pg_run(conn, "release savepoint materialise_part", 0, NULL, err)) != 0)
+		return rc;
+	if (!refused || n == 1)
+		return 0;
+	if ((rc = materialise_split(conn, list, n / 2, rest, nrest, enqueued, err, sqlstate)) != 0)
+		return rc;
+	return materialise_split(conn, list + n / 2, n - n / 2, rest, nrest, enqueued, err, sqlstate);
+}
+
+/*
+ * The slow path, taken when the batch's one call failed for what may be a
+ * schedule's fault: the schedules with occurrences to enqueue are split
+ * until the ones to blame are found; then one call moves on the rest (the
+ * refused, and those with nothing to enqueue).
+ */
+static int
+materialise_slow(PGconn *conn, due_entry *d, int n, int *enqueued, cq_err *err, char *sqlstate)
+{
+	due_entry **list = xcalloc((size_t) n + 1, sizeof *list);
+	due_entry **rest = xcalloc((size_t) n + 1, sizeof *rest);
+	int nlist = 0, nrest = 0, rc = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (d[i].nfires > 0)
+			list[nlist++] = &d[i];
+		else
+			rest[nrest++] = &d[i];
+	}
+	if (nlist > 0)
+		rc = materialise_split(conn, list, nlist, rest, &nrest, enqueued, err, sqlstate);
+	if (rc == 0 && nrest > 0)
+		rc = materialise_call(conn, rest, nrest, enqueued, err, sqlstate);
+	free(list);
+	free(rest);
+	return rc;
+}
+
+/*
+ * One transaction's worth: *due gets how many schedules were due (0: done).
+ * The due schedules go to cronq.materialise() in one call, or with slow
+ * through materialise_slow(). sqlstate gets the SQLSTATE of a failed
+ * cronq.materialise() call ("" for any other failure).
+ */
+static int
+materialise_batch(PGconn *conn, zone_cache *zones, bool slow, int *enqueued, int *skipped,
+				  int *due, cq_err *err, char *sqlstate)
+{
+	due_entry *d = NULL;
+	due_entry **all = NULL;
 	PGresult *res = NULL;
+	int added = 0;
 	char batch[16];
 	int rc;
 
 	snprintf(batch, sizeof batch, "%d", MATERIALISE_BATCH);
 	*due = 0;
+	sqlstate[0] = '\0';
 	if ((rc = pg_run(conn, "begin", 0, NULL, err)) != 0)
 		goto out;
 	if ((res = pg_exec(conn, due_sql, 1, (const char *[]) {batch}, PG_ANY, err, NULL)) == NULL) {
@@ -363,89 +578,45 @@ materialise_batch(PGconn *conn, zone_cache *zones, int *enqueued, int *skipped, 
 		goto out;
 	}
 	*due = PQntuples(res);
-	buf_array_begin(&names);
-	buf_array_begin(&fires);
-	buf_array_begin(&sched);
-	buf_array_begin(&next);
+	d = xcalloc((size_t) *due + 1, sizeof *d);
+	all = xcalloc((size_t) *due + 1, sizeof *all);
 	for (int i = 0; i < *due; i++) {
-		const char *name = PQgetvalue(res, i, 0);
-		const char *catchup = PQgetvalue(res, i, 3);
-		bool busy = PQgetvalue(res, i, 7)[0] == 't';
-		bool skip_overlap = busy && strcmp(PQgetvalue(res, i, 4), "skip") == 0;
-		int64_t from = strtoll(PQgetvalue(res, i, 5), NULL, 10);
-		int64_t now = strtoll(PQgetvalue(res, i, 6), NULL, 10);
-		int64_t after;
-		char why[512], ts[32];
-		cron_expr *e = cron_parse(PQgetvalue(res, i, 1), why, sizeof why);
-		tz *zone = e ? zone_get(zones, PQgetvalue(res, i, 2), why, sizeof why) : NULL;
-		int n = 0;
-
-		if (e == NULL || zone == NULL) {
-			/* Stored behind the CLI's back; look again in an hour, loudly. */
-			log_warning("schedule \"%s\" cannot run: %s", name, why);
-			cron_format_utc(now + 3600, ts, sizeof ts);
-			buf_array_text(&sched, name);
-			buf_array_text(&next, ts);
-			cron_free(e);
-			continue;
-		}
-		n = occurrences(e, zone, from, now,
-						strcmp(catchup, "all") == 0 ? SCHEDULE_CATCHUP_CAP : 1, occ);
-		if (strcmp(catchup, "skip") == 0 && n > 0 && now - occ[n - 1] > SCHEDULE_SKIP_TOLERANCE_S) {
-			log_info("schedule \"%s\": occurrences missed, skipped (catchup skip)", name);
-			*skipped += n;
-			n = 0;
-		}
-		if (skip_overlap && n > 0) {
-			log_info("schedule \"%s\": previous job still unfinished, occurrence skipped (overlap skip)", name);
-			*skipped += n;
-			n = 0;
-		}
-		for (int k = 0; k < n; k++) {
-			cron_format_utc(occ[k], ts, sizeof ts);
-			buf_array_text(&names, name);
-			buf_array_text(&fires, ts);
-		}
-		buf_array_text(&sched, name);
-		if (cron_next(e, zone, now, &after) == 0) {
-			cron_format_utc(after, ts, sizeof ts);
-			buf_array_text(&next, ts);
-		} else
-			buf_array_raw(&next, NULL);
-		cron_free(e);
+		entry_fill(&d[i], res, i, zones);
+		all[i] = &d[i];
 	}
-	buf_array_end(&names);
-	buf_array_end(&fires);
-	buf_array_end(&sched);
-	buf_array_end(&next);
-	PQclear(res);
-	res = NULL;
 	if (*due > 0) {
-		const char *params[4] = {buf_str(&names), buf_str(&fires), buf_str(&sched), buf_str(&next)};
-
-		if ((res = pg_exec(conn, "select schedule, job_id from cronq.materialise($1, $2, $3, $4)",
-						   4, params, PG_ANY, err, NULL)) == NULL) {
-			rc = err->code;
+		rc = slow ? materialise_slow(conn, d, *due, &added, err, sqlstate)
+			: materialise_call(conn, all, *due, &added, err, sqlstate);
+		if (rc != 0)
 			goto out;
-		}
-		*enqueued += PQntuples(res);
-		for (int i = 0; i < PQntuples(res); i++)
-			log_info("schedule \"%s\" enqueued job %s", PQgetvalue(res, i, 0), PQgetvalue(res, i, 1));
 	}
-	rc = pg_run(conn, "commit", 0, NULL, err);
+	if ((rc = pg_run(conn, "commit", 0, NULL, err)) != 0)
+		goto out;
+
+	/* Only now, so that a batch that failed and is tried again says nothing twice. */
+	*enqueued += added;
+	for (int i = 0; i < *due; i++) {
+		if (d[i].refusal)
+			log_warning("schedule \"%s\" cannot run: %s", d[i].name, d[i].refusal);
+		if (d[i].skipped > 0) {
+			log_info("schedule \"%s\": %s", d[i].name, d[i].skip_why);
+			*skipped += d[i].skipped;
+		}
+	}
 
 out:
-	PQclear(res);
 	if (rc != 0 && pg_alive(conn)) {
 		PGresult *r = PQexec(conn, "rollback");
 
 		PQclear(r);
 	}
-	buf_free(&names);
-	buf_free(&fires);
-	buf_free(&sched);
-	buf_free(&next);
-	free(occ);
+	for (int i = 0; d && i < *due; i++) {
+		free(d[i].fires);
+		free(d[i].refusal);
+	}
+	free(d);
+	free(all);
+	PQclear(res);
 	return rc;
 }
 
@@ -453,13 +624,20 @@ int
 schedule_materialise(PGconn *conn, int *enqueued, int *skipped, cq_err *err)
 {
 	zone_cache zones = {NULL, NULL, 0, 0};
+	char sqlstate[6];
 	int rc, due;
 
 	*enqueued = 0;
 	*skipped = 0;
-	do
-		rc = materialise_batch(conn, &zones, enqueued, skipped, &due, err);
-	while (rc == 0 && due == MATERIALISE_BATCH);
+	do {
+		rc = materialise_batch(conn, &zones, false, enqueued, skipped, &due, err, sqlstate);
+		if (rc != 0 && schedule_fault(sqlstate) && pg_alive(conn)) {
+			/* The fast path's one statement was refused: the same batch, in parts. */
+			log_debug("materialising the due schedules in parts: %s", err->msg);
+			cq_clear(err);
+			rc = materialise_batch(conn, &zones, true, enqueued, skipped, &due, err, sqlstate);
+		}
+	} while (rc == 0 && due == MATERIALISE_BATCH);
 	zone_cache_free(&zones);
 	return rc;
 }

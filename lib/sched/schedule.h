@@ -55,7 +55,12 @@ json_t *schedule_list(PGconn *conn, const char *name, cq_err *err);
 /*
  * Enqueue the due occurrences of every enabled schedule (catchup and
  * overlap policies applied) and move each on to its next occurrence.
- * *enqueued and *skipped count occurrences.
+ * *enqueued and *skipped count occurrences. A schedule that cannot run (a
+ * bad expression or zone, or jobs the database refuses: a payload the
+ * rules no longer accept, an author who lost a privilege) affects only
+ * itself: it is logged as a warning, enqueues nothing, and is looked at
+ * again an hour later (its first occurrence an hour or more on); the call
+ * still succeeds. Errors are the database's or the session's.
  */
 int schedule_materialise(PGconn *conn, int *enqueued, int *skipped, cq_err *err)
 	__attribute__((warn_unused_result));

@@ -81,7 +81,7 @@ q "insert into cronq.schedules (name, cron, type, next_run_at, catchup)
    select 's' || i, '*/5 * * * *', 'noop', date_trunc('minute', now()) - interval '30 minutes', 'all'
    from generate_series(1, 200) i"
 expected=$(q "select count(*) from generate_series(date_trunc('minute', now()) - interval '30 minutes', now(), interval '1 minute') t where extract(minute from t)::int % 5 = 0")
-for i in $(seq 1 8); do "$CRONQ" run --type none >"$T_DIR/r$i.out" 2>&1 & done
+for i in $(seq 1 8); do "$CRONQ" run --queue none-such >"$T_DIR/r$i.out" 2>&1 & done
 wait
 eq "8 runners: quiet" "" "$(cat "$T_DIR"/r*.out)"
 eq "8 runners: each schedule got each occurrence once" "$((200 * expected))|$((200 * expected))|200" \
@@ -89,7 +89,7 @@ eq "8 runners: each schedule got each occurrence once" "$((200 * expected))|$((2
 eq "8 runners: every job carries its schedule and fire time" 0 \
     "$(q "select count(*) from cronq.jobs where schedule is null or scheduled_for is null or idempotency_key <> 'schedule:' || schedule || ':' || to_char(scheduled_for at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")"
 eq "8 runners: next_run_at moved to the future" 0 "$(q "select count(*) from cronq.schedules where next_run_at <= now()")"
-"$CRONQ" run --type none
+"$CRONQ" run --queue none-such
 eq "a second wave adds nothing" "$((200 * expected))" "$(q "select count(*) from cronq.jobs")"
 q "delete from cronq.schedules; delete from cronq.jobs"
 
@@ -102,7 +102,7 @@ for policy in latest all skip; do
 done
 q "update cronq.schedules set next_run_at = now() - interval '2 hours'"
 missed=$(q "select count(*) from generate_series(date_trunc('minute', now() - interval '2 hours') + interval '1 minute', now(), interval '1 minute') t where extract(minute from t) = $m")
-"$CRONQ" run --type none
+"$CRONQ" run --queue none-such
 eq "catchup latest enqueues 1" 1 "$(q "select count(*) from cronq.jobs where schedule = 'c-latest'")"
 eq "catchup latest: the newest occurrence" t "$(q "select max(scheduled_for) > now() - interval '61 minutes' from cronq.jobs where schedule = 'c-latest'")"
 eq "catchup all enqueues every missed occurrence ($missed)" "$missed" "$(q "select count(*) from cronq.jobs where schedule = 'c-all'")"
@@ -112,7 +112,7 @@ eq "all three moved on" 0 "$(q "select count(*) from cronq.schedules where next_
 # catchup all is capped at 100 (the newest).
 "$CRONQ" schedule add c-cap '* * * * *' noop --catchup all
 q "update cronq.schedules set next_run_at = now() - interval '1 day' where name = 'c-cap'"
-"$CRONQ" run --type none
+"$CRONQ" run --queue none-such
 eq "catchup all is capped at 100, the newest" "100|t" "$(q "select count(*), max(scheduled_for) > now() - interval '2 minutes' from cronq.jobs where schedule = 'c-cap'")"
 
 # overlap skip: nothing new while the previous job is unfinished. Each round
@@ -125,16 +125,16 @@ round() {
     q "update cronq.schedules set cron = extract(minute from now() - interval '$1 minutes')::int || ' * * * *', next_run_at = now() - interval '59 minutes'"
 }
 round 10
-"$CRONQ" run --type none
+"$CRONQ" run --queue none-such
 eq "first occurrence enqueued for both" "1|1" "$(q "select count(*) filter (where schedule = 'busy'), count(*) filter (where schedule = 'free') from cronq.jobs")"
 round 20
-"$CRONQ" run --type none -v 2>"$T_DIR/err"
+"$CRONQ" run --queue none-such -v 2>"$T_DIR/err"
 eq "overlap skip: nothing new while the previous job is queued; allow: a second job" "1|2" \
     "$(q "select count(*) filter (where schedule = 'busy'), count(*) filter (where schedule = 'free') from cronq.jobs")"
 match "the skip is logged" 'schedule "busy": previous job still unfinished' "$(cat "$T_DIR/err")"
 "$CRONQ" run
 round 30
-"$CRONQ" run --type none
+"$CRONQ" run --queue none-such
 eq "once the previous job finished, the next occurrence is enqueued" 2 "$(q "select count(*) from cronq.jobs where schedule = 'busy'")"
 
 # Jobs of a schedule are enqueued in its author's name, not the runner's.
@@ -143,7 +143,7 @@ q "grant cronq_user to sched_bob; grant insert on cronq.schedules to sched_bob"
 PGUSER=sched_bob "$CRONQ" schedule add sched_bobs '* * * * *' noop
 eq "the author is the role that added it" sched_bob "$(q "select created_by from cronq.schedules where name = 'sched_bobs'")"
 q "update cronq.schedules set cron = extract(minute from now() - interval '10 minutes')::int || ' * * * *', next_run_at = now() - interval '59 minutes' where name = 'sched_bobs'"
-"$CRONQ" run --type none
+"$CRONQ" run --queue none-such
 eq "its jobs are enqueued by its author" sched_bob "$(q "select string_agg(distinct enqueued_by, ',') from cronq.jobs where schedule = 'sched_bobs'")"
 
 # Materialisation into a jobs table analysed while empty: the trigger's
@@ -168,5 +168,54 @@ q "update cronq.schedules set updated_at = now() - interval '1 day' where name =
 "$CRONQ" schedule disable seq1 >/dev/null
 eq "disabling is a change (updated_at now)" t "$(q "select updated_at > now() - interval '1 minute' from cronq.schedules where name = 'seq1'")"
 
+
+# A schedule that cannot become a job (its author lost cronq_exec after
+# writing it) holds up nothing: the other schedules are materialised, the
+# queue runs, and the broken one is reported on one line and moved on to
+# its first occurrence an hour or more later (as a bad expression is
+# looked at again in an hour), with nothing enqueued for it.
+q "delete from cronq.jobs; delete from cronq.schedules"
+lost=sched_lost_exec
+q "drop role if exists $lost"
+q "create role $lost; grant cronq_exec to $lost"
+q "insert into cronq.schedules (name, cron, type, payload, created_by, next_run_at)
+   values ('lost-exec', '* * * * *', 'exec', '{\"command\": \"x\"}', '$lost', now() - interval '1 minute'),
+          ('still-good', '* * * * *', 'noop', '{}', current_user, now() - interval '1 minute')"
+q "revoke cronq_exec from $lost"
+noop=$("$CRONQ" enqueue noop)
+cronq run
+expect "a schedule refused its job: run exits 0, one warning naming it" 0 "" \
+    "cronq: warning: schedule \"lost-exec\" cannot run: role \"$lost\" may not enqueue exec jobs: it is not a member of cronq_exec"
+eq "the queued noop job ran" succeeded "$(q "select status from cronq.jobs where id = $noop")"
+eq "the good schedule's occurrence was enqueued (and run)" "1|succeeded" \
+    "$(q "select count(*), string_agg(status, ',') from cronq.jobs where schedule = 'still-good'")"
+eq "nothing enqueued for the broken schedule" 0 "$(q "select count(*) from cronq.jobs where schedule = 'lost-exec'")"
+eq "the broken schedule moved on an hour, still enabled" "t|t|t" \
+    "$(q "select next_run_at >= now() + interval '58 minutes', next_run_at <= now() + interval '61 minutes', enabled from cronq.schedules where name = 'lost-exec'")"
+eq "the wake is recorded as a success" 0 "$(q "select exit_status from cronq.wakes order by id desc limit 1")"
+cronq run
+expect "the next run is quiet until the broken schedule is due again" 0 "" ""
+
+# The same under 4 concurrent runners, the broken schedule among 100 good
+# ones with missed occurrences: every good occurrence enqueued once, the
+# broken one reported once.
+q "delete from cronq.jobs; delete from cronq.schedules"
+q "insert into cronq.schedules (name, cron, type, next_run_at, catchup)
+   select 'g' || i, '*/5 * * * *', 'noop', date_trunc('minute', now()) - interval '30 minutes', 'all'
+   from generate_series(1, 100) i"
+q "grant cronq_exec to $lost"
+q "insert into cronq.schedules (name, cron, type, payload, created_by, next_run_at)
+   values ('lost-exec', '* * * * *', 'exec', '{\"command\": \"x\"}', '$lost', now() - interval '1 minute')"
+q "revoke cronq_exec from $lost"
+expected=$(q "select count(*) from generate_series(date_trunc('minute', now()) - interval '30 minutes', now(), interval '1 minute') t where extract(minute from t)::int % 5 = 0")
+for i in $(seq 1 4); do "$CRONQ" run --queue none-such >"$T_DIR/b$i.out" 2>&1 & done
+wait
+eq "4 runners and a broken schedule: reported once" \
+    "cronq: warning: schedule \"lost-exec\" cannot run: role \"$lost\" may not enqueue exec jobs: it is not a member of cronq_exec" \
+    "$(cat "$T_DIR"/b*.out)"
+eq "4 runners and a broken schedule: each good occurrence once" "$((100 * expected))|$((100 * expected))|100" \
+    "$(q "select count(*), count(distinct idempotency_key), count(distinct schedule) from cronq.jobs")"
+eq "4 runners and a broken schedule: every schedule moved on" 0 "$(q "select count(*) from cronq.schedules where next_run_at <= now()")"
+q "drop role $lost"
 
 done_testing
