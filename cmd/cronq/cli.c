@@ -15,6 +15,7 @@
 #include "pg/pg.h"
 #include "queue/enqueue.h"
 #include "schema/migrate.h"
+#include "tasks/task.h"
 #include "util/duration.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -142,30 +143,109 @@ dispatch(int opt, const char *arg, const cli_src *src, cli_handler handler,
 	return rc >= 0 ? rc : handler(opt, arg, src, state);
 }
 
-/* Options that may be repeated take a comma-separated list from the environment. */
+/*
+ * The options a command repeats take a comma-separated list from the
+ * environment; anywhere else a value is taken whole, as the flag would be.
+ */
+static const struct {
+	const char *cmd, *option;
+} list_options[] = {
+	{"run", "queue"}, {"run", "type"},
+	{"list", "status"}, {"list", "queue"}, {"list", "type"},
+	{"retry", "queue"}, {"retry", "type"},
+	{"purge", "status"},
+};
+
+/*
+ * Options that cannot be used together: when the command line gives one
+ * side, the environment's values for the other side are not used (they are
+ * meant for other invocations), so that flags win. Each command still checks
+ * its own clashes after parsing. others is a space-separated list.
+ */
+static const struct {
+	const char *cmd, *option, *others;
+} exclusive_options[] = {
+	{"enqueue", "run-at", "in"},
+	{"enqueue", "jsonl", "run-at in key queue priority max-attempts timeout"},
+	{"backfill", "schedule", "step payload key queue priority max-attempts timeout"},
+	{"status", "json", "prometheus"},
+};
+
 static bool
-is_list_option(const char *name)
+is_list_option(const char *cmd, const char *name)
 {
-	return strcmp(name, "queue") == 0 || strcmp(name, "type") == 0 ||
-		strcmp(name, "status") == 0;
+	for (size_t i = 0; i < sizeof list_options / sizeof list_options[0]; i++)
+		if (strcmp(list_options[i].cmd, cmd) == 0 && strcmp(list_options[i].option, name) == 0)
+			return true;
+	return false;
+}
+
+/* Whether name is a word of the space-separated list words. */
+static bool
+in_words(const char *words, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = words; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == words || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* Whether the command line gives the long option called name. */
+static bool
+argv_gives(const struct option *longopts, const bool *given, const char *name)
+{
+	for (size_t i = 0; longopts[i].name; i++)
+		if (strcmp(longopts[i].name, name) == 0)
+			return given[i];
+	return false;
+}
+
+/* Whether the command line gives an option that excludes option name. */
+static bool
+argv_excludes(const char *cmd, const struct option *longopts, const bool *given, const char *name)
+{
+	for (size_t i = 0; i < sizeof exclusive_options / sizeof exclusive_options[0]; i++) {
+		const char *opt = exclusive_options[i].option, *others = exclusive_options[i].others;
+
+		if (strcmp(exclusive_options[i].cmd, cmd) != 0)
+			continue;
+		if (strcmp(opt, name) == 0) {
+			for (size_t j = 0; longopts[j].name; j++)
+				if (given[j] && in_words(others, longopts[j].name))
+					return true;
+		} else if (in_words(others, name) && argv_gives(longopts, given, opt))
+			return true;
+	}
+	return false;
 }
 
 static char *env_copies[16];
 static size_t n_env_copies;
 
 /*
- * CRONQ_<FLAG> for every option but --help: a list (comma-separated) for
- * options that take a value, a boolean word for switches.
+ * CRONQ_<FLAG> for every option but --help that the command line neither
+ * gives nor excludes (given[i] is whether argv gives longopts[i]): a value,
+ * split at commas for the options cmd repeats, or a boolean word for
+ * switches. A value the command line overrides is never parsed.
  */
 static int
-apply_env(const struct option *longopts, cli_handler handler, void *state, cli_common *common)
+apply_env(const char *cmd, const struct option *longopts, const bool *given,
+		  cli_handler handler, void *state, cli_common *common)
 {
-	for (const struct option *o = longopts; o->name; o++) {
+	/* --help shows the help whatever the environment holds. */
+	for (size_t i = 0; longopts[i].name; i++)
+		if (longopts[i].val == OPT_HELP && given[i])
+			return 0;
+	for (size_t i = 0; longopts[i].name; i++) {
+		const struct option *o = &longopts[i];
 		cli_src src;
 		const char *v;
 		size_t k = 0;
+		int rc = 0;
 
-		if (o->val == OPT_HELP)
+		if (o->val == OPT_HELP || given[i] || argv_excludes(cmd, longopts, given, o->name))
 			continue;
 		k = (size_t) snprintf(src.name, sizeof src.name, "CRONQ_");
 		for (const char *p = o->name; *p && k < sizeof src.name - 1; p++)
@@ -175,15 +255,10 @@ apply_env(const struct option *longopts, cli_handler handler, void *state, cli_c
 		if (v == NULL || *v == '\0')
 			continue;
 		if (o->has_arg == no_argument) {
-			int rc;
-
-			if (env_true(v) && (rc = dispatch(o->val, NULL, &src, handler, state, common)) != 0)
-				return rc;
-			continue;
-		}
-		if (is_list_option(o->name)) {
+			if (env_true(v))
+				rc = dispatch(o->val, NULL, &src, handler, state, common);
+		} else if (is_list_option(cmd, o->name)) {
 			char *copy, *save = NULL;
-			int rc = 0;
 
 			/* Handlers keep values by pointer: the copy lives until exit. */
 			if (n_env_copies == sizeof env_copies / sizeof env_copies[0])
@@ -191,57 +266,87 @@ apply_env(const struct option *longopts, cli_handler handler, void *state, cli_c
 			copy = env_copies[n_env_copies++] = xstrdup(v);
 			for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save))
 				rc = dispatch(o->val, item, &src, handler, state, common);
-			if (rc != 0)
-				return rc;
-			continue;
-		}
-		{
-			int rc = dispatch(o->val, v, &src, handler, state, common);
-
-			if (rc != 0)
-				return rc;
-		}
+		} else
+			rc = dispatch(o->val, v, &src, handler, state, common);
+		if (rc != 0)
+			return rc;
 	}
 	return 0;
 }
 
+/*
+ * One pass of getopt_long over argv. The first pass (handler NULL) reports
+ * the command line's syntax errors and only records in given which long
+ * options it gives; the second dispatches each occurrence. Every long
+ * option's id is either its short option or above the printable range
+ * (cli.h), which is how an unknown short option is told from a long one.
+ */
+static int
+scan_argv(const char *cmd, int argc, char **argv, const char *shortopts,
+		  const struct option *longopts, bool *given, cli_handler handler,
+		  void *state, cli_common *common)
+{
+	char optstring[64];
+	int c, rc;
+
+	snprintf(optstring, sizeof optstring, ":%s", shortopts);
+	opterr = 0;
+	optind = 0;					/* glibc: start afresh, as for a new argv */
+	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		const char *given_arg = argv[optind - 1];
+		cli_src src;
+		size_t i;
+
+		if (c == '?') {
+			if (optopt > 0 && optopt < 256 && (optopt == ':' || strchr(shortopts, optopt) == NULL))
+				return cli_usage_error(cmd, "invalid option \"-%c\"", optopt);
+			return cli_usage_error(cmd, "unrecognized option \"%s\"", given_arg);
+		}
+		if (c == ':') {
+			/* A missing value ends argv: argv[optind - 1] holds the option. */
+			if (strncmp(given_arg, "--", 2) != 0)
+				return cli_usage_error(cmd, "option \"-%c\" requires a value", optopt);
+			return cli_usage_error(cmd, "option \"%s\" requires a value", given_arg);
+		}
+		for (i = 0; longopts[i].name && longopts[i].val != c; i++)
+			;
+		if (handler == NULL) {
+			if (longopts[i].name)
+				given[i] = true;
+			continue;
+		}
+		snprintf(src.name, sizeof src.name, "--%s", longopts[i].name ? longopts[i].name : "");
+		if ((rc = dispatch(c, optarg, &src, handler, state, common)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * The command line is read twice: first to learn which options it gives,
+ * so that the environment supplies only the others (flags win, and an
+ * overridden environment value is never parsed), then to apply it after the
+ * environment.
+ */
 int
 cli_parse(const char *cmd, int argc, char **argv, const char *shortopts,
 		  const struct option *longopts, cli_handler handler, void *state,
 		  cli_common *common, int *first_arg)
 {
-	char optstring[64];
-	int c, rc;
+	size_t n = 0;
+	bool *given;
+	int rc;
 
 	memset(common, 0, sizeof *common);
-	if ((rc = apply_env(longopts, handler, state, common)) != 0)
-		return rc;
-
-	snprintf(optstring, sizeof optstring, ":%s", shortopts);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
-		cli_src src;
-		const char *given = argv[optind - 1];
-
-		if (c == '?') {
-			if (optopt && optopt < 256 && given[0] == '-' && given[1] != '-')
-				return cli_usage_error(cmd, "invalid option \"-%c\"", optopt);
-			return cli_usage_error(cmd, "unrecognized option \"%s\"", given);
-		}
-		if (c == ':')
-			return cli_usage_error(cmd, "option \"%s\" requires a value", given);
-		snprintf(src.name, sizeof src.name, "option --%s", "");
-		for (const struct option *o = longopts; o->name; o++)
-			if (o->val == c) {
-				snprintf(src.name, sizeof src.name, "--%s", o->name);
-				break;
-			}
-		if ((rc = dispatch(c, optarg, &src, handler, state, common)) != 0)
-			return rc;
-	}
-	*first_arg = optind;
-	return 0;
+	while (longopts[n].name)
+		n++;
+	given = xcalloc(n + 1, sizeof *given);
+	if ((rc = scan_argv(cmd, argc, argv, shortopts, longopts, given, NULL, NULL, NULL)) == 0 &&
+		(rc = apply_env(cmd, longopts, given, handler, state, common)) == 0 &&
+		(rc = scan_argv(cmd, argc, argv, shortopts, longopts, given, handler, state, common)) == 0)
+		*first_arg = optind;
+	free(given);
+	return rc;
 }
 
 bool
@@ -284,6 +389,16 @@ cli_add_filter(const char **list, int *n, int max, const char *arg, const cli_sr
 	}
 	list[(*n)++] = arg;
 	return 0;
+}
+
+void
+cli_task_names(char *out, size_t len)
+{
+	size_t k = 0;
+
+	out[0] = '\0';
+	for (const task_def *const *t = task_all(); *t && k < len; t++)
+		k += (size_t) snprintf(out + k, len - k, "%s%s", k ? ", " : "", (*t)->name);
 }
 
 int

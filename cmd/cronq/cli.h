@@ -1,8 +1,9 @@
 /*
  * cli — what every subcommand's option parsing shares: environment
- * variables CRONQ_<FLAG> applied before the command line (flags win), the
- * common options (--db, --verbose, --log-format, --help), range-checked
- * numbers and durations, and the usage-error conventions.
+ * variables CRONQ_<FLAG> for the options the command line neither gives nor
+ * excludes (flags win), the common options (--db, --verbose, --log-format,
+ * --help), range-checked numbers and durations, and the usage-error
+ * conventions.
  */
 #ifndef CRONQ_CLI_H
 #define CRONQ_CLI_H
@@ -11,12 +12,17 @@
 #include <jansson.h>
 #include <libpq-fe.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "queue/enqueue.h"
 #include "util/err.h"
 
-/* Option ids above the printable range for long-only options. */
+/*
+ * Option ids above the printable range for long-only options: a long
+ * option's id is its short option or not a character (cli_parse relies on
+ * it to tell an unknown short option from a long one).
+ */
 enum {
 	OPT_DB = 'd',
 	OPT_HELP = 'h',
@@ -55,8 +61,9 @@ typedef struct cli_common {
 } cli_common;
 
 /*
- * Called once per option occurrence (env first, then argv). Returns 0, or an
- * exit code after printing the error.
+ * Called once per option occurrence (env first, then argv; an environment
+ * variable only for an option the command line neither gives nor excludes).
+ * Returns 0, or an exit code after printing the error.
  */
 typedef int (*cli_handler) (int opt, const char *arg, const cli_src *src, void *state);
 
@@ -90,6 +97,9 @@ bool cli_job_option(int opt, const char *arg, const cli_src *src, job_opts *opts
 /* Append a value of a repeatable filter (--queue, --type, --status) to
  * list[*n], at most max: 0 or EX_USAGE with the error printed. */
 int cli_add_filter(const char **list, int *n, int max, const char *arg, const cli_src *src);
+
+/* The built-in tasks' names, ", "-separated, into out (for help and errors). */
+void cli_task_names(char *out, size_t len);
 
 /* argv[first…argc) as job ids (positive integers) into a new *ids. */
 int cli_job_ids(int argc, char **argv, int first, int64_t **ids, int *n);

@@ -29,6 +29,9 @@ typedef struct enqueue_args {
 static void
 help(void)
 {
+	char names[256];
+
+	cli_task_names(names, sizeof names);
 	printf("cronq enqueue adds a job to the queue and prints its id.\n\n"
 		   "Usage:\n"
 		   "  cronq enqueue TYPE [PAYLOAD|-] [OPTION]...\n"
@@ -52,7 +55,7 @@ help(void)
 		   "  -h, --help                show this help, then exit\n\n"
 		   "Connection options:\n"
 		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
-		   "Tasks: noop, sleep {\"seconds\": N}, fail {\"message\", \"code\", \"permanent\"}.\n");
+		   "Tasks: %s (their payloads: man cronq, TASKS).\n", names);
 }
 
 static int

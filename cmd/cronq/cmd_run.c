@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sysexits.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,6 +15,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "runner/runner.h"
+#include "tasks/exec.h"
+#include "tasks/task.h"
 #include "util/log.h"
 
 enum {
@@ -44,7 +47,7 @@ help(void)
 		   "                            (started jobs finish; unstarted ones are given back)\n"
 		   "      --concurrency N       parallel workers, each with its own connection (default 1)\n"
 		   "  -q, --queue NAME          only this queue (repeatable)\n"
-		   "  -t, --type NAME           only this task type (repeatable)\n"
+		   "  -t, --type NAME           only this task type (repeatable; a built-in task)\n"
 		   "      --lease DURATION      lease on claimed jobs, renewed while they run (default 60s)\n"
 		   "      --worker-id ID        name recorded in locked_by (default host:pid:random)\n"
 		   "      --linger DURATION     keep polling for new jobs until DURATION after start\n"
@@ -61,7 +64,8 @@ help(void)
 		   "  -h, --help                show this help, then exit\n\n"
 		   "Connection options:\n"
 		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
-		   "Every option can also be set as CRONQ_<OPTION> (CRONQ_BATCH=100); options win.\n",
+		   "Every option can also be set as CRONQ_<OPTION> (CRONQ_BATCH=100, CRONQ_QUEUE=a,b);\n"
+		   "an option given on the command line wins.\n",
 		   RUN_DEFAULT_BATCH);
 }
 
@@ -92,7 +96,16 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 			rc = cli_add_filter(a->queues, &o->filter.nqueues, CLI_MAX_FILTERS, arg, src);
 			break;
 		case OPT_TYPE:
-			rc = cli_add_filter(a->types, &o->filter.ntypes, CLI_MAX_FILTERS, arg, src);
+			/* A type no task has would match nothing, silently: a typo. */
+			if (arg[0] != '\0' && task_find(arg) == NULL) {
+				char names[256];
+
+				cli_task_names(names, sizeof names);
+				log_error("invalid value \"%s\" for %s: unrecognized task type (known tasks: %s)",
+						  arg, src->name, names);
+				rc = EX_USAGE;
+			} else
+				rc = cli_add_filter(a->types, &o->filter.ntypes, CLI_MAX_FILTERS, arg, src);
 			break;
 		case OPT_LEASE:
 			rc = cli_duration(src, arg, 1000, &o->lease_ms);
@@ -164,6 +177,7 @@ cmd_run(int argc, char **argv)
 	run_summary sum;
 	cq_err err = {0};
 	struct sigaction sa;
+	char why[1024];
 	int first, rc;
 
 	memset(&a, 0, sizeof a);
@@ -185,6 +199,11 @@ cmd_run(int argc, char **argv)
 	}
 	if ((rc = cli_check_args("run", argc, argv, first, 0, 0)) != 0)
 		return rc;
+	/* Refuse to start rather than let every exec job it claims go dead. */
+	if (a.o.exec_dir && a.o.exec_dir[0] != '\0' && exec_dir_check(a.o.exec_dir, why, sizeof why) != 0) {
+		log_error("%s", why);
+		return EX_CONFIG;
+	}
 	a.o.conninfo = cli_conninfo(&common);
 
 	memset(&sa, 0, sizeof sa);

@@ -66,7 +66,7 @@ help(void)
 		   "      --disabled            store it disabled\n"
 		   "Options of list and show:\n"
 		   "      --json                JSON output\n"
-		   "Options of next (no database needed):\n"
+		   "Options of next (no database needed: --db is accepted and unused):\n"
 		   "      --tz ZONE             time zone (default UTC)\n"
 		   "      --from TIME           start after TIME (RFC 3339; default now)\n"
 		   "      --count N             how many fire times (default 5)\n"
@@ -141,12 +141,12 @@ static const struct option plain_opts[] = {
 	CLI_COMMON_OPTIONS,
 	{NULL, 0, NULL, 0},
 };
+/* next takes the common options too, as every command does; --db is unused. */
 static const struct option next_opts[] = {
 	{"tz", required_argument, NULL, OPT_TZ},
 	{"from", required_argument, NULL, OPT_FROM},
 	{"count", required_argument, NULL, OPT_COUNT},
-	{"log-format", required_argument, NULL, OPT_LOG_FORMAT},
-	{"help", no_argument, NULL, OPT_HELP},
+	CLI_COMMON_OPTIONS,
 	{NULL, 0, NULL, 0},
 };
 

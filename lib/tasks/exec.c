@@ -13,6 +13,7 @@
  * CRONQ_* variables. Database credentials in the runner's environment are
  * not passed on.
  */
+#include "tasks/exec.h"
 #include "tasks/task.h"
 
 #include <errno.h>
@@ -109,6 +110,31 @@ exec_validate(const json_t *payload, char *err, size_t errlen)
 	return 0;
 }
 
+/* dir with symlinks resolved into real_dir (PATH_MAX bytes), when it is a
+ * directory we may search; else -1 with the reason in why. */
+static int
+dir_resolve(const char *dir, char *real_dir, char *why, size_t len)
+{
+	struct stat st;
+
+	if (realpath(dir, real_dir) != NULL && stat(real_dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			errno = ENOTDIR;
+		else if (access(real_dir, X_OK) == 0)
+			return 0;
+	}
+	snprintf(why, len, "exec directory \"%.600s\" is not usable: %s", dir, strerror(errno));
+	return -1;
+}
+
+int
+exec_dir_check(const char *dir, char *why, size_t len)
+{
+	char real_dir[PATH_MAX];
+
+	return dir_resolve(dir, real_dir, why, len);
+}
+
 /*
  * The program's path: a regular executable file directly inside the exec
  * directory, symlinks resolved and required to stay there. Returns a new
@@ -121,10 +147,8 @@ resolve(const char *dir, const char *command, char *why, size_t len)
 	struct stat st;
 	char *slash;
 
-	if (realpath(dir, real_dir) == NULL) {
-		snprintf(why, len, "exec directory \"%.600s\" is not usable: %s", dir, strerror(errno));
+	if (dir_resolve(dir, real_dir, why, len) != 0)
 		return NULL;
-	}
 	if ((size_t) snprintf(path, sizeof path, "%s/%s", real_dir, command) >= sizeof path ||
 		realpath(path, real_path) == NULL) {
 		snprintf(why, len, "no program \"%.255s\" in the exec directory %.600s", command, real_dir);

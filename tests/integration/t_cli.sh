@@ -62,4 +62,50 @@ expect "jsonl with per-job options" 64 "" $'cronq: error: --jsonl takes every jo
 cronq enqueue noop --run-at now --in 5m
 expect "run-at with in" 64 "" $'cronq: error: --run-at and --in cannot be used together\nTry "cronq enqueue --help" for more information.'
 
+# An unknown short option is named by itself, not by the argument before it;
+# a cron expression cannot start with "-", so schedule next's error is right.
+cronq list -xy
+expect "unknown short option in a cluster" 64 "" $'cronq: error: invalid option "-x"\nTry "cronq list --help" for more information.'
+cronq list -vx
+expect "unknown short option after a known one" 64 "" $'cronq: error: invalid option "-x"\nTry "cronq list --help" for more information.'
+cronq schedule next '-1 * * * *'
+expect "schedule next: an expression starting with -" 64 "" $'cronq: error: invalid option "-1"\nTry "cronq schedule next --help" for more information.'
+cronq run -vd
+expect "short option missing its value in a cluster" 64 "" $'cronq: error: option "-d" requires a value\nTry "cronq run --help" for more information.'
+
+# Flags win over CRONQ_<FLAG>: a variable for an option the command line
+# gives, or for one it excludes, is not even parsed.
+CRONQ_BATCH=abc cronq run --batch 0
+expect "flag wins over a bad variable" 64 "" 'cronq: error: invalid value "0" for --batch: must be an integer from 1 to 10000'
+CRONQ_BATCH=abc cronq run --help
+check "--help whatever the environment holds" [ "$RC" = 0 -a -z "$ERR" ]
+CRONQ_RUN_AT=2026-01-01 cronq enqueue nop --in 5m
+expect "--in on the command line: CRONQ_RUN_AT unused" 65 "" 'cronq: error: unrecognized task type "nop"'
+CRONQ_IN=abc cronq enqueue nop --run-at now
+expect "--run-at on the command line: a bad CRONQ_IN unused" 65 "" 'cronq: error: unrecognized task type "nop"'
+CRONQ_JSON=1 cronq status --prometheus --output ''
+expect "--prometheus on the command line: CRONQ_JSON unused" 64 "" $'cronq: error: --output needs a file name\nTry "cronq status --help" for more information.'
+CRONQ_PROMETHEUS=1 cronq status --json --output ''
+expect "--json on the command line: CRONQ_PROMETHEUS unused" 64 "" $'cronq: error: --output needs a file name\nTry "cronq status --help" for more information.'
+CRONQ_STEP=abc cronq backfill --schedule nightly
+expect "--schedule on the command line: a bad CRONQ_STEP unused" 64 "" $'cronq: error: --from and --to are required\nTry "cronq backfill --help" for more information.'
+CRONQ_SCHEDULE=nightly cronq backfill noop --queue q
+expect "--queue on the command line: CRONQ_SCHEDULE unused" 64 "" $'cronq: error: --from and --to are required\nTry "cronq backfill --help" for more information.'
+CRONQ_IN=abc cronq enqueue nop
+expect "without the flag the variable is used" 65 "" 'cronq: error: invalid value "abc" for CRONQ_IN: invalid duration "abc": expected a number at "abc"'
+
+# run --type takes only a built-in task: a typo would run nothing, silently.
+cronq run --type nosuch
+expect "run --type: unknown task" 64 "" 'cronq: error: invalid value "nosuch" for --type: unrecognized task type (known tasks: noop, sleep, fail, sql, exec, purge)'
+CRONQ_TYPE=noop,nosuch cronq run
+expect "run: unknown task in CRONQ_TYPE" 64 "" 'cronq: error: invalid value "nosuch" for CRONQ_TYPE: unrecognized task type (known tasks: noop, sleep, fail, sql, exec, purge)'
+
+# What --help promises is what is accepted.
+cronq enqueue --help
+eq "enqueue --help lists every task" "Tasks: noop, sleep, fail, sql, exec, purge (their payloads: man cronq, TASKS)." "$(tail -n 1 <<<"$OUT")"
+cronq schedule next '0 3 * * *' --from 2026-01-01T00:00:00Z --count 1 --verbose --db 'host=/nonexistent' --log-format json
+expect "schedule next takes the common options" 0 "2026-01-01T03:00:00Z" ""
+CRONQ_DB='host=/nonexistent' cronq schedule next '0 3 * * *' --from 2026-01-01T00:00:00Z --count 1 -v
+expect "schedule next: -v and CRONQ_DB" 0 "2026-01-01T03:00:00Z" ""
+
 done_testing

@@ -23,6 +23,21 @@ eq "RFC 3339 with offset" "2030-01-02 01:04:05+00" "$(q "select run_at from cron
 cronq_in '{"seconds": 1}' enqueue sleep -
 eq "payload from stdin" '{"seconds": 1}' "$(q "select payload from cronq.jobs where id = $OUT")"
 
+# The environment: a flag wins over CRONQ_<FLAG>; a single-valued option
+# takes the variable whole (commas and all), as the flag would.
+CRONQ_QUEUE=x,y cronq enqueue noop
+eq "CRONQ_QUEUE=x,y: one queue named x,y" "0|x,y" "$RC|$(q "select queue from cronq.jobs where id = $OUT")"
+CRONQ_QUEUE=env cronq enqueue noop --queue flag
+eq "--queue wins over CRONQ_QUEUE" "0|flag" "$RC|$(q "select queue from cronq.jobs where id = $OUT")"
+CRONQ_RUN_AT='2030-01-01 00:00:00' cronq enqueue noop --in 1h
+eq "--in on the command line: CRONQ_RUN_AT unused" "0|t" \
+    "$RC|$(q "select run_at between now() + interval '59 minutes' and now() + interval '61 minutes' from cronq.jobs where id = $OUT")"
+CRONQ_RUN_AT='2030-01-01 00:00:00' cronq enqueue noop
+eq "without a flag, CRONQ_RUN_AT is used" "0|2030-01-01 00:00:00+00" "$RC|$(q "select run_at from cronq.jobs where id = $OUT")"
+printf '{"type":"noop","key":"env-jsonl"}\n' | CRONQ_QUEUE=env CRONQ_PRIORITY=3 "$CRONQ" enqueue --jsonl
+eq "--jsonl: per-job variables unused, the line's defaults kept" "0|default|0" \
+    "$?|$(q "select queue, priority from cronq.jobs where idempotency_key = 'env-jsonl'")"
+
 # Bad input: the documented exit code, one line naming the problem, nothing written.
 before=$(count)
 cronq enqueue noop '{"a": '

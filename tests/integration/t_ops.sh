@@ -288,7 +288,7 @@ eq "bad backfills wrote nothing" "$before" "$(jobs_count)"
 reset
 "$CRONQ" schedule add bf '0 */6 * * *' sleep '{"seconds": 0}' --queue sq --priority 2 --max-attempts 3 --timeout 2m
 q "update cronq.schedules set next_run_at = now() - interval '13 hours', catchup = 'all' where name = 'bf'"
-"$CRONQ" run --type none
+"$CRONQ" run --queue none-such
 live=$(q "select count(*) from cronq.jobs where schedule = 'bf'")
 check "the live schedule enqueued some occurrences ($live)" [ "$live" -ge 2 ]
 sched_before=$(q "select next_run_at, last_job_id, last_enqueued_at from cronq.schedules where name = 'bf'")
@@ -309,7 +309,7 @@ eq "one job per occurrence, with the schedule's key, settings and times" "$total
 eq "the schedule's next run and last job are untouched" "$sched_before" "$(q "select next_run_at, last_job_id, last_enqueued_at from cronq.schedules where name = 'bf'")"
 cronq backfill --schedule bf --from "$from" --to "$to"
 expect "backfill --schedule again: nothing" 0 "enqueued 0 jobs ($total already existed)" ""
-"$CRONQ" run --type none
+"$CRONQ" run --queue none-such
 eq "the live schedule does not enqueue a backfilled occurrence again" "$total" "$(q "select count(*) from cronq.jobs where schedule = 'bf'")"
 cronq backfill --schedule nope --from "$from" --to "$to"
 expect "backfill of a missing schedule" 65 "" 'cronq: error: schedule "nope" does not exist'

@@ -79,6 +79,30 @@ eq "CRONQ_QUEUE works like --queue" "queued|succeeded" "$(q "select string_agg(s
 "$CRONQ" run --batch 1
 eq "everything done" "0" "$(q "select count(*) from cronq.jobs where status <> 'succeeded'")"
 
+# Flags win over the environment: CRONQ_QUEUE is not merged with --queue.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+a=$("$CRONQ" enqueue noop --queue a); b=$("$CRONQ" enqueue noop --queue b); c=$("$CRONQ" enqueue noop --queue c)
+CRONQ_QUEUE=a cronq run --queue b
+expect "CRONQ_QUEUE with --queue: quiet" 0 "" ""
+eq "--queue b wins over CRONQ_QUEUE=a" "queued|succeeded|queued" \
+    "$(q "select string_agg(status, '|' order by queue) from cronq.jobs where id in ($a, $b, $c)")"
+CRONQ_QUEUE=a,c cronq run
+eq "CRONQ_QUEUE=a,c is a list for run" "succeeded|succeeded|succeeded" \
+    "$(q "select string_agg(status, '|' order by queue) from cronq.jobs where id in ($a, $b, $c)")"
+
+# An exec directory that is not a directory stops run before it claims anything.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+id=$("$CRONQ" enqueue noop)
+cronq run --exec-dir "$T_DIR/nonexistent"
+expect "run --exec-dir missing: exit 78, one line" 78 "" "cronq: error: exec directory \"$T_DIR/nonexistent\" is not usable: No such file or directory"
+: >"$T_DIR/a-file"
+CRONQ_EXEC_DIR="$T_DIR/a-file" cronq run
+expect "CRONQ_EXEC_DIR a file: exit 78, one line" 78 "" "cronq: error: exec directory \"$T_DIR/a-file\" is not usable: Not a directory"
+eq "nothing claimed" "queued|0" "$(q "select status, attempts from cronq.jobs where id = $id")"
+CRONQ_EXEC_DIR="$T_DIR/nonexistent" cronq run --exec-dir "$T_DIR"
+expect "--exec-dir wins over CRONQ_EXEC_DIR" 0 "" ""
+eq "then the job runs" succeeded "$(q "select status from cronq.jobs where id = $id")"
+
 # Future jobs are not run.
 id=$("$CRONQ" enqueue noop --in 1h)
 "$CRONQ" run
@@ -172,11 +196,11 @@ check "stale statistics: the wake read jobs_due ($((after - before)) scans)" [ $
 q "alter table cronq.jobs reset (autovacuum_enabled); delete from cronq.jobs"
 
 # Outcomes: a batch of plain successes goes by the short statement, a batch
-# with a failure by the full one; both fenced, both with history. Job 1's
-# lease is taken while job 2 sleeps: its success is refused, kept as
-# lease_lost, and job 3 still succeeds.
+# with a failure by the full one; both fenced, both with history. Job a's
+# lease is taken while job b, which runs first, sleeps: a's success is
+# refused, kept as lease_lost, and c still succeeds.
 q "delete from cronq.jobs; delete from cronq.job_runs"
-a=$("$CRONQ" enqueue noop --priority 1); b=$("$CRONQ" enqueue sleep '{"seconds": 0.8}' --priority 2); c=$("$CRONQ" enqueue noop --priority 3)
+a=$("$CRONQ" enqueue noop --priority 2); b=$("$CRONQ" enqueue sleep '{"seconds": 0.8}' --priority 1); c=$("$CRONQ" enqueue noop --priority 3)
 "$CRONQ" run --worker-id plain-w --batch 3 2>"$T_DIR/plain.err" &
 pid=$!
 check "the sleep job started" wait_for "sleep" 5 "select started_at is not null from cronq.jobs where id = $b and status = 'running'"

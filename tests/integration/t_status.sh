@@ -300,7 +300,7 @@ match "status: text names the overdue schedule" 'Overdue schedules: +late \(10m[
 cronq status --prometheus
 check "status: overdue seconds in Prometheus" [ "$(prom 'cronq_schedule_overdue_seconds{schedule="late"}')" -ge 600 ]
 eq "status: overdue count in Prometheus" 1 "$(prom cronq_overdue_schedules)"
-"$CRONQ" run --type none
+"$CRONQ" run --queue none-such
 cronq check --max-overdue 5m
 eq "overdue: OK once a run enqueued the occurrence" 0 "$RC"
 match "overdue: nothing overdue" ', overdue 0s \| ' "$OUT"
