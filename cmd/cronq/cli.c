@@ -221,8 +221,16 @@ argv_excludes(const char *cmd, const struct option *longopts, const bool *given,
 	return false;
 }
 
+/* Handlers keep environment values by pointer: the copies live until exit. */
 static char *env_copies[16];
 static size_t n_env_copies;
+
+static void
+free_env_copies(void)
+{
+	while (n_env_copies > 0)
+		free(env_copies[--n_env_copies]);
+}
 
 /*
  * CRONQ_<FLAG> for every option but --help that the command line neither
@@ -260,9 +268,10 @@ apply_env(const char *cmd, const struct option *longopts, const bool *given,
 		} else if (is_list_option(cmd, o->name)) {
 			char *copy, *save = NULL;
 
-			/* Handlers keep values by pointer: the copy lives until exit. */
 			if (n_env_copies == sizeof env_copies / sizeof env_copies[0])
 				continue;
+			if (n_env_copies == 0)
+				atexit(free_env_copies);
 			copy = env_copies[n_env_copies++] = xstrdup(v);
 			for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save))
 				rc = dispatch(o->val, item, &src, handler, state, common);
