@@ -611,16 +611,17 @@ worker_main(void *arg)
 										&o->filter, &next, &w->err);
 		if (w->code == 0 && have_batch)
 			apply_recorded(w, rec, idx, npending);
-		else if (w->code != 0 && npending > 0 && reconnect(w)) {
+		else if (w->code != 0 && npending > 0 && !pg_alive(w->conn)) {
 			/*
-			 * The finished jobs' outcomes are recorded on a new connection;
-			 * the claim is not tried again (it may have committed), and the
-			 * run ends with the error.
+			 * Connection lost: flush() records the finished jobs' outcomes
+			 * on a new one; the claim is not tried again (it may have
+			 * committed), and the run ends with the error.
 			 */
 			cq_err lost = w->err;
+			int code = w->code;
 
-			if (jobs_record(w->conn, rec, npending, false, &w->err) == 0)
-				apply_recorded(w, rec, idx, npending);
+			flush(w);
+			w->code = code;
 			w->err = lost;
 		}
 		free(rec);
