@@ -359,7 +359,8 @@ static const char materialise_sql[] =
 
 /*
  * One due schedule's share of a batch. Who owns what: name points into the
- * due query's result; fires and refusal are the entry's own.
+ * due query's result; zone into the zone cache; expr, fires and refusal
+ * are the entry's own.
  */
 typedef struct due_entry {
 	const char *name;
@@ -369,7 +370,8 @@ typedef struct due_entry {
 	const char *skip_why;		/* which one, for the log */
 	char	   *refusal;		/* why it cannot run, or NULL */
 	char		next[CRON_TIME_BUFLEN];		/* its next run; "" for never */
-	char		retry[CRON_TIME_BUFLEN];	/* its next run should its jobs be refused */
+	cron_expr  *expr;			/* NULL when it does not parse */
+	tz		   *zone;
 } due_entry;
 
 /*
@@ -387,9 +389,7 @@ schedule_fault(const char *sqlstate)
 
 /*
  * Fill d from row i of the due query: which occurrences to enqueue after
- * the catchup and overlap policies, its next run, and its run should its
- * jobs be refused (the first occurrence an hour or more after the newest
- * refused one, so the retry is a real occurrence).
+ * the catchup and overlap policies, and its next run.
  */
 static void
 entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
@@ -413,6 +413,8 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 		cron_free(e);
 		return;
 	}
+	d->expr = e;
+	d->zone = zone;
 	cap = strcmp(catchup, "all") == 0 ? SCHEDULE_CATCHUP_CAP : 1;
 	d->fires = xcalloc((size_t) cap, sizeof *d->fires);
 	d->nfires = occurrences(e, zone, from, now, cap, d->fires);
@@ -429,10 +431,23 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 	}
 	if (cron_next(e, zone, now, &after) == 0)
 		cron_format_utc(after, d->next, sizeof d->next);
-	if (d->nfires > 0 &&
-		cron_next(e, zone, d->fires[d->nfires - 1] + SCHEDULE_RETRY_S - 1, &after) == 0)
-		cron_format_utc(after, d->retry, sizeof d->retry);
-	cron_free(e);
+}
+
+/*
+ * d's jobs were refused (why): it enqueues nothing, and runs next at its
+ * first occurrence an hour or more after the newest refused one (a real
+ * occurrence; "" for never).
+ */
+static void
+entry_refuse(due_entry *d, const char *why)
+{
+	int64_t after;
+
+	d->refusal = xstrdup(why);
+	d->next[0] = '\0';
+	if (cron_next(d->expr, d->zone, d->fires[d->nfires - 1] + SCHEDULE_RETRY_S - 1, &after) == 0)
+		cron_format_utc(after, d->next, sizeof d->next);
+	d->nfires = 0;
 }
 
 /*
@@ -505,9 +520,7 @@ materialise_split(PGconn *conn, due_entry **list, int n, due_entry **rest, int *
 		if (!schedule_fault(sqlstate) || !pg_alive(conn))
 			return rc;
 		if (n == 1) {
-			list[0]->refusal = xstrdup(err->msg);
-			list[0]->nfires = 0;
-			memcpy(list[0]->next, list[0]->retry, sizeof list[0]->next);
+			entry_refuse(list[0], err->msg);
 			rest[(*nrest)++] = list[0];
 		}
 		cq_clear(err);
@@ -613,6 +626,7 @@ out:
 	for (int i = 0; d && i < *due; i++) {
 		free(d[i].fires);
 		free(d[i].refusal);
+		cron_free(d[i].expr);
 	}
 	free(d);
 	free(all);
