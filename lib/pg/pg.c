@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/log.h"
+#include "util/xalloc.h"
 
 const char *
 pg_default_conninfo(void)
@@ -44,33 +45,20 @@ on_notice(void *arg, const PGresult *res)
 			 NULL, NULL, hint, "%s", msg ? msg : PQresultErrorMessage(res));
 }
 
-PGconn *
-pg_connect(const char *conninfo, cq_err *err)
+/*
+ * libpq sends $PGTZ as the session's TimeZone in the startup packet:
+ * times without a zone are read as UTC and times are printed in UTC.
+ * Poolers track it per client, so it survives transaction pooling.
+ * Spelt "GMT" (the same zone): the one name a server knows without
+ * reading its zoneinfo files, ~0.1 ms of every connection.
+ */
+static PGconn *
+connect_params(const char *const *keys, const char *const *vals, int expand, cq_err *err)
 {
-	return pg_connect_with(conninfo, NULL, err);
-}
-
-PGconn *
-pg_connect_with(const char *conninfo, const char *options, cq_err *err)
-{
-	/*
-	 * dbname comes first so the keywords after it override what it expands
-	 * to: client_encoding must be ours; application_name is only a fallback.
-	 */
-	const char *keys[] = {"dbname", "fallback_application_name", "client_encoding",
-						  options ? "options" : NULL, NULL};
-	const char *vals[] = {conninfo, "cronq", "UTF8", options, NULL};
 	PGconn *conn;
 
-	/*
-	 * libpq sends $PGTZ as the session's TimeZone in the startup packet:
-	 * times without a zone are read as UTC and times are printed in UTC.
-	 * Poolers track it per client, so it survives transaction pooling.
-	 * Spelt "GMT" (the same zone): the one name a server knows without
-	 * reading its zoneinfo files, ~0.1 ms of every connection.
-	 */
 	setenv("PGTZ", "GMT", 1);
-	conn = PQconnectdbParams(keys, vals, 1);
+	conn = PQconnectdbParams(keys, vals, expand);
 	if (conn == NULL) {
 		cq_fail(err, EX_SOFTWARE, "could not connect to database: out of memory");
 		return NULL;
@@ -82,6 +70,78 @@ pg_connect_with(const char *conninfo, const char *options, cq_err *err)
 	}
 	PQsetNoticeReceiver(conn, on_notice, NULL);
 	return conn;
+}
+
+PGconn *
+pg_connect(const char *conninfo, cq_err *err)
+{
+	/*
+	 * dbname comes first so the keywords after it override what it expands
+	 * to: client_encoding must be ours; application_name is only a fallback.
+	 */
+	const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", NULL};
+	const char *vals[] = {conninfo, "cronq", "UTF8", NULL};
+
+	return connect_params(keys, vals, 1, err);
+}
+
+PGconn *
+pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err *err)
+{
+	PQconninfoOption *opts = NULL;
+	const char **keys, **vals;
+	char *why = NULL;
+	size_t n = 0, i = 0;
+	PGconn *conn;
+
+	if (conninfo && (opts = PQconninfoParse(conninfo, &why)) == NULL) {
+		cq_fail(err, EX_USAGE, "invalid connection string: %s", why ? why : "out of memory");
+		PQfreemem(why);
+		return NULL;
+	}
+	for (PQconninfoOption *o = opts; o && o->keyword; o++)
+		n++;
+	keys = xcalloc(n + 4, sizeof *keys);
+	vals = xcalloc(n + 4, sizeof *vals);
+	/*
+	 * Everything the runner's conninfo says but who logs in: an explicit
+	 * password is the runner's own, and would stand in for the role's line
+	 * in ~/.pgpass (libpq reads the password file only when none is given).
+	 */
+	for (PQconninfoOption *o = opts; o && o->keyword; o++) {
+		if (o->val == NULL || strcmp(o->keyword, "user") == 0 ||
+			(!own_password && strcmp(o->keyword, "password") == 0))
+			continue;
+		keys[i] = o->keyword;
+		vals[i++] = o->val;
+	}
+	keys[i] = "user";
+	vals[i++] = role;
+	keys[i] = "fallback_application_name";
+	vals[i++] = "cronq";
+	keys[i] = "client_encoding";
+	vals[i++] = "UTF8";
+	conn = connect_params(keys, vals, 0, err);
+	free(keys);
+	free(vals);
+	PQconninfoFree(opts);
+	return conn;
+}
+
+bool
+pg_login_refused(const char *msg)
+{
+	/* libpq's and the server's words for "not this role, not this way". */
+	static const char *const refusals[] = {
+		"authentication failed", "no password supplied", "password is required",
+		"does not exist", "is not permitted to log in", "pg_hba.conf",
+		"certificate", "permission denied for database", NULL,
+	};
+
+	for (const char *const *r = refusals; *r; r++)
+		if (strstr(msg, *r))
+			return true;
+	return false;
 }
 
 void

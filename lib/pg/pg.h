@@ -78,10 +78,19 @@ PGresult *pg_exec_watched(PGconn *conn, const char *sql, int nparams,
 						  const char *const *values, bool (*stop) (void *arg),
 						  void *arg, int *failed_at, bool *stopped, PGresult **tuples);
 
-/* Open a session with extra server options (libpq's "options", e.g.
- * "-c role=x"); otherwise as pg_connect(). */
-PGconn *pg_connect_with(const char *conninfo, const char *options, cq_err *err)
+/*
+ * Open a session logged in as role: the runner's conninfo with "user"
+ * replaced, and its password kept only when own_password (the role is the
+ * runner's own login), so that libpq finds the role's own credentials
+ * (~/.pgpass, a client certificate, an ident map). Otherwise as
+ * pg_connect(); EX_USAGE when conninfo does not parse.
+ */
+PGconn *pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err *err)
 	__attribute__((warn_unused_result));
+
+/* Whether a failed connection's message says the server refused the login
+ * itself (credentials, pg_hba.conf, no such role), not that it was away. */
+bool pg_login_refused(const char *msg);
 
 /* True when the connection is usable. */
 bool pg_alive(PGconn *conn);

@@ -100,7 +100,7 @@ typedef struct worker {
 	PGconn	   *conn;
 	bool		own_conn;
 	PGconn	   *lost_conn;		/* the caller's connection, replaced by reconnect() */
-	PGconn	   *session;		/* for tasks (sql, exec checks, purge), opened on demand */
+	PGconn	   *session;		/* the runner's, for tasks (exec checks, purge), opened on demand */
 	claim_batch batch;
 	job_state  *state;
 	bool	   *held;			/* still ours, as far as the last heartbeat knows */
@@ -418,8 +418,8 @@ run_one(worker *w, int i)
 	task_result *r = &w->res[i];
 	job_outcome *o = &w->out[i];
 	const task_def *t = task_find(j->type);
-	task_ctx ctx = {worker_tick, w, worker_session, w->sh->o->conninfo, w->sh->o->exec_dir,
-					w->sh->o->kill_grace_ms};
+	task_ctx ctx = {worker_tick, w, worker_session, w->sh->o->conninfo, PQuser(w->conn),
+					w->sh->o->exec_dir, w->sh->o->kill_grace_ms};
 	/* Parsed only now, and freed after: one payload alive at a time. */
 	json_t *payload = json_loads(j->payload_text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
 	task_job tj = {j->id, j->attempt, j->type, j->queue, payload, j->payload_text,

@@ -2,13 +2,13 @@
  * sql — {"sql": "...", "transaction": true}: runs SQL as the role that
  * enqueued the job, so enqueueing grants no privilege its author lacked.
  *
- * In a transaction (the default) the SQL runs inside a temporary SECURITY
- * DEFINER function created by that role: PostgreSQL refuses SET ROLE,
- * RESET ROLE and set_config('role') inside such a function, so the SQL
- * cannot climb back to the runner's role. With "transaction": false (VACUUM,
- * CREATE INDEX CONCURRENTLY) it runs as one statement (extended protocol:
- * no second statement can follow a role change) on a session opened for
- * the job with that role set at startup, and closed after.
+ * Each job gets a session of its own, logged in as its author with the
+ * runner's credentials for that role, and closed when the job ends. It is
+ * never a session of the runner's with SET ROLE: a role set in a session is
+ * not a boundary (RESET ROLE in a DO block, a deferred trigger or a WITH HOLD
+ * cursor runs as the login role), and whatever a job leaves in a session
+ * (temporary objects, settings, prepared statements, cursors, listeners)
+ * must reach no other job and none of the runner's own statements.
  */
 #include "tasks/task.h"
 
@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "pg/pg.h"
-#include "util/buf.h"
 #include "util/xalloc.h"
 
 static int
@@ -75,119 +74,86 @@ fail_with(task_result *res, const PGresult *r, PGconn *conn, const char *what)
 		task_result_set(res, TASK_FAILED, state ? state : "sql_error", "%s%s", what, msg);
 }
 
-static void
-set_rows_output(task_result *res, const PGresult *r, bool from_function)
+/*
+ * A new session logged in as the job's author, or NULL with res filled: a
+ * login the server refuses is permanent (no retry brings credentials), any
+ * other failure is retried.
+ */
+static PGconn *
+author_session(const task_ctx *ctx, const task_job *job, task_result *res)
 {
-	char out[64];
+	bool own = ctx->login && strcmp(ctx->login, job->enqueued_by) == 0;
+	cq_err err = {0};
+	PGconn *conn = pg_connect_as(ctx->conninfo, job->enqueued_by, own, &err);
 
-	snprintf(out, sizeof out, "rows: %s",
-			 from_function ? PQgetvalue(r, 0, 0) : (PQcmdTuples((PGresult *) r)[0] ? PQcmdTuples((PGresult *) r) : "0"));
-	free(res->output);
-	res->output = xstrdup(out);
+	if (conn)
+		return conn;
+	if (pg_login_refused(err.msg))
+		task_result_set(res, TASK_PERMANENT, "permission_denied",
+						"cannot log in as role \"%s\" to run its sql job: %s; give the runner credentials "
+						"for that role (a ~/.pgpass line, a client certificate or a pg_ident.conf map)",
+						job->enqueued_by, err.msg);
+	else
+		task_result_set(res, TASK_FAILED, "connection", "%s", err.msg);
+	return NULL;
 }
 
+/* "rows: N" from the command tag of the job's last statement. */
 static void
-run_in_transaction(const task_ctx *ctx, const task_job *job, const char *sql, task_result *res)
+set_rows_output(task_result *res, PGresult *r)
 {
-	char why[512];
-	PGconn *conn = ctx->session(ctx->arg, why, sizeof why);
-	buf body = BUF_INIT, script = BUF_INIT;
-	char *lit_sql = NULL, *lit_body = NULL, *ident = NULL;
-	PGresult *r, *rows = NULL;
+	const char *n = PQcmdTuples(r);
+
+	free(res->output);
+	res->output = xasprintf("rows: %s", n[0] ? n : "0");
+}
+
+/*
+ * Run the job's SQL on conn: in one explicit transaction (several
+ * statements may follow each other), or alone with the extended protocol
+ * (one statement, outside any transaction block: VACUUM, CREATE INDEX
+ * CONCURRENTLY).
+ */
+static void
+run_sql(const task_ctx *ctx, PGconn *conn, const char *sql, bool in_transaction, task_result *res)
+{
+	PGresult *r = NULL, *end = NULL;
 	int failed_at;
 	bool stopped;
 
-	if (conn == NULL) {
-		task_result_set(res, TASK_FAILED, "connection", "could not open a session for the job: %s", why);
-		return;
+	if (in_transaction) {
+		r = PQexec(conn, "begin");
+		if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+			fail_with(res, r, conn, "");
+			goto out;
+		}
+		PQclear(r);
 	}
-	lit_sql = PQescapeLiteral(conn, sql, strlen(sql));
-	ident = PQescapeIdentifier(conn, job->enqueued_by, strlen(job->enqueued_by));
-	if (lit_sql == NULL || ident == NULL) {
-		task_result_set(res, TASK_PERMANENT, "bad_payload", "could not quote the job's SQL: %s", PQerrorMessage(conn));
+	r = pg_exec_watched(conn, sql, in_transaction ? -1 : 0, NULL, should_stop, (void *) ctx,
+						&failed_at, &stopped, NULL);
+	if (r == NULL || failed_at >= 0) {
+		if (!stopped)			/* else the runner records why it stopped the task */
+			fail_with(res, r, conn, "");
 		goto out;
 	}
-	buf_printf(&body, "declare n bigint; begin execute %s; get diagnostics n = row_count; return n; end", lit_sql);
-	lit_body = PQescapeLiteral(conn, buf_str(&body), body.len);
-	buf_printf(&script,
-			   "begin;\n"
-			   "set local role %s;\n"
-			   "create function pg_temp.cronq_job() returns bigint language plpgsql security definer as %s;\n"
-			   "select pg_temp.cronq_job();\n"
-			   "drop function pg_temp.cronq_job();\n"
-			   "commit",
-			   ident, lit_body);
-
-	r = pg_exec_watched(conn, buf_str(&script), -1, NULL, should_stop, (void *) ctx, &failed_at, &stopped, &rows);
-	if (failed_at >= 0 || r == NULL || PQresultStatus(r) == PGRES_FATAL_ERROR) {
-		PGresult *rb = PQexec(conn, "rollback");
-
-		PQclear(rb);
-		if (stopped)
-			;					/* the runner records why it stopped the task */
-		else if (failed_at == 1)
-			task_result_set(res, TASK_PERMANENT, "permission_denied",
-							"cannot run as role \"%s\": %s (the runner's role must be a member of it: GRANT \"%s\" TO the runner)",
-							job->enqueued_by, r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : "", job->enqueued_by);
-		else
-			fail_with(res, r, conn, failed_at == 2 ? "cannot prepare the job as its role: " : "");
-	} else {
-		/* Committed, even if a cancel request was on its way. */
-		task_result_set(res, TASK_SUCCEEDED, NULL, NULL);
-		res->took_effect = true;
-		if (rows && PQntuples(rows) == 1)
-			set_rows_output(res, rows, true);
+	if (in_transaction) {
+		end = PQexec(conn, "commit");
+		if (PQresultStatus(end) != PGRES_COMMAND_OK || strcmp(PQcmdStatus(end), "COMMIT") != 0) {
+			/* A deferred constraint or trigger failed, or the job's SQL left the transaction aborted. */
+			if (PQresultStatus(end) != PGRES_COMMAND_OK)
+				fail_with(res, end, conn, "");
+			else
+				task_result_set(res, TASK_PERMANENT, "rolled_back", "the job's transaction was rolled back");
+			goto out;
+		}
 	}
-	PQclear(r);
-	PQclear(rows);
+	/* Done and durable, even if a cancel request was on its way. */
+	task_result_set(res, TASK_SUCCEEDED, NULL, NULL);
+	res->took_effect = true;
+	set_rows_output(res, r);
 out:
-	PQfreemem(lit_sql);
-	PQfreemem(lit_body);
-	PQfreemem(ident);
-	buf_free(&body);
-	buf_free(&script);
-}
-
-static void
-run_alone(const task_ctx *ctx, const task_job *job, const char *sql, task_result *res)
-{
-	buf options = BUF_INIT;
-	cq_err err = {0};
-	PGconn *conn;
-	PGresult *r;
-	int failed_at;
-	bool stopped;
-
-	/* Role names may hold anything: escape as the "options" syntax wants. */
-	buf_puts(&options, "-c role=");
-	for (const char *p = job->enqueued_by; *p; p++) {
-		if (*p == ' ' || *p == '\\')
-			buf_putc(&options, '\\');
-		buf_putc(&options, *p);
-	}
-	conn = pg_connect_with(ctx->conninfo, buf_str(&options), &err);
-	buf_free(&options);
-	if (conn == NULL) {
-		if (strstr(err.msg, "permission denied to set role"))
-			task_result_set(res, TASK_PERMANENT, "permission_denied",
-							"cannot run as role \"%s\": the runner's role is not a member of it (GRANT \"%s\" TO the runner)",
-							job->enqueued_by, job->enqueued_by);
-		else
-			task_result_set(res, TASK_FAILED, "connection", "%s", err.msg);
-		return;
-	}
-	r = pg_exec_watched(conn, sql, 0, NULL, should_stop, (void *) ctx, &failed_at, &stopped, NULL);
-	if (r != NULL && failed_at < 0) {
-		/* Done, even if a cancel request was on its way. */
-		task_result_set(res, TASK_SUCCEEDED, NULL, NULL);
-		res->took_effect = true;
-		set_rows_output(res, r, false);
-	} else if (stopped)
-		;						/* the runner records why it stopped the task */
-	else
-		fail_with(res, r, conn, "");
 	PQclear(r);
-	pg_close(conn);
+	PQclear(end);
 }
 
 static void
@@ -195,11 +161,12 @@ sql_run(const task_ctx *ctx, const task_job *job, task_result *res)
 {
 	const char *sql = json_string_value(json_object_get(job->payload, "sql"));
 	json_t *tx = json_object_get(job->payload, "transaction");
+	PGconn *conn = author_session(ctx, job, res);
 
-	if (tx && json_is_false(tx))
-		run_alone(ctx, job, sql, res);
-	else
-		run_in_transaction(ctx, job, sql, res);
+	if (conn == NULL)
+		return;
+	run_sql(ctx, conn, sql, !(tx && json_is_false(tx)), res);
+	pg_close(conn);
 }
 
 const task_def task_sql = {"sql", sql_validate, sql_run};

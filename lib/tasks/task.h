@@ -64,12 +64,14 @@ typedef struct task_ctx {
 	task_stop	(*tick) (void *arg);
 	void	   *arg;
 	/*
-	 * A database session for the task, owned and kept by the runner between
-	 * jobs (NULL with why filled when it cannot be opened). A task leaves it
-	 * as it found it: no open transaction, no role set.
+	 * The runner's own database session, for the runner's statements that
+	 * a task needs (the exec permission check, purge): owned and kept by the
+	 * runner between jobs (NULL with why filled when it cannot be opened).
+	 * No job's SQL ever runs on it.
 	 */
 	PGconn	   *(*session) (void *arg, char *why, size_t len);
-	const char *conninfo;		/* for tasks that need a session of their own */
+	const char *conninfo;		/* the runner's, for sessions opened as a job's author */
+	const char *login;			/* the role the runner logs in as */
 	const char *exec_dir;		/* NULL: exec jobs are refused */
 	int64_t		kill_grace_ms;	/* SIGTERM to SIGKILL, for programs */
 } task_ctx;
