@@ -54,13 +54,30 @@ trim_end(char *s)
 		s[--n] = '\0';
 }
 
-/* Fold any remaining line breaks so every message stays one line. */
-static void
-fold_lines(char *s)
+/*
+ * A copy of s fit for a terminal and for cron mail, one line: line breaks
+ * and tabs become spaces, other control characters (C0, DEL, and C1 as
+ * UTF-8, which some terminals obey) are written as \xNN, so that text a
+ * job wrote (an error, a server WARNING) cannot move the cursor, recolour
+ * or retitle the reader's terminal, or forge a log line.
+ */
+static char *
+text_clean(const char *s)
 {
-	for (; *s; s++)
-		if (*s == '\n' || *s == '\r')
-			*s = ' ';
+	char *out = xmalloc(strlen(s) * 4 + 1), *o = out;
+
+	for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*o++ = ' ';
+		else if (*p < 0x20 || *p == 0x7f)
+			o += sprintf(o, "\\x%02x", *p);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			o += sprintf(o, "\\x%02x", *++p);
+		else
+			*o++ = (char) *p;
+	}
+	*o = '\0';
+	return out;
 }
 
 static void
@@ -68,7 +85,6 @@ emit(log_level level, const log_field *fields, const char *detail,
 	 const char *hint, char *msg)
 {
 	trim_end(msg);
-	fold_lines(msg);
 
 	pthread_mutex_lock(&log_lock);
 	if (current_format == LOG_FORMAT_JSON) {
@@ -107,21 +123,31 @@ emit(log_level level, const log_field *fields, const char *detail,
 		}
 		json_decref(o);
 	} else {
-		fprintf(stderr, "cronq: %s: %s", level_names[level], msg);
+		char *clean = text_clean(msg);
+
+		fprintf(stderr, "cronq: %s: %s", level_names[level], clean);
+		free(clean);
 		for (const log_field *f = fields; f && f->key; f++)
-			if (f->value)
-				fprintf(stderr, " %s=%s", f->key, f->value);
+			if (f->value) {
+				clean = text_clean(f->value);
+				fprintf(stderr, " %s=%s", f->key, clean);
+				free(clean);
+			}
 		fputc('\n', stderr);
 		if (detail) {
 			char *d = xstrdup(detail);
 
 			trim_end(d);
-			fold_lines(d);
-			fprintf(stderr, "cronq: detail: %s\n", d);
+			clean = text_clean(d);
+			fprintf(stderr, "cronq: detail: %s\n", clean);
+			free(clean);
 			free(d);
 		}
-		if (hint)
-			fprintf(stderr, "cronq: hint: %s\n", hint);
+		if (hint) {
+			clean = text_clean(hint);
+			fprintf(stderr, "cronq: hint: %s\n", clean);
+			free(clean);
+		}
 	}
 	fflush(stderr);
 	pthread_mutex_unlock(&log_lock);
