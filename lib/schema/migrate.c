@@ -182,7 +182,12 @@ migrate_apply(PGconn *conn, int *applied, void (*progress)(const char *name), cq
 	int rc;
 
 	*applied = 0;
-	if ((rc = exec_script(conn, "begin", NULL, err)) != 0)
+	/*
+	 * Migrations name every object with its schema; pinning search_path
+	 * also binds the SQL-standard function bodies they create to
+	 * pg_catalog's operators and types, whoever runs migrate.
+	 */
+	if ((rc = exec_script(conn, "begin; set local search_path = pg_catalog, pg_temp", NULL, err)) != 0)
 		return rc;
 	if ((rc = pg_run(conn, "select pg_advisory_xact_lock(" MIGRATE_LOCK_KEY ")", 0, NULL, err)) != 0 ||
 		(rc = exec_script(conn, bootstrap_sql, NULL, err)) != 0 ||
