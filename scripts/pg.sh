@@ -9,6 +9,8 @@
 # "postgres" user and DIR is handed to it. "fast" turns fsync off (tests only;
 # benchmarks and the demo keep PostgreSQL's defaults).
 # PG_LISTEN (default 127.0.0.1) lists the addresses the server listens on.
+# PG_PWFILE (a file holding the superuser's password) makes every login
+# authenticate with SCRAM instead of trust.
 set -eu
 
 PGBIN=$(pg_config --bindir 2>/dev/null || true)
@@ -39,7 +41,16 @@ start)
     dir=$(cd "$dir" && pwd)
     [ "$(id -u)" -eq 0 ] && chown postgres "$dir" && chmod 755 "$dir"
     if [ ! -f "$dir/data/PG_VERSION" ]; then
-        as_owner "$PGBIN/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 \
+        auth="-A trust"
+        # PG_PWFILE: the superuser's password, and every connection must
+        # give one (SCRAM): the security tests, where trust would let anyone
+        # be anyone.
+        if [ -n "${PG_PWFILE:-}" ]; then
+            cp "$PG_PWFILE" "$dir/pwfile" && chown postgres "$dir/pwfile" 2>/dev/null || true
+            auth="-A scram-sha-256 --pwfile=$dir/pwfile"
+        fi
+        # shellcheck disable=SC2086
+        as_owner "$PGBIN/initdb" -D "$dir/data" -U postgres $auth -E UTF8 \
             --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
             || { cat "$dir/initdb.log" >&2; exit 1; }
     fi

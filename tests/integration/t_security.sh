@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# The adversarial suite: every job is hostile. Authors holding nothing but
+# cronq_user try to climb to the runner's role or to another author's, to
+# leave traps in a session for whatever runs there next, and to bend the
+# database's rules through search_path; each attempt is judged afterwards
+# by pg_roles, owners, row counts and files, not by error text.
+#
+# Its own cluster, with SCRAM passwords for every login (under trust anyone
+# is anyone, and no credential boundary can be shown). The runner finds
+# its credentials in a password file, as a DBA would set it up.
+. "$(dirname "$0")/lib.sh"
+
+sdir="$T_DIR/pg"
+rm -rf "$sdir"
+printf 'Sup3r-%s\n' "$RANDOM$RANDOM" >"$T_DIR/superpw"
+chmod 644 "$T_DIR/superpw"
+env_line=$(PG_PWFILE="$T_DIR/superpw" "$(dirname "$0")/../../scripts/pg.sh" start "$sdir" fast) \
+    || { fail "could not start a cluster with password authentication"; done_testing; exit 1; }
+eval "$env_line"
+trap '"$(dirname "$0")/../../scripts/pg.sh" stop "$sdir" >/dev/null 2>&1' EXIT
+export PGDATABASE=sec
+export PGPASSFILE="$T_DIR/pgpass"
+super=$(cat "$T_DIR/superpw")
+# host:port:database:user:password — the runner's credentials, one line a role.
+printf '*:*:*:postgres:%s\n' "$super" >"$PGPASSFILE"
+chmod 600 "$PGPASSFILE"
+addpass() { printf '*:*:*:%s:%s\n' "$1" "$2" >>"$PGPASSFILE"; }
+
+"$PSQL" -XAtq -d postgres -c "create database sec" >/dev/null || fail "create database sec"
+check "the cluster refuses a login without a password" \
+    bash -c '! PGPASSFILE=/dev/null "$0" -XAtq -w -d postgres -c "select 1" 2>/dev/null' "$PSQL"
+migrate
+
+# Authors. alice and bob: the runner has their passwords. mallory: it has not.
+q "create role sec_alice login password 'alice-pw'; create role sec_bob login password 'bob-pw';
+   create role sec_mallory login password 'mallory-pw'; create role sec_nologin nologin;
+   grant cronq_user to sec_alice, sec_bob, sec_mallory, sec_nologin; grant sec_nologin to sec_alice"
+addpass sec_alice alice-pw
+addpass sec_bob bob-pw
+# What authors write to and must not reach: the superuser's and each other's.
+q "create table secret (x int); create table alices (who text, cur text);
+   alter table alices owner to sec_alice; create table bobs (x int); alter table bobs owner to sec_bob;
+   grant create on schema public to sec_alice, sec_bob"
+as() {  # as ROLE PASSWORD SQL: one statement by that author, in its own session
+    PGPASSWORD=$2 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -h "$PGHOST" -U "$1" -c "$3"
+}
+enq() {  # enq ROLE PASSWORD PAYLOAD: a sql job by that author; prints its id
+    as "$1" "$2" "select cronq.enqueue('sql', \$p\$$3\$p\$::jsonb)"
+}
+rolsuper() { q "select string_agg(rolname || '=' || rolsuper, ',' order by rolname) from pg_roles where rolname like 'sec\\_%'"; }
+status_of() { q "select status || '|' || coalesce(error_code, '') from cronq.jobs where id = $1"; }
+nobody_super="sec_alice=false,sec_bob=false,sec_mallory=false,sec_nologin=false,sec_runner=false"
+q "create role sec_runner login password 'runner-pw'" && addpass sec_runner runner-pw
+
+# --- 1. sql runs on a session logged in as its author -------------------
+id=$(enq sec_alice alice-pw '{"sql": "insert into alices values (session_user, current_user)"}')
+"$CRONQ" run
+eq "a job runs with its author as session and current user" "sec_alice|sec_alice" "$(q "select who || '|' || cur from alices")"
+eq "and succeeds" "succeeded|" "$(status_of "$id")"
+
+# --- 2. role changes: no statement of a job's leads out of its author ---
+attacks=(
+    '{"sql": "reset role; alter role sec_alice superuser"}'
+    '{"sql": "reset role; alter role sec_alice superuser", "transaction": false}'
+    '{"sql": "do $d$ begin execute $x$reset role$x$; execute $x$alter role sec_alice superuser$x$; end $d$", "transaction": false}'
+    '{"sql": "set session authorization postgres; alter role sec_alice superuser", "transaction": false}'
+    '{"sql": "do $d$ begin perform set_config($x$role$x$, $x$postgres$x$, false); execute $x$alter role sec_alice superuser$x$; end $d$", "transaction": false}'
+    '{"sql": "set role postgres; insert into secret values (1)"}'
+    '{"sql": "insert into secret values (1)"}'
+    '{"sql": "set role sec_bob; insert into bobs values (1)"}'
+    '{"sql": "insert into bobs values (1)", "transaction": false}'
+)
+for a in "${attacks[@]}"; do enq sec_alice alice-pw "$a" >/dev/null || fail "could not enqueue $a"; done
+# At COMMIT, outside anything that guarded the job's statements: a deferred
+# constraint trigger and a WITH HOLD cursor run the author's code then.
+enq sec_alice alice-pw '{"sql": "create table public.trap (x int); create function public.trap_fn() returns trigger language plpgsql as $f$ begin reset role; alter role sec_alice superuser; insert into secret values (2); return null; end $f$; create constraint trigger trap after insert on public.trap deferrable initially deferred for each row execute function public.trap_fn(); insert into public.trap values (1)"}' >/dev/null
+enq sec_alice alice-pw '{"sql": "create function public.hold_fn() returns int language plpgsql as $f$ begin reset role; alter role sec_alice superuser; insert into secret values (3); return 1; end $f$; declare c cursor with hold for select public.hold_fn() from generate_series(1, 2)"}' >/dev/null
+"$CRONQ" run 2>"$T_DIR/attack.err"
+eq "no author became a superuser (superuser runner)" "$nobody_super" "$(rolsuper)"
+eq "the superuser's table is untouched" 0 "$(q "select count(*) from secret")"
+eq "bob's table is untouched" 0 "$(q "select count(*) from bobs")"
+eq "every attempt failed" 0 "$(q "select count(*) from cronq.jobs where enqueued_by = 'sec_alice' and status = 'succeeded' and id > $id")"
+
+# The same against a runner that is no superuser and may log in as both
+# alice and bob: neither may reach the other through it.
+q "create database sec2 owner sec_runner"
+runner2="host=$PGHOST port=$PGPORT dbname=sec2 user=sec_runner"
+"$CRONQ" migrate --db "$runner2" 2>/dev/null || fail "migrate as a non-superuser runner"
+PGDATABASE=sec2 q "grant usage on schema cronq to cronq_user; grant select on cronq.jobs, cronq.job_runs to cronq_user;
+    grant insert (queue, type, payload, priority, run_at, max_attempts, timeout, idempotency_key) on cronq.jobs to cronq_user;
+    grant execute on all functions in schema cronq to cronq_user;
+    create table bobs (x int); alter table bobs owner to sec_bob; create table secret (x int); alter table secret owner to sec_runner;
+    grant create on schema public to sec_alice"
+enq2() { PGDATABASE=sec2 enq "$@"; }
+b2=$(enq2 sec_bob bob-pw '{"sql": "insert into bobs values (1)"}')
+for a in "${attacks[@]}"; do enq2 sec_alice alice-pw "$a" >/dev/null; done
+enq2 sec_alice alice-pw '{"sql": "create function public.hold_fn() returns int language plpgsql as $f$ begin reset role; insert into bobs values (7); insert into secret values (7); return 1; end $f$; declare c cursor with hold for select public.hold_fn()"}' >/dev/null
+"$CRONQ" run --db "$runner2" 2>/dev/null
+eq "bob's own job ran" "succeeded|" "$(PGDATABASE=sec2 status_of "$b2")"
+eq "alice never wrote to bob's table through the runner" 1 "$(PGDATABASE=sec2 q "select count(*) from bobs")"
+eq "nor to the runner's" 0 "$(PGDATABASE=sec2 q "select count(*) from secret")"
+eq "no role changed (non-superuser runner)" "$nobody_super" "$(rolsuper)"
+
+# --- 3. an author the runner cannot log in as ---------------------------
+q "create table mallorys (x int); alter table mallorys owner to sec_mallory"
+m=$(enq sec_mallory mallory-pw '{"sql": "insert into mallorys values (1)"}')
+n=$(as sec_alice alice-pw "set role sec_nologin; select cronq.enqueue('sql', '{\"sql\": \"select 1\"}')")
+"$CRONQ" run 2>/dev/null
+eq "no credentials for the author: dead, permission_denied" "dead|permission_denied" "$(status_of "$m")"
+eq "and nothing written" 0 "$(q "select count(*) from mallorys")"
+match "the error says what to configure" 'cannot log in as role "sec_mallory".*~/.pgpass' "$(q "select last_error from cronq.jobs where id = $m")"
+eq "a NOLOGIN author: dead, permission_denied" "dead|permission_denied" "$(status_of "$n")"
+eq "the wake itself ended well" 0 "$(q "select exit_status from cronq.wakes order by id desc limit 1")"
+# The runner's own password is never offered for another role: mallory's
+# password equal to the runner's does not make the runner able to be her.
+q "alter role sec_mallory password 'runner-pw'"
+m=$(enq sec_mallory runner-pw '{"sql": "insert into mallorys values (2)"}')
+q "grant usage on schema cronq to sec_runner; grant all on all tables in schema cronq to sec_runner;
+   grant execute on function cronq.materialise(text[], timestamptz[], text[], timestamptz[]) to sec_runner"
+"$CRONQ" run --db "host=$PGHOST port=$PGPORT dbname=sec user=sec_runner password=runner-pw" 2>/dev/null
+eq "the runner's explicit password is not used for another role" "0|dead|permission_denied" \
+    "$(q "select count(*) from mallorys")|$(status_of "$m")"
+
+# --- 4. nothing a job leaves in a session reaches what runs next --------
+# Session settings, temporary objects shadowing catalogs, prepared
+# statements, cursors, listeners: then bob's job and the runner's own
+# statements (the exec permission check, the outcome records) must be
+# unaffected. One worker, one batch, alice's traps first.
+q "grant cronq_exec to sec_bob"
+mkdir -p "$T_DIR/bin"; chmod 755 "$T_DIR" "$T_DIR/bin"
+printf '#!/bin/sh\ntouch %s/exec-ran\n' "$T_DIR" >"$T_DIR/bin/mark"; chmod 755 "$T_DIR/bin/mark"
+traps=(
+    'set default_transaction_read_only = on'
+    'set statement_timeout = 1'
+    'set search_path = pg_temp, public'
+    'create temp view pg_roles as select $$cronq_exec$$::name as rolname, true as rolsuper, 0::oid as oid'
+    'create temp table jobs (id bigint)'
+    'prepare p as select 1'
+    'declare c cursor with hold for select 1'
+    'listen cronq'
+    'set session characteristics as transaction read only'
+    'select set_config($$lock_timeout$$, $$1$$, false)'
+)
+first=$(q "select coalesce(max(id), 0) from cronq.jobs")
+for t in "${traps[@]}"; do
+    for tx in true false; do
+        as sec_alice alice-pw "select cronq.enqueue('sql', jsonb_build_object('sql', \$p\$$t\$p\$, 'transaction', $tx), priority => -1)" >/dev/null \
+            || fail "could not enqueue $t"
+    done
+done
+e=$(as sec_bob bob-pw "select cronq.enqueue('exec', '{\"command\": \"mark\"}')")
+q "revoke cronq_exec from sec_bob"   # the runner's check must now refuse it
+b=$(enq sec_bob bob-pw '{"sql": "insert into bobs values (2)"}')
+"$CRONQ" run --batch 20 --exec-dir "$T_DIR/bin" 2>/dev/null
+eq "the traps themselves ran" "$(( ${#traps[@]} * 2 ))" "$(q "select count(*) from cronq.jobs where id > $first and enqueued_by = 'sec_alice' and status = 'succeeded'")"
+eq "bob's job after them wrote its row" "succeeded|" "$(status_of "$b")"
+eq "bob's row is there" 2 "$(q "select max(x) from bobs")"
+eq "the runner's exec check was not fooled by a temporary pg_roles" "dead|permission_denied" "$(status_of "$e")"
+check "the refused program did not run" [ ! -e "$T_DIR/exec-ran" ]
+eq "every outcome was recorded" 0 "$(q "select count(*) from cronq.jobs where status = 'running'")"
+
+# --- 5. the database's rules under a hostile search_path ----------------
+# alice, with a schema of her own ahead of pg_catalog, brings operators and
+# functions that say yes to everything.
+q "create schema sec_alice authorization sec_alice"
+as sec_alice alice-pw "
+create function sec_alice.yes(text, text) returns boolean language sql immutable as 'select true';
+create function sec_alice.no(text, text) returns boolean language sql immutable as 'select false';
+create operator sec_alice.= (leftarg = text, rightarg = text, function = sec_alice.yes);
+create operator sec_alice.<> (leftarg = text, rightarg = text, function = sec_alice.no);
+create function sec_alice.pg_has_role(text, text, text) returns boolean language sql as 'select true';
+create function sec_alice.pg_has_role(name, name, text) returns boolean language sql as 'select true';
+create function sec_alice.format(text, text) returns text language sql as 'select null::text';
+create function sec_alice.format(text, variadic text[]) returns text language sql as 'select null::text';
+create function sec_alice.jsonb_typeof(jsonb) returns text language sql as 'select null::text';
+create function sec_alice.now() returns timestamptz language sql as \$\$select '2000-01-01'::timestamptz\$\$"
+before=$(q "select count(*) from cronq.jobs")
+hostile="set search_path = sec_alice, pg_catalog;"
+for sql in \
+    "select cronq.enqueue('exec', '{\"command\": \"mark\"}')" \
+    "insert into cronq.jobs (type, payload) values ('exec', '{\"command\": \"mark\"}')" \
+    "select cronq.enqueue('purge', '{\"older_than\": \"1s\"}')" \
+    "select cronq.enqueue('sleep', '{\"seconds\": \"x\"}')" \
+    "select cronq.enqueue('noop', '{\"x\": 1}')" \
+    "select cronq.enqueue('nosuch')" \
+    "insert into cronq.schedules (name, cron, type, payload) values ('sec-x', '* * * * *', 'exec', '{\"command\": \"mark\"}')"; do
+    as sec_alice alice-pw "$hostile $sql" >/dev/null 2>&1
+    as sec_alice alice-pw "create temp view pg_roles as select 'sec_alice'::name as rolname, true as rolsuper, 10::oid as oid; $sql" >/dev/null 2>&1
+done
+eq "nothing the rules refuse was stored under a hostile search_path" "$before|0" \
+    "$(q "select count(*) from cronq.jobs")|$(q "select count(*) from cronq.schedules where name = 'sec-x'")"
+id=$(as sec_alice alice-pw "$hostile select cronq.enqueue('noop')")
+eq "a job enqueued under it is alice's, due now by the real clock" "sec_alice|true" \
+    "$(q "select enqueued_by || '|' || (run_at > now() - interval '1 hour')::text from cronq.jobs where id = $id")"
+eq "every function in schema cronq pins search_path, has a SQL-standard body, or qualifies pg_catalog" "" \
+    "$(q "select string_agg(p.proname, ',') from pg_proc p where p.pronamespace = 'cronq'::regnamespace
+          and p.prosqlbody is null and not coalesce(p.proconfig::text like '%search_path=pg_catalog%', false)
+          and p.prosrc !~ 'pg_catalog\.'")"
+
+# --- 6. what a job prints reaches cron mail escaped ----------------------
+enq sec_alice alice-pw '{"sql": "do $d$ begin raise warning $w$owned\u001b]0;title\u0007\u001b[31mred\u001b[0m$w$; end $d$"}' >/dev/null
+"$CRONQ" run 2>"$T_DIR/escape.err"
+eq "no raw escape character reaches stderr" 0 "$(tr -dc '\033\007' <"$T_DIR/escape.err" | wc -c)"
+match "the warning is there, escaped" 'owned\\x1b\]0;title\\x07\\x1b\[31mred' "$(cat "$T_DIR/escape.err")"
+
+eq "in the end, no author holds more than it did" "$nobody_super" "$(rolsuper)"
+eq "and the tables are the superuser's, alice's and bob's as made" "alices=sec_alice,bobs=sec_bob,secret=postgres" \
+    "$(q "select string_agg(tablename || '=' || tableowner, ',' order by tablename) from pg_tables where tablename in ('secret', 'alices', 'bobs')")"
+done_testing
