@@ -72,6 +72,29 @@ connect_params(const char *const *keys, const char *const *vals, int expand, cq_
 	return conn;
 }
 
+/*
+ * The server options cronq's own sessions start with: whatever the conninfo
+ * or $PGOPTIONS says, then search_path pinned to pg_catalog (and pg_temp
+ * last), so that no object another role created in a schema of the login
+ * role's search_path can stand in for a built-in function or operator in
+ * cronq's statements, which name every table and function of theirs with
+ * its schema. A new string.
+ */
+static char *
+own_options(const char *conninfo)
+{
+	PQconninfoOption *opts = conninfo ? PQconninfoParse(conninfo, NULL) : NULL;
+	const char *base = getenv("PGOPTIONS");
+	char *out;
+
+	for (PQconninfoOption *o = opts; o && o->keyword; o++)
+		if (strcmp(o->keyword, "options") == 0 && o->val)
+			base = o->val;
+	out = xasprintf("%s%s-c search_path=pg_catalog,pg_temp", base ? base : "", base && *base ? " " : "");
+	PQconninfoFree(opts);
+	return out;
+}
+
 PGconn *
 pg_connect(const char *conninfo, cq_err *err)
 {
@@ -79,10 +102,22 @@ pg_connect(const char *conninfo, cq_err *err)
 	 * dbname comes first so the keywords after it override what it expands
 	 * to: client_encoding must be ours; application_name is only a fallback.
 	 */
-	const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", NULL};
-	const char *vals[] = {conninfo, "cronq", "UTF8", NULL};
+	char *options = own_options(conninfo);
+	const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", "options", NULL};
+	const char *vals[] = {conninfo, "cronq", "UTF8", options, NULL};
+	PGconn *conn = connect_params(keys, vals, 1, err);
 
-	return connect_params(keys, vals, 1, err);
+	/*
+	 * PgBouncer (before 1.20's track_extra_parameters) refuses the startup
+	 * parameter "options": there, the login role's search_path stands.
+	 */
+	if (conn == NULL && err && strstr(err->msg, "unsupported startup parameter")) {
+		keys[3] = NULL;
+		cq_clear(err);
+		conn = connect_params(keys, vals, 1, err);
+	}
+	free(options);
+	return conn;
 }
 
 PGconn *

@@ -197,6 +197,31 @@ eq "every function in schema cronq pins search_path, has a SQL-standard body, or
           and p.prosqlbody is null and not coalesce(p.proconfig::text like '%search_path=pg_catalog%', false)
           and p.prosrc !~ 'pg_catalog\.'")"
 
+# --- 5b. the runner's own statements under objects authors made ---------
+# With CREATE on public (any database upgraded from PostgreSQL 14 or older
+# has it for everyone), an author adds an operator that matches the claim's
+# "bigint * interval" better than pg_catalog's, as a function that makes
+# her a superuser when the runner, a superuser, calls it.
+q "alter role sec_alice nosuperuser"
+as sec_alice alice-pw "
+create function public.evil(bigint, interval) returns interval language plpgsql as \$f\$
+begin
+    begin execute 'alter role sec_alice superuser'; exception when others then null; end;
+    return \$2 operator(pg_catalog.*) \$1::float8;
+end \$f\$;
+create operator public.* (leftarg = bigint, rightarg = interval, function = public.evil);
+create function public.unnest(bigint[], integer[]) returns table (a bigint, b integer) language plpgsql as \$f\$
+begin
+    begin execute 'alter role sec_alice superuser'; exception when others then null; end;
+    return query select * from pg_catalog.unnest(\$1, \$2);
+end \$f\$"
+id=$("$CRONQ" enqueue noop)
+"$CRONQ" run 2>/dev/null
+"$CRONQ" status >/dev/null 2>&1
+eq "the runner ran the job" "succeeded|" "$(status_of "$id")"
+eq "and no author's operator or function ran as the runner" "$nobody_super" "$(rolsuper)"
+q "drop operator public.* (bigint, interval); drop function public.evil(bigint, interval); drop function public.unnest(bigint[], integer[])"
+
 # --- 6. what a job prints reaches cron mail escaped ----------------------
 enq sec_alice alice-pw '{"sql": "do $d$ begin raise warning $w$owned\u001b]0;title\u0007\u001b[31mred\u001b[0m$w$; end $d$"}' >/dev/null
 "$CRONQ" run 2>"$T_DIR/escape.err"
