@@ -101,6 +101,8 @@ typedef struct worker {
 	bool		own_conn;
 	PGconn	   *lost_conn;		/* the caller's connection, replaced by reconnect() */
 	PGconn	   *session;		/* the runner's, for tasks (exec checks, purge), opened on demand */
+	PGconn	   *author_conn;	/* logged in as author_role, for sql jobs; kept while the author is */
+	char	   *author_role;
 	claim_batch batch;
 	job_state  *state;
 	bool	   *held;			/* still ours, as far as the last heartbeat knows */
@@ -234,6 +236,46 @@ worker_session(void *arg, char *why, size_t len)
 	if (w->session == NULL && (w->session = pg_connect(w->sh->o->conninfo, &err)) == NULL)
 		snprintf(why, len, "%s", err.msg);
 	return w->session;
+}
+
+/*
+ * A session logged in as role for a job's SQL: the previous job's when it
+ * had the same author (reset by author_release), else a new one; the
+ * session of another author is closed first, never lent.
+ */
+static PGconn *
+worker_author_session(void *arg, const char *role, cq_err *err)
+{
+	worker *w = arg;
+	const char *login = PQuser(w->conn);
+
+	if (w->author_conn && strcmp(w->author_role, role) == 0 && pg_alive(w->author_conn))
+		return w->author_conn;
+	pg_close(w->author_conn);
+	free(w->author_role);
+	w->author_role = xstrdup(role);
+	w->author_conn = pg_connect_as(w->sh->o->conninfo, role, login && strcmp(login, role) == 0, err);
+	return w->author_conn;
+}
+
+/*
+ * Take a job's session back: closed unless the task vouches for it and it
+ * is idle (no transaction a job left open); else DISCARD ALL, which drops
+ * temporary objects, resets every setting and the role, deallocates
+ * prepared statements, closes cursors, unlistens and releases advisory
+ * locks, so the next job of the author starts as on a new session.
+ */
+static void
+worker_author_release(void *arg, PGconn *conn, bool reusable)
+{
+	worker *w = arg;
+
+	if (conn != w->author_conn)
+		return;
+	if (reusable && PQtransactionStatus(conn) == PQTRANS_IDLE && pg_run(conn, "discard all", 0, NULL, NULL) == 0)
+		return;
+	pg_close(w->author_conn);
+	w->author_conn = NULL;
 }
 
 static task_stop
@@ -418,7 +460,7 @@ run_one(worker *w, int i)
 	task_result *r = &w->res[i];
 	job_outcome *o = &w->out[i];
 	const task_def *t = task_find(j->type);
-	task_ctx ctx = {worker_tick, w, worker_session, w->sh->o->conninfo, PQuser(w->conn),
+	task_ctx ctx = {worker_tick, w, worker_session, worker_author_session, worker_author_release,
 					w->sh->o->exec_dir, w->sh->o->kill_grace_ms};
 	/* Parsed only now, and freed after: one payload alive at a time. */
 	json_t *payload = json_loads(j->payload_text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
@@ -791,6 +833,8 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 		if (w->own_conn)
 			pg_close(w->conn);
 		pg_close(w->session);
+		pg_close(w->author_conn);
+		free(w->author_role);
 	}
 
 out:

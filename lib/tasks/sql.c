@@ -2,13 +2,14 @@
  * sql — {"sql": "...", "transaction": true}: runs SQL as the role that
  * enqueued the job, so enqueueing grants no privilege its author lacked.
  *
- * Each job gets a session of its own, logged in as its author with the
- * runner's credentials for that role, and closed when the job ends. It is
- * never a session of the runner's with SET ROLE: a role set in a session is
- * not a boundary (RESET ROLE in a DO block, a deferred trigger or a WITH HOLD
- * cursor runs as the login role), and whatever a job leaves in a session
+ * The job's SQL runs on a session logged in as its author with the
+ * runner's credentials for that role (the runner's author_session), never
+ * on a session of the runner's with SET ROLE: a role set in a session is
+ * not a boundary (RESET ROLE in a DO block, a deferred trigger or a WITH
+ * HOLD cursor runs as the login role). Whatever a job leaves in a session
  * (temporary objects, settings, prepared statements, cursors, listeners)
- * must reach no other job and none of the runner's own statements.
+ * reaches no other author's job, whose session is another, and none of the
+ * runner's statements; the next job of the same author finds it reset.
  */
 #include "tasks/task.h"
 
@@ -82,9 +83,8 @@ fail_with(task_result *res, const PGresult *r, PGconn *conn, const char *what)
 static PGconn *
 author_session(const task_ctx *ctx, const task_job *job, task_result *res)
 {
-	bool own = ctx->login && strcmp(ctx->login, job->enqueued_by) == 0;
 	cq_err err = {0};
-	PGconn *conn = pg_connect_as(ctx->conninfo, job->enqueued_by, own, &err);
+	PGconn *conn = ctx->author_session(ctx->arg, job->enqueued_by, &err);
 
 	if (conn)
 		return conn;
@@ -166,7 +166,8 @@ sql_run(const task_ctx *ctx, const task_job *job, task_result *res)
 	if (conn == NULL)
 		return;
 	run_sql(ctx, conn, sql, !(tx && json_is_false(tx)), res);
-	pg_close(conn);
+	/* A stopped job may have a cancel request still on its way. */
+	ctx->author_release(ctx->arg, conn, task_tick(ctx) == TASK_GO);
 }
 
 const task_def task_sql = {"sql", sql_validate, sql_run};

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/err.h"
+
 /* Why a running task must stop (task_tick's answer). */
 typedef enum task_stop {
 	TASK_GO = 0,				/* keep going */
@@ -70,8 +72,16 @@ typedef struct task_ctx {
 	 * No job's SQL ever runs on it.
 	 */
 	PGconn	   *(*session) (void *arg, char *why, size_t len);
-	const char *conninfo;		/* the runner's, for sessions opened as a job's author */
-	const char *login;			/* the role the runner logs in as */
+	/*
+	 * A session logged in as role, for a job's own SQL (NULL with err
+	 * filled when it cannot be opened): never one of the runner's, never
+	 * one another role used. The task hands it back with reusable false
+	 * when it stopped the job or cannot vouch for the session's state; the
+	 * runner then closes it, else resets it (DISCARD ALL) for the next job
+	 * of the same author.
+	 */
+	PGconn	   *(*author_session) (void *arg, const char *role, cq_err *err);
+	void		(*author_release) (void *arg, PGconn *conn, bool reusable);
 	const char *exec_dir;		/* NULL: exec jobs are refused */
 	int64_t		kill_grace_ms;	/* SIGTERM to SIGKILL, for programs */
 } task_ctx;

@@ -148,11 +148,20 @@ for t in "${traps[@]}"; do
             || fail "could not enqueue $t"
     done
 done
+# alice's next job finds none of it: her session is reset between jobs.
+q "create table probe (state text); alter table probe owner to sec_alice"
+as sec_alice alice-pw "select cronq.enqueue('sql', jsonb_build_object('sql', \$p\$insert into probe select concat_ws('|',
+    current_setting('default_transaction_read_only'), current_setting('transaction_read_only'),
+    current_setting('statement_timeout'), current_setting('lock_timeout'), current_setting('search_path'),
+    (select count(*) from pg_class where relnamespace = pg_my_temp_schema()),
+    (select count(*) from pg_prepared_statements), (select count(*) from pg_cursors),
+    (select count(*) from pg_listening_channels()), session_user, current_user)\$p\$), priority => -1)" >/dev/null
 e=$(as sec_bob bob-pw "select cronq.enqueue('exec', '{\"command\": \"mark\"}')")
 q "revoke cronq_exec from sec_bob"   # the runner's check must now refuse it
 b=$(enq sec_bob bob-pw '{"sql": "insert into bobs values (2)"}')
 "$CRONQ" run --batch 20 --exec-dir "$T_DIR/bin" 2>/dev/null
-eq "the traps themselves ran" "$(( ${#traps[@]} * 2 ))" "$(q "select count(*) from cronq.jobs where id > $first and enqueued_by = 'sec_alice' and status = 'succeeded'")"
+eq "the traps themselves ran" "$(( ${#traps[@]} * 2 + 1 ))" "$(q "select count(*) from cronq.jobs where id > $first and enqueued_by = 'sec_alice' and status = 'succeeded'")"
+eq "alice's next job starts as on a new session" 'off|off|0|0|"$user", public|0|0|0|0|sec_alice|sec_alice' "$(q "select state from probe")"
 eq "bob's job after them wrote its row" "succeeded|" "$(status_of "$b")"
 eq "bob's row is there" 2 "$(q "select max(x) from bobs")"
 eq "the runner's exec check was not fooled by a temporary pg_roles" "dead|permission_denied" "$(status_of "$e")"
