@@ -34,7 +34,8 @@ echo "== unit tests"
 for t in "$UNIT_DIR"/test_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
-    (cd "$root" && "$t") >"$tmp/$name.log" 2>&1
+    (cd "$root" && timeout --kill-after=10 "${TEST_TIMEOUT:-600}" "$t") >"$tmp/$name.log" 2>&1 \
+        || case $? in 124|137) echo "not ok $name: timed out"; failed=$((failed + 1)) ;; esac
     grep -E '^not ok|: [0-9]+ passed' "$tmp/$name.log"
     tally "$tmp/$name.log" "$name"
 done
@@ -51,7 +52,15 @@ for t in "$root"/tests/integration/t_*.sh; do
         [ $wanted = 1 ] || continue
     fi
     start=$(date +%s)
-    bash "$t" >"$tmp/$name.log" 2>&1
+    # A hang fails with the test's name: TEST_TIMEOUT seconds per file
+    # (default 600; the load scenarios under `make soak` get an hour).
+    limit=${TEST_TIMEOUT:-600}
+    [ -n "${SOAK:-}" ] && limit=3600
+    timeout --kill-after=10 "$limit" bash "$t" >"$tmp/$name.log" 2>&1
+    rc=$?
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        echo "not ok $name: timed out after ${limit}s"; failed=$((failed + 1))
+    fi
     grep -E '^not ok|^  |: [0-9]+ passed' "$tmp/$name.log"
     echo "   ($(( $(date +%s) - start ))s)"
     tally "$tmp/$name.log" "$name"
