@@ -18,6 +18,7 @@
 #include "util/duration.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
 
 enum {
@@ -149,7 +150,7 @@ print_list_text(const json_t *list)
 	printf("%-8s %-9s %-8s %-10s %-8s %-20s %-20s %s\n", "ID", "STATUS", "TYPE", "QUEUE",
 		   "ATTEMPTS", "RUN AT", "FINISHED AT", "ERROR");
 	json_array_foreach(list, i, job) {
-		char id[32], attempts[32];
+		char id[32], attempts[32], *clean;
 		buf error = BUF_INIT;
 
 		snprintf(id, sizeof id, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(job, "id")));
@@ -159,9 +160,11 @@ print_list_text(const json_t *list)
 		if (cq_json_str(job, "error_code", "")[0])
 			buf_printf(&error, "%s: ", cq_json_str(job, "error_code", ""));
 		append_clipped(&error, cq_json_str(job, "last_error", ""), ERROR_WIDTH);
+		clean = utf8_printable(buf_str(&error), false);
 		printf("%-8s %-9s %-8s %-10s %-8s %-20s %-20s %s\n", id, cq_json_str(job, "status", ""),
 			   cq_json_str(job, "type", ""), cq_json_str(job, "queue", ""), attempts, cq_json_str(job, "run_at", ""),
-			   cq_json_str(job, "finished_at", ""), buf_str(&error));
+			   cq_json_str(job, "finished_at", ""), clean);
+		free(clean);
 		buf_free(&error);
 	}
 }
@@ -192,16 +195,20 @@ seconds_text(const json_t *v, bool as_duration, char *out, size_t len)
 		snprintf(out, len, "%.3fs", json_number_value(v));
 }
 
-/* Print text, its later lines indented by indent spaces, and a newline. */
+/* Print text, its later lines indented by indent spaces, and a newline;
+ * control characters escaped (utf8_printable). */
 static void
 print_indented(const char *text, int indent)
 {
-	for (const char *p = text; *p; p++) {
+	char *clean = utf8_printable(text, true);
+
+	for (const char *p = clean; *p; p++) {
 		putchar(*p);
 		if (*p == '\n' && p[1])
 			printf("%*s", indent, "");
 	}
 	putchar('\n');
+	free(clean);
 }
 
 /* The last TAIL_LINES lines (at most TAIL_BYTES) of output, indented. */
@@ -225,7 +232,11 @@ print_tail(const char *output)
 		const char *nl = memchr(p, '\n', (size_t) (end - p));
 		size_t n = nl ? (size_t) (nl - p) : (size_t) (end - p);
 
-		printf("    %.*s\n", (int) n, p);
+		char *line = xstrndup(p, n), *clean = utf8_printable(line, false);
+
+		printf("    %s\n", clean);
+		free(clean);
+		free(line);
 		p += n + (nl ? 1 : 0);
 	}
 }

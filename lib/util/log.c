@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/utf8.h"
 #include "util/xalloc.h"
 
 static log_level current_level = LOG_WARNING;
@@ -52,32 +53,6 @@ trim_end(char *s)
 
 	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
 		s[--n] = '\0';
-}
-
-/*
- * A copy of s fit for a terminal and for cron mail, one line: line breaks
- * and tabs become spaces, other control characters (C0, DEL, and C1 as
- * UTF-8, which some terminals obey) are written as \xNN, so that text a
- * job wrote (an error, a server WARNING) cannot move the cursor, recolour
- * or retitle the reader's terminal, or forge a log line.
- */
-static char *
-text_clean(const char *s)
-{
-	char *out = xmalloc(strlen(s) * 4 + 1), *o = out;
-
-	for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
-		if (*p == '\n' || *p == '\r' || *p == '\t')
-			*o++ = ' ';
-		else if (*p < 0x20 || *p == 0x7f)
-			o += sprintf(o, "\\x%02x", *p);
-		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
-			o += sprintf(o, "\\x%02x", *++p);
-		else
-			*o++ = (char) *p;
-	}
-	*o = '\0';
-	return out;
 }
 
 static void
@@ -123,13 +98,13 @@ emit(log_level level, const log_field *fields, const char *detail,
 		}
 		json_decref(o);
 	} else {
-		char *clean = text_clean(msg);
+		char *clean = utf8_printable(msg, false);
 
 		fprintf(stderr, "cronq: %s: %s", level_names[level], clean);
 		free(clean);
 		for (const log_field *f = fields; f && f->key; f++)
 			if (f->value) {
-				clean = text_clean(f->value);
+				clean = utf8_printable(f->value, false);
 				fprintf(stderr, " %s=%s", f->key, clean);
 				free(clean);
 			}
@@ -138,13 +113,13 @@ emit(log_level level, const log_field *fields, const char *detail,
 			char *d = xstrdup(detail);
 
 			trim_end(d);
-			clean = text_clean(d);
+			clean = utf8_printable(d, false);
 			fprintf(stderr, "cronq: detail: %s\n", clean);
 			free(clean);
 			free(d);
 		}
 		if (hint) {
-			clean = text_clean(hint);
+			clean = utf8_printable(hint, false);
 			fprintf(stderr, "cronq: hint: %s\n", clean);
 			free(clean);
 		}

@@ -3,8 +3,11 @@
 #include "util/utf8.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "util/buf.h"
+#include "util/xalloc.h"
 
 /* Length of the valid UTF-8 sequence at s (at most len bytes), or 0. */
 static size_t
@@ -57,4 +60,25 @@ utf8_sanitize(const char *s, size_t len)
 		}
 	}
 	return buf_steal(&b);
+}
+
+char *
+utf8_printable(const char *s, bool keep_lines)
+{
+	char *out = xmalloc(strlen(s) * 4 + 1), *o = out;
+
+	for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+		if (*p == '\n' && keep_lines)
+			*o++ = '\n';
+		else if (*p == '\n' || *p == '\r' || *p == '\t')
+			*o++ = ' ';
+		else if (*p < 0x20 || *p == 0x7f)
+			o += sprintf(o, "\\x%02x", *p);
+		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+			o += sprintf(o, "\\x%02x", *++p);
+		else
+			*o++ = (char) *p;
+	}
+	*o = '\0';
+	return out;
 }

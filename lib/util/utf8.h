@@ -1,13 +1,24 @@
 /*
  * utf8 — make arbitrary bytes (a program's output) storable as PostgreSQL
- * text: invalid UTF-8 sequences become U+FFFD and NUL bytes are dropped.
+ * text: invalid UTF-8 sequences become U+FFFD and NUL bytes are dropped;
+ * and make text safe to show on a terminal.
  */
 #ifndef CRONQ_UTF8_H
 #define CRONQ_UTF8_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* A new NUL-terminated string (xmalloc) holding the cleaned bytes. */
 char *utf8_sanitize(const char *s, size_t len);
+
+/*
+ * A new string (xmalloc): s fit for a terminal, cron mail or a log line,
+ * whatever a job wrote in it. Control characters (C0, DEL, and C1 as UTF-8,
+ * which some terminals obey) become \xNN, so no text can move the cursor,
+ * recolour or retitle the reader's terminal, or forge a line. Tabs become
+ * spaces; line breaks too unless keep_lines.
+ */
+char *utf8_printable(const char *s, bool keep_lines);
 
 #endif

@@ -237,6 +237,14 @@ enq sec_alice alice-pw '{"sql": "do $d$ begin raise warning $w$owned\u001b]0;tit
 eq "no raw escape character reaches stderr" 0 "$(tr -dc '\033\007' <"$T_DIR/escape.err" | wc -c)"
 match "the warning is there, escaped" 'owned\\x1b\]0;title\\x07\\x1b\[31mred' "$(cat "$T_DIR/escape.err")"
 
+f=$(as sec_alice alice-pw "select cronq.enqueue('fail', jsonb_build_object('message', e'bad\\x1b[2J\\x1b]0;pwned\\x07\\nforged line', 'permanent', true))")
+"$CRONQ" run 2>"$T_DIR/escape2.err"
+"$CRONQ" list >"$T_DIR/list.out" 2>&1
+"$CRONQ" show "$f" >"$T_DIR/show.out" 2>&1
+eq "list, show and the run's stderr carry no raw control character" "0|0|0" \
+    "$(tr -dc '\033\007' <"$T_DIR/escape2.err" | wc -c)|$(tr -dc '\033\007' <"$T_DIR/list.out" | wc -c)|$(tr -dc '\033\007' <"$T_DIR/show.out" | wc -c)"
+match "list shows the error escaped" 'bad\\x1b\[2J\\x1b\]0;pwned\\x07 forged line' "$(cat "$T_DIR/list.out")"
+
 eq "in the end, no author holds more than it did" "$nobody_super" "$(rolsuper)"
 eq "and the tables are the superuser's, alice's and bob's as made" "alices=sec_alice,bobs=sec_bob,secret=postgres" \
     "$(q "select string_agg(tablename || '=' || tableowner, ',' order by tablename) from pg_tables where tablename in ('secret', 'alices', 'bobs')")"

@@ -1,6 +1,7 @@
 /* Unit tests of small utilities: buf (strings at every moment, array and
  * COPY escaping), utf8_sanitize (what a program prints becomes text) and
- * the json member readers (absent or mistyped members read as defaults). */
+ * the json member readers (absent or mistyped members read as defaults),
+ * utf8_printable (what a job wrote, shown on a terminal). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,15 @@ sanitize_case(const char *in, size_t len, const char *want)
 	char *got = utf8_sanitize(in, len);
 
 	CHECK(strcmp(got, want) == 0, "sanitize of %zu bytes: got [%s], want [%s]", len, got, want);
+	free(got);
+}
+
+static void
+printable_case(const char *in, bool keep_lines, const char *want)
+{
+	char *got = utf8_printable(in, keep_lines);
+
+	CHECK(strcmp(got, want) == 0, "printable of [%s]: got [%s], want [%s]", in, got, want);
 	free(got);
 }
 
@@ -67,6 +77,15 @@ main(void)
 	sanitize_case("\xed\xa0\x80", 3, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
 	sanitize_case("\xf4\x90\x80\x80", 4, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
 	sanitize_case("\xff\xfe", 2, "\xef\xbf\xbd\xef\xbf\xbd");
+
+	/* What a job wrote, shown on a terminal: no control character passes. */
+	printable_case("plain caf\xc3\xa9", false, "plain caf\xc3\xa9");
+	printable_case("a\nb\r\tc", false, "a b  c");
+	printable_case("a\nb\r\tc", true, "a\nb  c");
+	printable_case("\x1b]0;title\x07\x1b[31mred", false, "\\x1b]0;title\\x07\\x1b[31mred");
+	printable_case("del\x7f nul-less \x01\x1f", false, "del\\x7f nul-less \\x01\\x1f");
+	printable_case("c1 \xc2\x9b" "31m \xc2\xa0nbsp", false, "c1 \\x9b31m \xc2\xa0nbsp");
+	printable_case("\\x1b stays text", false, "\\x1b stays text");
 
 	o = json_pack("{s:s, s:i, s:n, s:s}", "name", "nightly", "count", 42, "none", "text", "7");
 
