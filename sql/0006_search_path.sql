@@ -1,4 +1,4 @@
--- 0007_search_path.sql — every function in schema cronq means the same
+-- 0006_search_path.sql — every function in schema cronq means the same
 -- whatever the caller's search_path. A role with a schema of its own (or
 -- CREATE on any schema) could otherwise put its own "<>", "=", pg_has_role
 -- or text type ahead of pg_catalog, and the triggers, which run in its

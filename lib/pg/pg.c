@@ -318,6 +318,56 @@ pg_run(PGconn *conn, const char *sql, int nparams, const char *const *values,
 	return 0;
 }
 
+/*
+ * Wait up to 50 ms for input, read it, and cancel the query on the server
+ * the first time stop(arg) says so. False when the connection failed.
+ */
+static bool
+watch(PGconn *conn, bool (*stop) (void *arg), void *arg, bool *stopped)
+{
+	struct pollfd pfd = {PQsocket(conn), POLLIN, 0};
+
+	if (poll(&pfd, 1, 50) < 0 && errno != EINTR)
+		return false;
+	if (!PQconsumeInput(conn))
+		return false;
+	if (!*stopped && stop && stop(arg)) {
+		PGcancel *cancel = PQgetCancel(conn);
+		char buf[256];
+
+		*stopped = true;
+		if (cancel) {
+			PQcancel(cancel, buf, sizeof buf);
+			PQfreeCancel(cancel);
+		}
+	}
+	return true;
+}
+
+/*
+ * A COPY to or from the client started by the statement (a job's "COPY …
+ * TO STDOUT"): libpq then hands out the same COPY result until the data is
+ * exchanged, so it is ended here. Data sent to cronq is read and dropped,
+ * still watched; a COPY that wants data from cronq is told there is none,
+ * which makes the statement fail. False when the connection failed.
+ */
+static bool
+end_copy(PGconn *conn, ExecStatusType status, bool (*stop) (void *arg), void *arg, bool *stopped)
+{
+	char *data;
+	int n;
+
+	if (status == PGRES_COPY_IN)
+		return PQputCopyEnd(conn, "cronq sends no data to COPY FROM STDIN") == 1;
+	while ((n = PQgetCopyData(conn, &data, 1)) != -1) {
+		if (n > 0)
+			PQfreemem(data);
+		else if (n == -2 || !watch(conn, stop, arg, stopped))
+			return false;
+	}
+	return true;
+}
+
 PGresult *
 pg_exec_watched(PGconn *conn, const char *sql, int nparams, const char *const *values,
 				bool (*stop) (void *arg), void *arg, int *failed_at, bool *stopped,
@@ -335,26 +385,27 @@ pg_exec_watched(PGconn *conn, const char *sql, int nparams, const char *const *v
 	if (!sent)
 		return NULL;
 	for (;;) {
-		while (PQisBusy(conn)) {
-			struct pollfd pfd = {PQsocket(conn), POLLIN, 0};
-
-			if (poll(&pfd, 1, 50) < 0 && errno != EINTR)
+		while (PQisBusy(conn))
+			if (!watch(conn, stop, arg, stopped))
 				break;
-			if (!PQconsumeInput(conn))
-				break;
-			if (!*stopped && stop && stop(arg)) {
-				PGcancel *cancel = PQgetCancel(conn);
-				char buf[256];
-
-				*stopped = true;
-				if (cancel) {
-					PQcancel(cancel, buf, sizeof buf);
-					PQfreeCancel(cancel);
-				}
-			}
-		}
 		if ((res = PQgetResult(conn)) == NULL)
 			break;
+		switch (PQresultStatus(res)) {
+		case PGRES_COPY_IN:
+		case PGRES_COPY_OUT:
+		case PGRES_COPY_BOTH:
+			/* The statement's own result follows the copy. */
+			if (end_copy(conn, PQresultStatus(res), stop, arg, stopped)) {
+				PQclear(res);
+				continue;
+			}
+			PQclear(res);
+			if (*failed_at < 0)
+				*failed_at = index;
+			return keep;
+		default:
+			break;
+		}
 		if (tuples && PQresultStatus(res) == PGRES_TUPLES_OK && *failed_at < 0) {
 			PQclear(*tuples);
 			*tuples = res;

@@ -137,10 +137,13 @@ run_sql(const task_ctx *ctx, PGconn *conn, const char *sql, bool in_transaction,
 		goto out;
 	}
 	if (in_transaction) {
-		end = PQexec(conn, "commit");
-		if (PQresultStatus(end) != PGRES_COMMAND_OK || strcmp(PQcmdStatus(end), "COMMIT") != 0) {
+		/* Watched too: deferred triggers run the author's code at commit. */
+		end = pg_exec_watched(conn, "commit", -1, NULL, should_stop, (void *) ctx, &failed_at, &stopped, NULL);
+		if (end == NULL || failed_at >= 0 || strcmp(PQcmdStatus(end), "COMMIT") != 0) {
 			/* A deferred constraint or trigger failed, or the job's SQL left the transaction aborted. */
-			if (PQresultStatus(end) != PGRES_COMMAND_OK)
+			if (stopped)
+				;
+			else if (end == NULL || failed_at >= 0)
 				fail_with(res, end, conn, "");
 			else
 				task_result_set(res, TASK_PERMANENT, "rolled_back", "the job's transaction was rolled back");

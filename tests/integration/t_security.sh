@@ -245,6 +245,21 @@ eq "list, show and the run's stderr carry no raw control character" "0|0|0" \
     "$(tr -dc '\033\007' <"$T_DIR/escape2.err" | wc -c)|$(tr -dc '\033\007' <"$T_DIR/list.out" | wc -c)|$(tr -dc '\033\007' <"$T_DIR/show.out" | wc -c)"
 match "list shows the error escaped" 'bad\\x1b\[2J\\x1b\]0;pwned\\x07 forged line' "$(cat "$T_DIR/list.out")"
 
+# --- 7. no job holds its worker beyond its timeout ----------------------
+# A COPY to or from the client leaves libpq waiting for the client to
+# exchange data; a deferred trigger runs the author's code at COMMIT. Each
+# must end by the job's timeout, and the run with it.
+q "delete from cronq.jobs"
+out=$(as sec_alice alice-pw "select cronq.enqueue('sql', '{\"sql\": \"copy (select g from generate_series(1, 200000) g) to stdout\"}', timeout => '5s')")
+cin=$(as sec_alice alice-pw "select cronq.enqueue('sql', '{\"sql\": \"create temp table cin (x int); copy cin from stdin\"}', max_attempts => 1, timeout => '5s')")
+slow=$(enq sec_alice alice-pw '{"sql": "create temp table d (x int); create function pg_temp.slow() returns trigger language plpgsql as $f$ begin perform pg_sleep(120); return null; end $f$; create constraint trigger t after insert on d deferrable initially deferred for each row execute function pg_temp.slow(); insert into d values (1)"}')
+q "update cronq.jobs set timeout = '2s', max_attempts = 1 where id = $slow"
+timeout -s KILL 60 "$CRONQ" run 2>/dev/null
+eq "the run ended (not killed at 60 s)" 0 "$?"
+eq "COPY TO STDOUT: the data is dropped, the job succeeds" "succeeded|" "$(status_of "$out")"
+eq "COPY FROM STDIN: fails, as no data comes" "dead|57014" "$(status_of "$cin")"
+eq "a deferred trigger sleeping at commit: stopped by the timeout" "dead|timeout" "$(status_of "$slow")"
+
 eq "in the end, no author holds more than it did" "$nobody_super" "$(rolsuper)"
 eq "and the tables are the superuser's, alice's and bob's as made" "alices=sec_alice,bobs=sec_bob,secret=postgres" \
     "$(q "select string_agg(tablename || '=' || tableowner, ',' order by tablename) from pg_tables where tablename in ('secret', 'alices', 'bobs')")"
