@@ -370,20 +370,19 @@ end_copy(PGconn *conn, ExecStatusType status, bool (*stop) (void *arg), void *ar
 
 PGresult *
 pg_exec_watched(PGconn *conn, const char *sql, int nparams, const char *const *values,
-				bool (*stop) (void *arg), void *arg, int *failed_at, bool *stopped,
-				PGresult **tuples)
+				bool (*stop) (void *arg), void *arg, int *failed_at, bool *stopped)
 {
 	PGresult *keep = NULL, *res;
 	int index = 0, sent;
 
-	if (tuples)
-		*tuples = NULL;
 	*failed_at = -1;
 	*stopped = false;
 	sent = nparams < 0 ? PQsendQuery(conn, sql)
 		: PQsendQueryParams(conn, sql, nparams, NULL, values, NULL, NULL, 0);
 	if (!sent)
 		return NULL;
+	/* Rows one at a time, each dropped: a result is never held whole. */
+	PQsetSingleRowMode(conn);
 	for (;;) {
 		while (PQisBusy(conn))
 			if (!watch(conn, stop, arg, stopped))
@@ -391,6 +390,9 @@ pg_exec_watched(PGconn *conn, const char *sql, int nparams, const char *const *v
 		if ((res = PQgetResult(conn)) == NULL)
 			break;
 		switch (PQresultStatus(res)) {
+		case PGRES_SINGLE_TUPLE:
+			PQclear(res);
+			continue;
 		case PGRES_COPY_IN:
 		case PGRES_COPY_OUT:
 		case PGRES_COPY_BOTH:
@@ -405,12 +407,6 @@ pg_exec_watched(PGconn *conn, const char *sql, int nparams, const char *const *v
 			return keep;
 		default:
 			break;
-		}
-		if (tuples && PQresultStatus(res) == PGRES_TUPLES_OK && *failed_at < 0) {
-			PQclear(*tuples);
-			*tuples = res;
-			index++;
-			continue;
 		}
 		if (PQresultStatus(res) == PGRES_FATAL_ERROR && *failed_at < 0) {
 			*failed_at = index;

@@ -68,15 +68,17 @@ int pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstat
  * Run sql while watching: every ~50 ms stop(arg) is asked whether to give
  * up, and when it says so the query is cancelled on the server. With
  * nparams < 0 the simple protocol is used, so sql may hold several
- * statements. Returns the first error result, else the last result (the
- * caller PQclear()s it; NULL only when the connection failed before any
- * result). *failed_at gets the 0-based index of the statement that failed,
- * or -1; *stopped whether stop() cancelled it. tuples (may be NULL) gets
- * the last result that returned rows, kept apart (the caller clears it).
+ * statements. Rows are read one at a time and dropped (their count stays
+ * in the command tag), and a COPY to or from the client is ended, so that
+ * no statement's output can fill memory or hold the caller. Returns the
+ * first error result, else the last statement's result (the caller
+ * PQclear()s it; NULL only when the connection failed before any result).
+ * *failed_at gets the 0-based index of the statement that failed, or -1;
+ * *stopped whether stop() cancelled it.
  */
 PGresult *pg_exec_watched(PGconn *conn, const char *sql, int nparams,
 						  const char *const *values, bool (*stop) (void *arg),
-						  void *arg, int *failed_at, bool *stopped, PGresult **tuples);
+						  void *arg, int *failed_at, bool *stopped);
 
 /*
  * Open a session logged in as role: the runner's conninfo with "user"

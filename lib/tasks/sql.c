@@ -130,7 +130,7 @@ run_sql(const task_ctx *ctx, PGconn *conn, const char *sql, bool in_transaction,
 		PQclear(r);
 	}
 	r = pg_exec_watched(conn, sql, in_transaction ? -1 : 0, NULL, should_stop, (void *) ctx,
-						&failed_at, &stopped, NULL);
+						&failed_at, &stopped);
 	if (r == NULL || failed_at >= 0) {
 		if (!stopped)			/* else the runner records why it stopped the task */
 			fail_with(res, r, conn, "");
@@ -138,7 +138,7 @@ run_sql(const task_ctx *ctx, PGconn *conn, const char *sql, bool in_transaction,
 	}
 	if (in_transaction) {
 		/* Watched too: deferred triggers run the author's code at commit. */
-		end = pg_exec_watched(conn, "commit", -1, NULL, should_stop, (void *) ctx, &failed_at, &stopped, NULL);
+		end = pg_exec_watched(conn, "commit", -1, NULL, should_stop, (void *) ctx, &failed_at, &stopped);
 		if (end == NULL || failed_at >= 0 || strcmp(PQcmdStatus(end), "COMMIT") != 0) {
 			/* A deferred constraint or trigger failed, or the job's SQL left the transaction aborted. */
 			if (stopped)

@@ -260,6 +260,22 @@ eq "COPY TO STDOUT: the data is dropped, the job succeeds" "succeeded|" "$(statu
 eq "COPY FROM STDIN: fails, as no data comes" "dead|57014" "$(status_of "$cin")"
 eq "a deferred trigger sleeping at commit: stopped by the timeout" "dead|timeout" "$(status_of "$slow")"
 
+# --- 8. no job's output fills the runner's memory ------------------------
+# 3,000,000 rows of 100 bytes: held whole, a result takes ~500 MB of the
+# runner's; read a row at a time and dropped, a few. The peak is read from
+# the kernel while the job sleeps after its big statement.
+big=$(enq sec_alice alice-pw '{"sql": "select g, repeat($x$x$x$, 100) from generate_series(1, 3000000) g; select pg_sleep(1)"}')
+"$CRONQ" run 2>/dev/null &
+pid=$! peak=0
+while kill -0 "$pid" 2>/dev/null; do
+    hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+    [ -n "$hwm" ] && [ "$hwm" -gt "$peak" ] && peak=$hwm
+    sleep 0.05
+done
+wait "$pid"
+eq "a job returning 3,000,000 rows succeeds" "succeeded|" "$(status_of "$big")"
+check "and the runner's peak memory stays under 200 MB (was ${peak} kB)" test "$peak" -lt 200000
+
 eq "in the end, no author holds more than it did" "$nobody_super" "$(rolsuper)"
 eq "and the tables are the superuser's, alice's and bob's as made" "alices=sec_alice,bobs=sec_bob,secret=postgres" \
     "$(q "select string_agg(tablename || '=' || tableowner, ',' order by tablename) from pg_tables where tablename in ('secret', 'alices', 'bobs')")"
