@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/utf8.h"
 #include "util/xalloc.h"
 
 static const task_def *const registry[] = {
@@ -78,7 +79,8 @@ task_result_set(task_result *res, task_status status, const char *code, const ch
 		va_start(ap, fmt);
 		vsnprintf(buf, sizeof buf, fmt, ap);
 		va_end(ap);
-		res->error = xstrdup(buf);
+		/* Cut short, a character may be split: the database takes only UTF-8. */
+		res->error = utf8_sanitize(buf, strlen(buf));
 	}
 }
 

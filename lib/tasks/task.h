@@ -103,7 +103,8 @@ task_tick(const task_ctx *ctx)
 /* Sleep up to ms milliseconds, ticking; returns the first stop reason. */
 task_stop task_sleep_ms(const task_ctx *ctx, int64_t ms);
 
-/* Fill res (error and code may be NULL). */
+/* Fill res (error and code may be NULL); the error is cut to 2 KiB of
+ * valid UTF-8. */
 void task_result_set(task_result *res, task_status status, const char *code,
 					 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void task_result_clear(task_result *res);

@@ -276,6 +276,16 @@ wait "$pid"
 eq "a job returning 3,000,000 rows succeeds" "succeeded|" "$(status_of "$big")"
 check "and the runner's peak memory stays under 200 MB (was ${peak} kB)" test "$peak" -lt 200000
 
+# --- 9. an error cut short is still text the database takes --------------
+# Errors are kept to 2 KiB; cut in the middle of a character, the outcome
+# was refused as invalid UTF-8: the job stayed running and the run failed.
+split=$(enq sec_alice alice-pw '{"sql": "do $d$ begin raise exception $e$%$e$, repeat($e$\u00e9$e$, 2000); end $d$"}')
+q "update cronq.jobs set max_attempts = 1 where id = $split"
+after=$(enq sec_bob bob-pw '{"sql": "select 1"}')
+"$CRONQ" run 2>/dev/null
+eq "the run records the job's outcome" "0|dead|P0001" "$?|$(status_of "$split")"
+eq "and the next job's" "succeeded|" "$(status_of "$after")"
+
 eq "in the end, no author holds more than it did" "$nobody_super" "$(rolsuper)"
 eq "and the tables are the superuser's, alice's and bob's as made" "alices=sec_alice,bobs=sec_bob,secret=postgres" \
     "$(q "select string_agg(tablename || '=' || tableowner, ',' order by tablename) from pg_tables where tablename in ('secret', 'alices', 'bobs')")"
