@@ -150,7 +150,7 @@ print_list_text(const json_t *list)
 	printf("%-8s %-9s %-8s %-10s %-8s %-20s %-20s %s\n", "ID", "STATUS", "TYPE", "QUEUE",
 		   "ATTEMPTS", "RUN AT", "FINISHED AT", "ERROR");
 	json_array_foreach(list, i, job) {
-		char id[32], attempts[32], *clean;
+		char id[32], attempts[32], *clean, *queue;
 		buf error = BUF_INIT;
 
 		snprintf(id, sizeof id, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(job, "id")));
@@ -161,10 +161,12 @@ print_list_text(const json_t *list)
 			buf_printf(&error, "%s: ", cq_json_str(job, "error_code", ""));
 		append_clipped(&error, cq_json_str(job, "last_error", ""), ERROR_WIDTH);
 		clean = utf8_printable(buf_str(&error), false);
+		queue = utf8_printable(cq_json_str(job, "queue", ""), false);
 		printf("%-8s %-9s %-8s %-10s %-8s %-20s %-20s %s\n", id, cq_json_str(job, "status", ""),
-			   cq_json_str(job, "type", ""), cq_json_str(job, "queue", ""), attempts, cq_json_str(job, "run_at", ""),
+			   cq_json_str(job, "type", ""), queue, attempts, cq_json_str(job, "run_at", ""),
 			   cq_json_str(job, "finished_at", ""), clean);
 		free(clean);
+		free(queue);
 		buf_free(&error);
 	}
 }
@@ -277,8 +279,12 @@ print_show_text(const json_t *job)
 			printf(", started %s", cq_json_str(run, "started_at", ""));
 		if (dur[0])
 			printf(", took %s", dur);
-		if (cq_json_str(run, "worker", "")[0])
-			printf(", worker %s", cq_json_str(run, "worker", ""));
+		if (cq_json_str(run, "worker", "")[0]) {
+			char *worker = utf8_printable(cq_json_str(run, "worker", ""), false);
+
+			printf(", worker %s", worker);
+			free(worker);
+		}
 		putchar('\n');
 		if (cq_json_str(run, "error", "")[0] || cq_json_str(run, "error_code", "")[0]) {
 			printf("    error: %s%s", cq_json_str(run, "error_code", ""),

@@ -23,6 +23,7 @@
 #include "util/duration.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
 
 enum {
@@ -121,15 +122,15 @@ text_width(const char *s)
 /*
  * A copy of s fit for one table cell: its first line, at most CELL_MAX
  * characters, cut on a character boundary with "..." marking any cut, and
- * control characters shown as '?' (job errors hold programs' output, which
- * must not drive the operator's terminal).
+ * control characters escaped as \xNN (job errors hold programs' output,
+ * which must not drive the operator's terminal; queue names are anyone's).
  */
 static char *
 clip(const char *s)
 {
 	size_t len = strcspn(s, "\r\n"), chars = 0, keep = 0;
 	bool more = s[len] != '\0';
-	char *out;
+	char *cut, *out;
 
 	for (size_t i = 0; i < len; i++) {
 		if (((unsigned char) s[i] & 0xC0) == 0x80)
@@ -139,14 +140,13 @@ clip(const char *s)
 		chars++;
 	}
 	if (chars > CELL_MAX || (more && chars > CELL_MAX - 3))
-		out = xasprintf("%.*s...", (int) keep, s);
+		cut = xasprintf("%.*s...", (int) keep, s);
 	else if (more)
-		out = xasprintf("%.*s...", (int) len, s);
+		cut = xasprintf("%.*s...", (int) len, s);
 	else
-		out = xstrndup(s, len);
-	for (char *p = out; *p; p++)
-		if ((unsigned char) *p < 0x20 || *p == 0x7f)
-			*p = '?';
+		cut = xstrndup(s, len);
+	out = utf8_printable(cut, false);
+	free(cut);
 	return out;
 }
 
