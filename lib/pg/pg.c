@@ -25,12 +25,8 @@ pg_default_conninfo(void)
 	return NULL;
 }
 
-/*
- * Server notices go through our log: warnings are shown, the chatter of
- * NOTICE and below ("schema already exists, skipping") only with --verbose.
- */
-static void
-on_notice(void *arg, const PGresult *res)
+void
+pg_log_notice(const PGresult *res)
 {
 	const char *severity = PQresultErrorField(res, PG_DIAG_SEVERITY_NONLOCALIZED);
 	const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
@@ -40,9 +36,15 @@ on_notice(void *arg, const PGresult *res)
 	/* A server going down warns before it closes; the error that follows says it all. */
 	bool shutdown = state && strncmp(state, "57", 2) == 0;
 
-	(void) arg;
 	log_full(severity && strcmp(severity, "WARNING") == 0 && !shutdown ? LOG_WARNING : LOG_DEBUG,
 			 NULL, NULL, hint, "%s", msg ? msg : PQresultErrorMessage(res));
+}
+
+static void
+on_notice(void *arg, const PGresult *res)
+{
+	(void) arg;
+	pg_log_notice(res);
 }
 
 /*

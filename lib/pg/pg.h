@@ -90,6 +90,13 @@ PGresult *pg_exec_watched(PGconn *conn, const char *sql, int nparams,
 PGconn *pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err *err)
 	__attribute__((warn_unused_result));
 
+/*
+ * Log a server notice: warnings are shown, the chatter of NOTICE and below
+ * ("schema already exists, skipping") only with --verbose. Every session
+ * cronq opens logs its notices so.
+ */
+void pg_log_notice(const PGresult *res);
+
 /* Whether a failed connection's message says the server refused the login
  * itself (credentials, pg_hba.conf, no such role), not that it was away. */
 bool pg_login_refused(const char *msg);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "pg/pg.h"
+#include "util/log.h"
 #include "util/xalloc.h"
 
 static int
@@ -159,16 +160,38 @@ out:
 	PQclear(end);
 }
 
+/*
+ * A job's notices and warnings are logged up to NOTICES_SHOWN, then only
+ * counted: a loop of RAISE WARNING must not flood cron mail.
+ */
+enum { NOTICES_SHOWN = 20 };
+
+static void
+on_job_notice(void *arg, const PGresult *r)
+{
+	long *seen = arg;
+
+	if (++*seen <= NOTICES_SHOWN)
+		pg_log_notice(r);
+}
+
 static void
 sql_run(const task_ctx *ctx, const task_job *job, task_result *res)
 {
 	const char *sql = json_string_value(json_object_get(job->payload, "sql"));
 	json_t *tx = json_object_get(job->payload, "transaction");
 	PGconn *conn = author_session(ctx, job, res);
+	PQnoticeReceiver before;
+	long seen = 0;
 
 	if (conn == NULL)
 		return;
+	before = PQsetNoticeReceiver(conn, on_job_notice, &seen);
 	run_sql(ctx, conn, sql, !(tx && json_is_false(tx)), res);
+	PQsetNoticeReceiver(conn, before, NULL);
+	if (seen > NOTICES_SHOWN)
+		log_warning("job %lld sent %ld more notices and warnings, not shown", (long long) job->id,
+					seen - NOTICES_SHOWN);
 	/* A stopped job may have a cancel request still on its way. */
 	ctx->author_release(ctx->arg, conn, task_tick(ctx) == TASK_GO);
 }

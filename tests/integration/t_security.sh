@@ -237,6 +237,11 @@ enq sec_alice alice-pw '{"sql": "do $d$ begin raise warning $w$owned\u001b]0;tit
 eq "no raw escape character reaches stderr" 0 "$(tr -dc '\033\007' <"$T_DIR/escape.err" | wc -c)"
 match "the warning is there, escaped" 'owned\\x1b\]0;title\\x07\\x1b\[31mred' "$(cat "$T_DIR/escape.err")"
 
+enq sec_alice alice-pw '{"sql": "do $d$ begin for i in 1..5000 loop raise warning $w$flood %$w$, i; end loop; end $d$"}' >/dev/null
+"$CRONQ" run 2>"$T_DIR/flood.err"
+eq "a job's 5,000 warnings: the first 20 reach stderr, then one line counts the rest" "20|1" \
+    "$(grep -c 'flood' "$T_DIR/flood.err")|$(grep -c '4980 more notices' "$T_DIR/flood.err")"
+
 f=$(as sec_alice alice-pw "select cronq.enqueue('fail', jsonb_build_object('message', e'bad\\x1b[2J\\x1b]0;pwned\\x07\\nforged line', 'permanent', true))")
 "$CRONQ" run 2>"$T_DIR/escape2.err"
 "$CRONQ" list >"$T_DIR/list.out" 2>&1
