@@ -120,11 +120,14 @@ create or replace function cronq.key_taken(p_key text) returns boolean
 language sql stable set enable_seqscan = off
 return exists (select 1 from cronq.jobs where idempotency_key = p_key);
 
+-- Whether the current role (not the session's: inside a SECURITY DEFINER
+-- function a superuser's session calls, is_superuser still says "on" while
+-- the function's owner acts) is a superuser or owns the table.
 create or replace function cronq.may_act_for_others(tbl oid) returns boolean
 language sql stable
-return current_setting('is_superuser') = 'on'
-    or exists (select 1 from pg_class c join pg_roles r on r.oid = c.relowner
-               where c.oid = tbl and r.rolname = current_user);
+return exists (select 1 from pg_roles r
+               where r.rolname = current_user
+                 and (r.rolsuper or r.oid = (select c.relowner from pg_class c where c.oid = tbl)));
 
 create or replace function cronq.enqueue(
     type text,

@@ -101,6 +101,25 @@ eq "alice never wrote to bob's table through the runner" 1 "$(PGDATABASE=sec2 q 
 eq "nor to the runner's" 0 "$(PGDATABASE=sec2 q "select count(*) from secret")"
 eq "no role changed (non-superuser runner)" "$nobody_super" "$(rolsuper)"
 
+# --- 2b. a superuser's session calling an author's definer function -----
+# Inside alice's SECURITY DEFINER function, called by a superuser's
+# session, current_user is alice but is_superuser still says "on": that
+# must not let her write a schedule or job in another role's name.
+q "grant insert, update, delete on cronq.schedules to sec_alice"
+as sec_alice alice-pw "create function public.harmless() returns text language plpgsql security definer set search_path = pg_catalog as \$f\$
+begin
+    insert into cronq.schedules (name, cron, type, payload, next_run_at, created_by)
+    values ('sec-pwn', '* * * * *', 'sql', '{\"sql\": \"alter role sec_alice superuser\"}', now(), 'postgres');
+    return current_user;
+end \$f\$"
+q "select public.harmless()" >/dev/null 2>&1
+"$CRONQ" run 2>/dev/null
+eq "the schedule her function wrote is hers, whoever called it" "sec_alice" \
+    "$(q "select coalesce(string_agg(created_by, ','), 'none') from cronq.schedules where name = 'sec-pwn'")"
+eq "and its job ran as her: no role changed" "$nobody_super" "$(rolsuper)"
+q "delete from cronq.schedules where name = 'sec-pwn'; drop function public.harmless();
+   revoke insert, update, delete on cronq.schedules from sec_alice"
+
 # --- 3. an author the runner cannot log in as ---------------------------
 q "create table mallorys (x int); alter table mallorys owner to sec_mallory"
 m=$(enq sec_mallory mallory-pw '{"sql": "insert into mallorys values (1)"}')
