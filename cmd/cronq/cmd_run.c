@@ -56,6 +56,7 @@ help(void)
 		   "                            before they are given back (default 10s)\n"
 		   "      --exec-dir DIR        where the programs of exec jobs live (none: exec is refused)\n"
 		   "      --kill-grace DURATION a stopped program gets SIGTERM, then SIGKILL after\n"
+		   "                            DURATION; a stopped SQL statement is given up after\n"
 		   "                            DURATION (default 5s)\n"
 		   "      --seed N              seed of the backoff jitter (for tests)\n"
 		   "      --fail-on-error       exit 1 when a job failed during this run\n"

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -320,30 +321,66 @@ pg_run(PGconn *conn, const char *sql, int nparams, const char *const *values,
 	return 0;
 }
 
-/*
- * Wait up to 50 ms for input, read it, and cancel the query on the server
- * the first time stop(arg) says so. False when the connection failed.
- */
-static bool
-watch(PGconn *conn, bool (*stop) (void *arg), void *arg, bool *stopped)
+static int64_t
+now_ms(void)
 {
-	struct pollfd pfd = {PQsocket(conn), POLLIN, 0};
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A statement being watched, and what was done to stop it. */
+typedef struct watcher {
+	PGconn	   *conn;
+	bool		(*stop) (void *arg);
+	void	   *arg;
+	int64_t		abandon_ms;
+	bool	   *stopped;
+	int64_t		cancelled_at, cancel_sent;
+} watcher;
+
+typedef enum watch_state { WATCH_GO, WATCH_BROKEN, WATCH_ABANDONED } watch_state;
+
+static void
+send_cancel(watcher *w, int64_t now)
+{
+	PGcancel *cancel = PQgetCancel(w->conn);
+	char buf[256];
+
+	if (cancel) {
+		PQcancel(cancel, buf, sizeof buf);
+		PQfreeCancel(cancel);
+	}
+	w->cancel_sent = now;
+}
+
+/*
+ * Wait up to 50 ms for input and read it. The first time stop(arg) says so,
+ * the statement is cancelled on the server; again every second, since the
+ * statement may catch the cancel and go on; and abandon_ms after the first
+ * cancel it is given up (the caller closes the session).
+ */
+static watch_state
+watch(watcher *w)
+{
+	struct pollfd pfd = {PQsocket(w->conn), POLLIN, 0};
+	int64_t now;
 
 	if (poll(&pfd, 1, 50) < 0 && errno != EINTR)
-		return false;
-	if (!PQconsumeInput(conn))
-		return false;
-	if (!*stopped && stop && stop(arg)) {
-		PGcancel *cancel = PQgetCancel(conn);
-		char buf[256];
-
-		*stopped = true;
-		if (cancel) {
-			PQcancel(cancel, buf, sizeof buf);
-			PQfreeCancel(cancel);
-		}
-	}
-	return true;
+		return WATCH_BROKEN;
+	if (!PQconsumeInput(w->conn))
+		return WATCH_BROKEN;
+	now = now_ms();
+	if (!*w->stopped && w->stop && w->stop(w->arg)) {
+		*w->stopped = true;
+		w->cancelled_at = now;
+		send_cancel(w, now);
+	} else if (*w->stopped && now - w->cancelled_at >= w->abandon_ms)
+		return WATCH_ABANDONED;
+	else if (*w->stopped && now - w->cancel_sent >= 1000)
+		send_cancel(w, now);
+	return WATCH_GO;
 }
 
 /*
@@ -351,20 +388,21 @@ watch(PGconn *conn, bool (*stop) (void *arg), void *arg, bool *stopped)
  * TO STDOUT"): libpq then hands out the same COPY result until the data is
  * exchanged, so it is ended here. Data sent to cronq is read and dropped,
  * still watched; a COPY that wants data from cronq is told there is none,
- * which makes the statement fail. False when the connection failed.
+ * which makes the statement fail. False when the connection failed or the
+ * statement was abandoned.
  */
 static bool
-end_copy(PGconn *conn, ExecStatusType status, bool (*stop) (void *arg), void *arg, bool *stopped)
+end_copy(watcher *w, ExecStatusType status)
 {
 	char *data;
 	int n;
 
 	if (status == PGRES_COPY_IN)
-		return PQputCopyEnd(conn, "cronq sends no data to COPY FROM STDIN") == 1;
-	while ((n = PQgetCopyData(conn, &data, 1)) != -1) {
+		return PQputCopyEnd(w->conn, "cronq sends no data to COPY FROM STDIN") == 1;
+	while ((n = PQgetCopyData(w->conn, &data, 1)) != -1) {
 		if (n > 0)
 			PQfreemem(data);
-		else if (n == -2 || !watch(conn, stop, arg, stopped))
+		else if (n == -2 || watch(w) != WATCH_GO)
 			return false;
 	}
 	return true;
@@ -372,8 +410,9 @@ end_copy(PGconn *conn, ExecStatusType status, bool (*stop) (void *arg), void *ar
 
 PGresult *
 pg_exec_watched(PGconn *conn, const char *sql, int nparams, const char *const *values,
-				bool (*stop) (void *arg), void *arg, int *failed_at, bool *stopped)
+				bool (*stop) (void *arg), void *arg, int64_t abandon_ms, int *failed_at, bool *stopped)
 {
+	watcher w = {conn, stop, arg, abandon_ms, stopped, 0, 0};
 	PGresult *keep = NULL, *res;
 	int index = 0, sent;
 
@@ -387,8 +426,8 @@ pg_exec_watched(PGconn *conn, const char *sql, int nparams, const char *const *v
 	PQsetSingleRowMode(conn);
 	for (;;) {
 		while (PQisBusy(conn))
-			if (!watch(conn, stop, arg, stopped))
-				break;
+			if (watch(&w) != WATCH_GO)
+				goto given_up;
 		if ((res = PQgetResult(conn)) == NULL)
 			break;
 		switch (PQresultStatus(res)) {
@@ -399,14 +438,12 @@ pg_exec_watched(PGconn *conn, const char *sql, int nparams, const char *const *v
 		case PGRES_COPY_OUT:
 		case PGRES_COPY_BOTH:
 			/* The statement's own result follows the copy. */
-			if (end_copy(conn, PQresultStatus(res), stop, arg, stopped)) {
+			if (!end_copy(&w, PQresultStatus(res))) {
 				PQclear(res);
-				continue;
+				goto given_up;
 			}
 			PQclear(res);
-			if (*failed_at < 0)
-				*failed_at = index;
-			return keep;
+			continue;
 		default:
 			break;
 		}
@@ -423,5 +460,11 @@ pg_exec_watched(PGconn *conn, const char *sql, int nparams, const char *const *v
 		if (PQstatus(conn) == CONNECTION_BAD)
 			break;
 	}
+	return keep;
+
+given_up:
+	/* The connection failed, or the statement is left running. */
+	if (*failed_at < 0)
+		*failed_at = index;
 	return keep;
 }

@@ -9,6 +9,7 @@
 
 #include <libpq-fe.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "util/err.h"
 
@@ -66,7 +67,9 @@ int pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstat
 
 /*
  * Run sql while watching: every ~50 ms stop(arg) is asked whether to give
- * up, and when it says so the query is cancelled on the server. With
+ * up, and when it says so the query is cancelled on the server, again
+ * every second (a statement may catch the cancel), and abandon_ms later
+ * given up, still running: the caller must then close conn. With
  * nparams < 0 the simple protocol is used, so sql may hold several
  * statements. Rows are read one at a time and dropped (their count stays
  * in the command tag), and a COPY to or from the client is ended, so that
@@ -78,7 +81,7 @@ int pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstat
  */
 PGresult *pg_exec_watched(PGconn *conn, const char *sql, int nparams,
 						  const char *const *values, bool (*stop) (void *arg),
-						  void *arg, int *failed_at, bool *stopped);
+						  void *arg, int64_t abandon_ms, int *failed_at, bool *stopped);
 
 /*
  * Open a session logged in as role: the runner's conninfo with "user"

@@ -131,7 +131,7 @@ run_sql(const task_ctx *ctx, PGconn *conn, const char *sql, bool in_transaction,
 		PQclear(r);
 	}
 	r = pg_exec_watched(conn, sql, in_transaction ? -1 : 0, NULL, should_stop, (void *) ctx,
-						&failed_at, &stopped);
+						ctx->kill_grace_ms, &failed_at, &stopped);
 	if (r == NULL || failed_at >= 0) {
 		if (!stopped)			/* else the runner records why it stopped the task */
 			fail_with(res, r, conn, "");
@@ -139,7 +139,8 @@ run_sql(const task_ctx *ctx, PGconn *conn, const char *sql, bool in_transaction,
 	}
 	if (in_transaction) {
 		/* Watched too: deferred triggers run the author's code at commit. */
-		end = pg_exec_watched(conn, "commit", -1, NULL, should_stop, (void *) ctx, &failed_at, &stopped);
+		end = pg_exec_watched(conn, "commit", -1, NULL, should_stop, (void *) ctx, ctx->kill_grace_ms,
+							  &failed_at, &stopped);
 		if (end == NULL || failed_at >= 0 || strcmp(PQcmdStatus(end), "COMMIT") != 0) {
 			/* A deferred constraint or trigger failed, or the job's SQL left the transaction aborted. */
 			if (stopped)
@@ -158,6 +159,29 @@ run_sql(const task_ctx *ctx, PGconn *conn, const char *sql, bool in_transaction,
 out:
 	PQclear(r);
 	PQclear(end);
+}
+
+/*
+ * A statement still running after its cancels (it caught them): its
+ * backend is ended from the runner's session, where the runner may (a
+ * superuser, a member of pg_signal_backend or of the author's role);
+ * else it goes on until it next speaks to the client, whose session the
+ * runner closes. Its transaction, if it opened one, never commits.
+ */
+static void
+end_backend(const task_ctx *ctx, PGconn *conn)
+{
+	char why[256], pid[16];
+	const char *values[] = {pid};
+	PGconn *runner = ctx->session(ctx->arg, why, sizeof why);
+	PGresult *r;
+
+	snprintf(pid, sizeof pid, "%d", PQbackendPID(conn));
+	if (runner == NULL)
+		return;
+	r = PQexecParams(runner, "select pg_catalog.pg_terminate_backend($1::pg_catalog.int4)", 1, NULL, values,
+					 NULL, NULL, 0);
+	PQclear(r);
 }
 
 /*
@@ -189,6 +213,8 @@ sql_run(const task_ctx *ctx, const task_job *job, task_result *res)
 	before = PQsetNoticeReceiver(conn, on_job_notice, &seen);
 	run_sql(ctx, conn, sql, !(tx && json_is_false(tx)), res);
 	PQsetNoticeReceiver(conn, before, NULL);
+	if (PQtransactionStatus(conn) == PQTRANS_ACTIVE)
+		end_backend(ctx, conn);
 	if (seen > NOTICES_SHOWN)
 		log_warning("job %lld sent %ld more notices and warnings, not shown", (long long) job->id,
 					seen - NOTICES_SHOWN);

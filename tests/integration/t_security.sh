@@ -294,6 +294,29 @@ eq "COPY TO STDOUT: the data is dropped, the job succeeds" "succeeded|" "$(statu
 eq "COPY FROM STDIN: fails, as no data comes" "dead|57014" "$(status_of "$cin")"
 eq "a deferred trigger sleeping at commit: stopped by the timeout" "dead|timeout" "$(status_of "$slow")"
 
+# A job that catches the cancel and goes on: cancelled again every second,
+# then given up after --kill-grace, its backend ended, for a timeout and for
+# SIGTERM alike.
+stubborn='{"sql": "do $d$ begin loop begin perform pg_sleep(0.2); exception when query_canceled then null; end; end loop; end $d$"}'
+st=$(enq sec_alice alice-pw "$stubborn")
+q "update cronq.jobs set timeout = '1s', max_attempts = 1 where id = $st"
+timeout -s KILL 60 "$CRONQ" run --kill-grace 2s 2>/dev/null
+eq "a job that catches its cancels: the run ends (not killed at 60 s)" 0 "$?"
+eq "the job timed out" "dead|timeout" "$(status_of "$st")"
+eq "and its backend is gone" 0 "$(q "select count(*) from pg_stat_activity where query like '%query_canceled%' and pid <> pg_backend_pid()")"
+st=$(enq sec_alice alice-pw "$stubborn")
+"$CRONQ" run --grace 1s --kill-grace 2s 2>/dev/null &
+pid=$!
+wait_for "the job runs" 20 "select status = 'running' from cronq.jobs where id = $st" || fail "the stubborn job never ran"
+sleep 1
+kill -TERM "$pid"
+for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+check "on SIGTERM too, the run ends within 30 s" bash -c "! kill -0 $pid 2>/dev/null"
+kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+eq "the job is given back, not left running" "queued" "$(q "select status from cronq.jobs where id = $st")"
+eq "and its backend is gone" 0 "$(q "select count(*) from pg_stat_activity where query like '%query_canceled%' and pid <> pg_backend_pid()")"
+q "delete from cronq.jobs where id = $st"
+
 # --- 8. no job's output fills the runner's memory ------------------------
 # 3,000,000 rows of 100 bytes: held whole, a result takes ~500 MB of the
 # runner's; read a row at a time and dropped, a few. The peak is read from
