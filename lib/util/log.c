@@ -55,6 +55,17 @@ trim_end(char *s)
 		s[--n] = '\0';
 }
 
+/* A JSON string of s, whatever bytes it holds (jansson refuses invalid UTF-8). */
+static json_t *
+json_text(const char *s)
+{
+	char *clean = utf8_sanitize(s, strlen(s));
+	json_t *j = json_string(clean);
+
+	free(clean);
+	return j;
+}
+
 static void
 emit(log_level level, const log_field *fields, const char *detail,
 	 const char *hint, char *msg)
@@ -76,21 +87,21 @@ emit(log_level level, const log_field *fields, const char *detail,
 				 tm.tm_min, tm.tm_sec, now.tv_nsec / 1000000);
 		json_object_set_new(o, "time", json_string(ts));
 		json_object_set_new(o, "level", json_string(level_names[level]));
-		json_object_set_new(o, "msg", json_string(msg));
+		json_object_set_new(o, "msg", json_text(msg));
 		for (const log_field *f = fields; f && f->key; f++) {
 			if (f->value == NULL)
 				continue;
 			if (f->numeric) {
 				json_t *num = json_loads(f->value, JSON_DECODE_ANY, NULL);
 
-				json_object_set_new(o, f->key, num ? num : json_string(f->value));
+				json_object_set_new(o, f->key, num ? num : json_text(f->value));
 			} else
-				json_object_set_new(o, f->key, json_string(f->value));
+				json_object_set_new(o, f->key, json_text(f->value));
 		}
 		if (detail)
-			json_object_set_new(o, "detail", json_string(detail));
+			json_object_set_new(o, "detail", json_text(detail));
 		if (hint)
-			json_object_set_new(o, "hint", json_string(hint));
+			json_object_set_new(o, "hint", json_text(hint));
 		line = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII);
 		if (line) {
 			fprintf(stderr, "%s\n", line);

@@ -65,19 +65,30 @@ utf8_sanitize(const char *s, size_t len)
 char *
 utf8_printable(const char *s, bool keep_lines)
 {
-	char *out = xmalloc(strlen(s) * 4 + 1), *o = out;
+	size_t len = strlen(s);
+	char *out = xmalloc(len * 4 + 1), *o = out;
+	const unsigned char *end = (const unsigned char *) s + len;
 
 	for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+		size_t n;
+
 		if (*p == '\n' && keep_lines)
 			*o++ = '\n';
 		else if (*p == '\n' || *p == '\r' || *p == '\t')
 			*o++ = ' ';
 		else if (*p < 0x20 || *p == 0x7f)
 			o += sprintf(o, "\\x%02x", *p);
+		else if (*p < 0x80)
+			*o++ = (char) *p;
+		else if ((n = valid_seq(p, (size_t) (end - p))) == 0)
+			o += sprintf(o, "\\x%02x", *p);	/* not UTF-8: a lone 0x9b is a CSI too */
 		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
 			o += sprintf(o, "\\x%02x", *++p);
-		else
-			*o++ = (char) *p;
+		else {
+			memcpy(o, p, n);
+			o += n;
+			p += n - 1;
+		}
 	}
 	*o = '\0';
 	return out;

@@ -15,7 +15,8 @@ char *utf8_sanitize(const char *s, size_t len);
 /*
  * A new string (xmalloc): s fit for a terminal, cron mail or a log line,
  * whatever a job wrote in it. Control characters (C0, DEL, and C1 as UTF-8,
- * which some terminals obey) become \xNN, so no text can move the cursor,
+ * which some terminals obey) and bytes that are not UTF-8 (a lone 0x9b is
+ * an 8-bit CSI) become \xNN, so no text can move the cursor,
  * recolour or retitle the reader's terminal, or forge a line. Tabs become
  * spaces; line breaks too unless keep_lines.
  */

@@ -256,6 +256,20 @@ enq sec_alice alice-pw '{"sql": "do $d$ begin raise warning $w$owned\u001b]0;tit
 eq "no raw escape character reaches stderr" 0 "$(tr -dc '\033\007' <"$T_DIR/escape.err" | wc -c)"
 match "the warning is there, escaped" 'owned\\x1b\]0;title\\x07\\x1b\[31mred' "$(cat "$T_DIR/escape.err")"
 
+# A job that switches its session to LATIN1: what the server then sends is
+# not UTF-8, and a lone byte 0x9b is an 8-bit CSI.
+latin='{"sql": "set client_encoding = $e$LATIN1$e$; do $d$ begin raise warning $w$caf%$w$, chr(233) || chr(155) || $w$[31mred$w$; raise exception $w$caf%$w$, chr(233); end $d$"}'
+l1=$(enq sec_alice alice-pw "$latin")
+l2=$(enq sec_alice alice-pw "$latin")
+q "update cronq.jobs set max_attempts = 1 where id in ($l1, $l2)"
+"$CRONQ" run --max-jobs 1 2>"$T_DIR/latin.err"
+"$CRONQ" run --max-jobs 1 --log-format json 2>"$T_DIR/latin.json"
+eq "both jobs' outcomes are recorded" "dead|dead" \
+    "$(q "select string_agg(status, '|' order by id) from cronq.jobs where id in ($l1, $l2)")"
+eq "no raw 0x9b or ESC in the text log" 0 "$(tr -dc '\233\033' <"$T_DIR/latin.err" | wc -c)"
+match "the warning is there, its bytes escaped" 'caf\\xe9\\x9b\[31mred' "$(cat "$T_DIR/latin.err")"
+eq "the JSON log keeps the warning's msg" 1 "$(grep -c '"msg":"caf' "$T_DIR/latin.json")"
+
 enq sec_alice alice-pw '{"sql": "do $d$ begin for i in 1..5000 loop raise warning $w$flood %$w$, i; end loop; end $d$"}' >/dev/null
 "$CRONQ" run 2>"$T_DIR/flood.err"
 eq "a job's 5,000 warnings: the first 20 reach stderr, then one line counts the rest" "20|1" \

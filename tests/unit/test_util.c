@@ -86,6 +86,10 @@ main(void)
 	printable_case("del\x7f nul-less \x01\x1f", false, "del\\x7f nul-less \\x01\\x1f");
 	printable_case("c1 \xc2\x9b" "31m \xc2\xa0nbsp", false, "c1 \\x9b31m \xc2\xa0nbsp");
 	printable_case("\\x1b stays text", false, "\\x1b stays text");
+	/* Bytes that are not UTF-8 (a job that set client_encoding to LATIN1). */
+	printable_case("8-bit csi \x9b" "31m caf\xe9", false, "8-bit csi \\x9b31m caf\\xe9");
+	printable_case("cut \xe2\x82", false, "cut \\xe2\\x82");
+	printable_case("\xe2\x82\xac \xf0\x9f\x98\x80 ok", false, "\xe2\x82\xac \xf0\x9f\x98\x80 ok");
 
 	o = json_pack("{s:s, s:i, s:n, s:s}", "name", "nightly", "count", 42, "none", "text", "7");
 
