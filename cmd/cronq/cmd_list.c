@@ -264,7 +264,15 @@ print_show_text(const json_t *job)
 		}
 		text = value_text(v);
 		printf("%-17s ", key);
-		print_indented(text, 18);
+		if (strcmp(key, "last_error") == 0)
+			print_indented(text, 18);
+		else {
+			/* One line each: a queue or key holding a line break stays on its own. */
+			char *clean = utf8_printable(text, false);
+
+			printf("%s\n", clean);
+			free(clean);
+		}
 		free(text);
 	}
 	printf("\n%s (%zu):\n", "runs", json_array_size(runs));

@@ -17,6 +17,7 @@
 #include "schema/migrate.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/utf8.h"
 
 enum {
 	OPT_TZ = OPT_FIRST_CMD, OPT_CATCHUP, OPT_OVERLAP, OPT_REPLACE, OPT_DISABLED, OPT_JSON,
@@ -199,8 +200,10 @@ print_schedule_text(const json_t *s)
 
 	json_object_foreach((json_t *) s, key, v) {
 		char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		char *clean = utf8_printable(json_is_null(v) ? "" : text ? text : json_string_value(v), false);
 
-		printf("%-17s %s\n", key, json_is_null(v) ? "" : text ? text : json_string_value(v));
+		printf("%-17s %s\n", key, clean);
+		free(clean);
 		free(text);
 	}
 }
@@ -214,16 +217,21 @@ print_list_text(const json_t *list)
 	printf("%-24s %-18s %-16s %-8s %-10s %-8s %-21s %s\n", "NAME", "CRON", "TIMEZONE", "TYPE",
 		   "QUEUE", "ENABLED", "NEXT RUN", "LAST JOB");
 	json_array_foreach(list, i, s) {
+		static const char *const names[] = {"name", "cron", "timezone", "type", "queue"};
 		json_t *last = json_object_get(s, "last_job_id");
-		char lastbuf[64] = "-";
+		char lastbuf[64] = "-", *cell[5];
 
 		if (json_is_integer(last))
 			snprintf(lastbuf, sizeof lastbuf, "%" JSON_INTEGER_FORMAT " %s", json_integer_value(last),
 					 cq_json_str(s, "last_job_status", "-"));
-		printf("%-24s %-18s %-16s %-8s %-10s %-8s %-21s %s\n", cq_json_str(s, "name", "-"),
-			   cq_json_str(s, "cron", "-"), cq_json_str(s, "timezone", "-"), cq_json_str(s, "type", "-"),
-			   cq_json_str(s, "queue", "-"), json_is_true(json_object_get(s, "enabled")) ? "yes" : "no",
-			   cq_json_str(s, "next_run_at", "-"), lastbuf);
+		/* Anyone who may write a schedule writes these: escaped for the terminal. */
+		for (size_t c = 0; c < 5; c++)
+			cell[c] = utf8_printable(cq_json_str(s, names[c], "-"), false);
+		printf("%-24s %-18s %-16s %-8s %-10s %-8s %-21s %s\n", cell[0], cell[1], cell[2], cell[3], cell[4],
+			   json_is_true(json_object_get(s, "enabled")) ? "yes" : "no", cq_json_str(s, "next_run_at", "-"),
+			   lastbuf);
+		for (size_t c = 0; c < 5; c++)
+			free(cell[c]);
 	}
 }
 

@@ -281,7 +281,7 @@ f=$(as sec_alice alice-pw "select cronq.enqueue('fail', jsonb_build_object('mess
 "$CRONQ" show "$f" >"$T_DIR/show.out" 2>&1
 eq "list, show and the run's stderr carry no raw control character" "0|0|0" \
     "$(tr -dc '\033\007' <"$T_DIR/escape2.err" | wc -c)|$(tr -dc '\033\007' <"$T_DIR/list.out" | wc -c)|$(tr -dc '\033\007' <"$T_DIR/show.out" | wc -c)"
-qid=$(as sec_alice alice-pw "select cronq.enqueue('noop', queue => e'q\\x1b[2J\\xc2\\x9b31m\\x07', key => e'k\\x1b]0;t\\x07')")
+qid=$(as sec_alice alice-pw "select cronq.enqueue('noop', queue => e'q\\x1b[2J\\xc2\\x9b31m\\x07', key => e'k\\x1b]0;t\\x07\\nFORGED')")
 "$CRONQ" list >"$T_DIR/list2.out" 2>&1
 "$CRONQ" show "$qid" >"$T_DIR/show2.out" 2>&1
 "$CRONQ" status >"$T_DIR/status.out" 2>&1
@@ -290,7 +290,13 @@ eq "a queue name and a key with C0 and C1 controls: list, show and status carry 
 eq "nor a C1 control (U+009B, CSI on some terminals)" "0|0|0" \
     "$(grep -c $'\xc2\x9b' "$T_DIR/list2.out")|$(grep -c $'\xc2\x9b' "$T_DIR/show2.out")|$(grep -c $'\xc2\x9b' "$T_DIR/status.out")"
 match "status shows the queue escaped" 'q\\x1b\[2J\\x9b31m\\x07' "$(cat "$T_DIR/status.out")"
-q "delete from cronq.jobs where id = $qid"
+q "insert into cronq.schedules (name, cron, type, queue) values ('sec-q', '* * * * *', 'noop', e'q\\x1b[1m\\nFORGED')"
+"$CRONQ" schedule list >"$T_DIR/sched.out" 2>&1
+"$CRONQ" schedule show sec-q >>"$T_DIR/sched.out" 2>&1
+"$CRONQ" show "$qid" >>"$T_DIR/sched.out" 2>&1
+eq "schedule list and show: no raw ESC, no line of the queue's own" "0|0" \
+    "$(tr -dc '\033' <"$T_DIR/sched.out" | wc -c)|$(grep -c '^FORGED' "$T_DIR/sched.out")"
+q "delete from cronq.jobs where id = $qid; delete from cronq.schedules where name = 'sec-q'"
 match "list shows the error escaped" 'bad\\x1b\[2J\\x1b\]0;pwned\\x07 forged line' "$(cat "$T_DIR/list.out")"
 
 # --- 7. no job holds its worker beyond its timeout ----------------------
