@@ -189,8 +189,19 @@ migrate_apply(PGconn *conn, int *applied, void (*progress)(const char *name), cq
 	 */
 	if ((rc = exec_script(conn, "begin; set local search_path = pg_catalog, pg_temp", NULL, err)) != 0)
 		return rc;
-	if ((rc = pg_run(conn, "select pg_advisory_xact_lock(" MIGRATE_LOCK_KEY ")", 0, NULL, err)) != 0 ||
+	/*
+	 * One migrate at a time: a lock on cronq.schema_migrations that no role
+	 * short of its owner can take (an advisory lock anyone can, and hold
+	 * forever), or, before the table exists, the advisory lock. Then each
+	 * lock a migration waits for (a transaction left open on cronq.jobs)
+	 * is waited for 10 s at most, not forever with every runner queued
+	 * behind it.
+	 */
+	if ((rc = pg_run(conn, "select pg_catalog.pg_advisory_xact_lock(" MIGRATE_LOCK_KEY ") "
+					 "where pg_catalog.to_regclass('cronq.schema_migrations') is null", 0, NULL, err)) != 0 ||
 		(rc = exec_script(conn, bootstrap_sql, NULL, err)) != 0 ||
+		(rc = exec_script(conn, "lock table cronq.schema_migrations in share row exclusive mode; "
+						  "set local lock_timeout = '10s'", NULL, err)) != 0 ||
 		(rc = read_version(conn, &version, err)) != 0)
 		goto fail;
 	if (version > migrate_latest_version()) {
@@ -221,6 +232,8 @@ migrate_apply(PGconn *conn, int *applied, void (*progress)(const char *name), cq
 
 fail:
 	*applied = 0;
+	if (err && strstr(err->msg, "lock timeout"))
+		cq_hint(err, "Another session holds a lock on a cronq table (see pg_locks); run \"cronq migrate\" again.");
 	if (pg_alive(conn)) {
 		PGresult *res = PQexec(conn, "rollback");
 

@@ -363,6 +363,18 @@ after=$(enq sec_bob bob-pw '{"sql": "select 1"}')
 eq "the run records the job's outcome" "0|dead|P0001" "$?|$(status_of "$split")"
 eq "and the next job's" "succeeded|" "$(status_of "$after")"
 
+# --- 10. no author can hold migrate off ---------------------------------
+# An advisory lock is anyone's to take; the lock migrate waits for is on
+# cronq.schema_migrations, which an author may only read.
+as sec_alice alice-pw "select pg_advisory_lock(7466726374707143), pg_sleep(20)" >/dev/null 2>&1 &
+holder=$!
+wait_for "alice holds the advisory lock" 10 "select count(*) > 0 from pg_locks where locktype = 'advisory' and objid = 3040022471" \
+    || fail "alice's advisory lock never showed"
+as sec_alice alice-pw "begin; lock table cronq.schema_migrations in share row exclusive mode" >/dev/null 2>&1
+timeout -s KILL 15 "$CRONQ" migrate >/dev/null 2>&1
+eq "migrate runs while an author holds its old advisory lock" 0 "$?"
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+
 eq "in the end, no author holds more than it did" "$nobody_super" "$(rolsuper)"
 eq "and the tables are the superuser's, alice's and bob's as made" "alices=sec_alice,bobs=sec_bob,secret=postgres" \
     "$(q "select string_agg(tablename || '=' || tableowner, ',' order by tablename) from pg_tables where tablename in ('secret', 'alices', 'bobs')")"
