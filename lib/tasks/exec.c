@@ -184,9 +184,9 @@ author_may_exec(const task_ctx *ctx, const task_job *job, char *why, size_t len)
 	if (conn == NULL)
 		return -1;
 	r = PQexecParams(conn,
-					 "select exists (select 1 from pg_roles where rolname = 'cronq_exec')"
-					 " and exists (select 1 from pg_roles where rolname = $1)"
-					 " and pg_has_role($1, 'cronq_exec', 'MEMBER')",
+					 "select exists (select 1 from pg_catalog.pg_roles where rolname = 'cronq_exec')"
+					 " and exists (select 1 from pg_catalog.pg_roles where rolname = $1)"
+					 " and pg_catalog.pg_has_role($1, 'cronq_exec', 'MEMBER')",
 					 1, NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
 		snprintf(why, len, "could not check the role of the job: %s", PQerrorMessage(conn));
