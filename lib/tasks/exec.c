@@ -9,9 +9,12 @@
  * killed, so no orphan survives it.
  *
  * The program's environment is built, not inherited: PATH, HOME, LANG,
- * LC_ALL, TZ and TMPDIR from the runner, the payload's env, and the
- * CRONQ_* variables. Database credentials in the runner's environment are
- * not passed on.
+ * LC_ALL, TZ and TMPDIR from the runner, the payload's env (which may
+ * replace LANG, LC_ALL, TZ and TMPDIR, and may set nothing that changes how
+ * a program is loaded or interpreted: exec_env_denied[]), and the CRONQ_*
+ * variables. Database credentials in the runner's environment are not
+ * passed on. A payload the kernel could not pass to execve() is refused
+ * when validated (EXEC_PAYLOAD_MAX, EXEC_ARGS_MAX).
  */
 #include "tasks/exec.h"
 #include "tasks/task.h"
@@ -34,6 +37,62 @@
 #include "util/xalloc.h"
 
 #define OUTPUT_TAIL (64 * 1024)
+
+/*
+ * Variables a payload's env may not set, because they change how a program
+ * is loaded or interpreted: a name, or a prefix ending in "*", compared
+ * without regard to (ASCII) case. sudo's env_reset and env_delete lists,
+ * the shells' and the interpreters' own. Mirrored, entry for entry and in
+ * this order, by cronq.exec_env_denied() in sql/0007_exec_limits.sql;
+ * tests/unit/test_payload.c fails when the two differ.
+ */
+const char *const exec_env_denied[] = {
+	/* the dynamic loader and the C library */
+	"LD_*", "DYLD_*", "_RLD*", "LDR_*", "LIBPATH", "SHLIB_PATH", "GCONV_PATH", "GETCONF_DIR",
+	"GLIBC_TUNABLES", "MALLOC_*", "HOSTALIASES", "LOCALDOMAIN", "RES_OPTIONS", "RESOLV_HOST_CONF",
+	"NIS_PATH", "LOCPATH", "NLSPATH", "PATH_LOCALE", "TZDIR", "AUTHSTATE", "VAR_ACE", "USR_ACE",
+	"DLC_ACE",
+	/* shells */
+	"PATH", "IFS", "CDPATH", "ENV", "BASH*", "SHELLOPTS", "PS4", "GLOBIGNORE", "PROMPT_COMMAND",
+	"FPATH", "NULLCMD", "READNULLCMD", "ZDOTDIR", "TMPPREFIX", "SHELL", "HOME", "XDG_*",
+	/* terminal descriptions */
+	"TERMINFO", "TERMINFO_DIRS", "TERMPATH", "TERMCAP",
+	/* interpreters, their module paths and package managers */
+	"PERL*", "PYTHON*", "RUBY*", "GEM_*", "BUNDLE_*", "NODE_*", "NPM_CONFIG_*", "JAVA_*", "_JAVA_*",
+	"JDK_*", "CLASSPATH", "DOTNET_*", "CORECLR_*", "COMPLUS_*", "LUA_*", "PHPRC", "PHP_INI_SCAN_DIR",
+	"TCLLIBPATH", "TCL_LIBRARY", "TK_LIBRARY", "AWKPATH", "AWKLIBPATH", "PIP_*", "GOFLAGS",
+	"GOTOOLCHAIN",
+	/* programs that other programs start */
+	"EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "GIT_*", "SSH_ASKPASS*",
+	"SUDO_ASKPASS", "MAKEFLAGS", "MAKEFILES", "MFLAGS",
+	/* credentials and whom to trust */
+	"PG*", "KRB5*", "OPENSSL_*", "SSL_CERT_*", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE",
+	NULL
+};
+
+static char
+ascii_upper(char c)
+{
+	return c >= 'a' && c <= 'z' ? (char) (c - 'a' + 'A') : c;
+}
+
+bool
+exec_env_is_denied(const char *name)
+{
+	for (const char *const *d = exec_env_denied; *d; d++) {
+		size_t n = strlen(*d);
+		bool prefix = (*d)[n - 1] == '*';
+		size_t i;
+
+		if (prefix)
+			n--;
+		for (i = 0; i < n && name[i] && ascii_upper(name[i]) == (*d)[i]; i++)
+			;
+		if (i == n && (prefix || name[i] == '\0'))
+			return true;
+	}
+	return false;
+}
 
 static bool
 valid_command(const char *s)
@@ -64,6 +123,102 @@ valid_env_name(const char *s)
 	return strncmp(s, "CRONQ_", 6) != 0;
 }
 
+/*
+ * The length of v as PostgreSQL prints a jsonb value: {"k": v, …} and
+ * [v, …], strings escaped as its escape_json() does. What a program gets
+ * in CRONQ_PAYLOAD is that text, whatever spacing the payload was written
+ * with. Exact for strings, arrays and objects, all that an exec payload
+ * holds once its shape is checked.
+ */
+static size_t
+jsonb_text_len(const json_t *v)
+{
+	size_t len = 0, i;
+	const char *key;
+	json_t *e;
+
+	switch (json_typeof(v)) {
+		case JSON_STRING:
+			{
+				const char *s = json_string_value(v);
+				size_t n = json_string_length(v);
+
+				for (i = 0; i < n; i++) {
+					unsigned char c = (unsigned char) s[i];
+
+					if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t')
+						len += 2;
+					else if (c < 0x20)
+						len += 6;	/* a \\u escape */
+					else
+						len++;
+				}
+				return len + 2;
+			}
+		case JSON_ARRAY:
+			json_array_foreach(v, i, e)
+				len += (i > 0 ? 2 : 0) + jsonb_text_len(e);
+			return len + 2;
+		case JSON_OBJECT:
+			i = 0;
+			json_object_foreach((json_t *) v, key, e) {
+				json_t *k = json_string(key);
+
+				len += (i++ > 0 ? 2 : 0) + jsonb_text_len(k) + 2 + jsonb_text_len(e);
+				json_decref(k);
+			}
+			return len + 2;
+		default:
+			{
+				/* Not in an exec payload; roughly right for the rest. */
+				char *t = json_dumps(v, JSON_ENCODE_ANY);
+
+				len = t ? strlen(t) : 0;
+				free(t);
+				return len;
+			}
+	}
+}
+
+/*
+ * The payload's share of what execve() copies for the program (the
+ * kernel's count, fs/exec.c): every string of argv (the command, then
+ * args) and of the environment (K=V for each of env, and CRONQ_PAYLOAD=
+ * with the payload's text_len bytes), each with its NUL and an 8-byte
+ * pointer. Never more than 4 × text_len: every string is in the payload's
+ * text too, inside at least 4 bytes of quotes and separators per pointer.
+ */
+static size_t
+exec_args_bytes(const json_t *payload, size_t text_len)
+{
+	size_t n = strlen(json_string_value(json_object_get(payload, "command"))) + 1 + 8;
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(payload, "args"), i, v)
+		n += json_string_length(v) + 1 + 8;
+	json_object_foreach(json_object_get(payload, "env"), key, v)
+		n += strlen(key) + 1 + json_string_length(v) + 1 + 8;
+	return n + strlen("CRONQ_PAYLOAD=") + text_len + 1 + 8;
+}
+
+/* The denied name of env that comes first by length, then bytes (the
+ * database's order), or NULL when there is none. */
+static const char *
+first_denied(const json_t *env)
+{
+	const char *key, *first = NULL;
+	json_t *v;
+
+	json_object_foreach((json_t *) env, key, v)
+		if (exec_env_is_denied(key) &&
+			(first == NULL || strlen(key) < strlen(first) ||
+			 (strlen(key) == strlen(first) && strcmp(key, first) < 0)))
+			first = key;
+	return first;
+}
+
 static int
 exec_validate(const json_t *payload, char *err, size_t errlen)
 {
@@ -73,7 +228,7 @@ exec_validate(const json_t *payload, char *err, size_t errlen)
 	json_t *args = json_object_get(payload, "args");
 	json_t *env = json_object_get(payload, "env");
 	json_t *v;
-	size_t i;
+	size_t i, text_len;
 
 	if (key) {
 		snprintf(err, errlen, "unknown key \"%s\"", key);
@@ -106,6 +261,22 @@ exec_validate(const json_t *payload, char *err, size_t errlen)
 			snprintf(err, errlen, "\"env\" must map variable names (not CRONQ_*) to strings");
 			return -1;
 		}
+		if ((key = first_denied(env)) != NULL) {
+			snprintf(err, errlen, "\"env\" may not set \"%s\": it changes how a program is loaded or interpreted",
+					 key);
+			return -1;
+		}
+	}
+	text_len = jsonb_text_len(payload);
+	if (text_len > EXEC_PAYLOAD_MAX) {
+		snprintf(err, errlen, "larger than %d bytes as JSON text, too large for the CRONQ_PAYLOAD variable "
+				 "(the kernel passes none over 128 KiB)", EXEC_PAYLOAD_MAX);
+		return -1;
+	}
+	if (exec_args_bytes(payload, text_len) > EXEC_ARGS_MAX) {
+		snprintf(err, errlen, "arguments and environment larger than %d bytes (strings with their NULs and "
+				 "8-byte pointers, CRONQ_PAYLOAD included)", EXEC_ARGS_MAX);
+		return -1;
 	}
 	return 0;
 }
@@ -233,6 +404,9 @@ build_env(const task_job *job, strvec *env)
 	for (const char *const *k = kept; *k; k++) {
 		const char *val = getenv(*k);
 
+		/* The payload's own LANG, LC_ALL, TZ or TMPDIR instead (never PATH or HOME). */
+		if (json_object_get(extra, *k) != NULL)
+			continue;
 		if (val)
 			strvec_push(env, xasprintf("%s=%s", *k, val));
 		else if (strcmp(*k, "PATH") == 0)
