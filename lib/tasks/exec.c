@@ -3,10 +3,13 @@
  * program NAME found directly in the exec directory, with no shell. Exit 0
  * succeeds, 75 (EX_TEMPFAIL) is a retryable failure, any other status is a
  * permanent one; death by a signal is retryable. The tail of stdout and
- * stderr (64 KiB) is kept. A stop (timeout, cancel, shutdown, lost lease)
- * sends SIGTERM to the program's process group, then SIGKILL after the
- * grace period; when the program ends, what is left of its group is
- * killed, so no orphan survives it.
+ * stderr (64 KiB) is kept.
+ *
+ * The program runs under a supervisor process of its own (supervisor.c):
+ * a stop (timeout, cancel, shutdown, lost lease) has it send SIGTERM to the
+ * program's process group, then SIGKILL after the grace period; when the
+ * program ends, or the runner dies, it kills every descendant left, those
+ * that left the group (setsid) or forked twice included.
  *
  * The program's environment is built, not inherited: PATH, HOME, LANG,
  * LC_ALL, TZ and TMPDIR from the runner, the payload's env (which may
@@ -27,16 +30,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "pg/pg.h"
+#include "tasks/supervisor.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
 #define OUTPUT_TAIL (64 * 1024)
+/* How long a program's end may take to clean up before the job is recorded
+ * anyway (its supervisor goes on alone). */
+#define CLEANUP_WAIT_MS 5000
 
 /*
  * Variables a payload's env may not set, because they change how a program
@@ -421,32 +429,6 @@ build_env(const task_job *job, strvec *env)
 	strvec_push(env, xasprintf("CRONQ_SCHEDULED_FOR=%s", job->scheduled_for ? job->scheduled_for : ""));
 }
 
-/* In the child: never returns. */
-static void
-child(const char *dir, const char *path, char **argv, char **envp, int out)
-{
-	sigset_t none;
-	int devnull = open("/dev/null", O_RDONLY);
-
-	setpgid(0, 0);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	if (devnull >= 0)
-		dup2(devnull, STDIN_FILENO);
-	dup2(out, STDOUT_FILENO);
-	dup2(out, STDERR_FILENO);
-	for (int fd = 3; fd < 1024; fd++)
-		close(fd);
-	if (chdir(dir) != 0)
-		_exit(126);
-	execve(path, argv, envp);
-	dprintf(STDERR_FILENO, "cronq: could not run %s: %s\n", path, strerror(errno));
-	_exit(127);
-}
-
 /* Keep the last OUTPUT_TAIL bytes of what the program wrote. */
 typedef struct tail {
 	char		data[OUTPUT_TAIL];
@@ -491,19 +473,77 @@ now_ms(void)
 	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Ask the supervisor to signal the program (SUPERVISOR_TERM or _KILL). */
+static void
+tell(int ctl, char what)
+{
+	if (send(ctl, &what, 1, MSG_NOSIGNAL) < 0) {
+		/* It is gone, and the program with it. */
+	}
+}
+
+static bool
+transient(int e)
+{
+	return e == EAGAIN || e == ENOMEM || e == ETXTBSY || e == EMFILE || e == ENFILE || e == EINTR;
+}
+
+/* res from the supervisor's report of how the program ended. */
+static void
+set_result(const task_ctx *ctx, const char *command, const supervisor_report *rep, task_result *res)
+{
+	int st = rep->value;
+
+	switch (rep->event) {
+		case SUPERVISOR_NO_CHDIR:
+			task_result_set(res, transient(rep->value) ? TASK_FAILED : TASK_PERMANENT, "exec_failed",
+							"could not enter the exec directory %s: %s", ctx->exec_dir, strerror(rep->value));
+			return;
+		case SUPERVISOR_NO_EXEC:
+			if (rep->value == E2BIG)
+				task_result_set(res, TASK_PERMANENT, "payload_too_large",
+								"could not run %s: its arguments and environment are more than this system "
+								"passes to a program (%s)", command, strerror(E2BIG));
+			else
+				task_result_set(res, transient(rep->value) ? TASK_FAILED : TASK_PERMANENT, "exec_failed",
+								"could not run %s: %s", command, strerror(rep->value));
+			return;
+		case SUPERVISOR_NO_FORK:
+			task_result_set(res, TASK_FAILED, "exec_failed", "could not start a process for %s: %s", command,
+							strerror(rep->value));
+			return;
+		case SUPERVISOR_EXITED:
+			break;
+		default:
+			task_result_set(res, TASK_FAILED, "exec_failed", "the supervisor of %s sent an unknown report", command);
+			return;
+	}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		task_result_set(res, TASK_SUCCEEDED, NULL, NULL);
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == 75)
+		task_result_set(res, TASK_FAILED, "tempfail", "%s exited with status 75 (temporary failure)", command);
+	else if (WIFEXITED(st))
+		task_result_set(res, TASK_PERMANENT, "exit_status", "%s exited with status %d", command, WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		task_result_set(res, TASK_FAILED, "signal", "%s was killed by signal %d (%s)", command,
+						WTERMSIG(st), strsignal(WTERMSIG(st)));
+}
+
 static void
 exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 {
 	const char *command = json_string_value(json_object_get(job->payload, "command"));
 	json_t *args = json_object_get(job->payload, "args");
 	strvec argv = {NULL, 0, 0}, envp = {NULL, 0, 0};
+	supervisor_report rep = {0, 0};
+	size_t got = 0;				/* bytes of rep read */
 	tail *out = NULL;
 	char why[1024];
 	char *path = NULL;
-	int pipefd[2] = {-1, -1}, status = 0, may;
-	pid_t pid;
-	int64_t term_at = 0, exited_at = 0;
-	bool exited = false, eof = false;
+	int pipefd[2] = {-1, -1}, ctl[2] = {-1, -1}, st, may;
+	pid_t sup;
+	int64_t term_at = 0, ended_at = 0;
+	bool sup_done = false, eof = false, killed = false;
 	size_t i;
 	json_t *v;
 
@@ -530,72 +570,89 @@ exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 	json_array_foreach(args, i, v)
 		strvec_push(&argv, xstrdup(json_string_value(v)));
 	build_env(job, &envp);
-	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+	if (pipe2(pipefd, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0) {
 		task_result_set(res, TASK_FAILED, "exec_failed", "could not create a pipe: %s", strerror(errno));
 		goto out;
 	}
-	if ((pid = fork()) < 0) {
+	if ((sup = fork()) < 0) {
 		task_result_set(res, TASK_FAILED, "exec_failed", "could not start a process: %s", strerror(errno));
 		goto out;
 	}
-	if (pid == 0)
-		child(ctx->exec_dir, path, argv.v, envp.v, pipefd[1]);
-	setpgid(pid, pid);			/* both sides, so no signal races the child's own call */
+	if (sup == 0) {
+		supervisor_job sj = {ctx->exec_dir, path, argv.v, envp.v, pipefd[1], ctl[1]};
+
+		supervisor_main(&sj);
+	}
 	close(pipefd[1]);
-	pipefd[1] = -1;
+	close(ctl[1]);
+	pipefd[1] = ctl[1] = -1;
 	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+	fcntl(ctl[0], F_SETFL, O_NONBLOCK);
 	out = xcalloc(1, sizeof *out);
 
-	while (!exited || !eof) {
-		struct pollfd pfd = {pipefd[0], POLLIN, 0};
+	/*
+	 * Until the supervisor has exited (every process of the job is gone)
+	 * and the output is at its end; but once the program has ended, the
+	 * job's outcome waits at most CLEANUP_WAIT_MS for that.
+	 */
+	while (!sup_done || !eof) {
+		struct pollfd pfd[2] = {
+			{eof ? -1 : pipefd[0], POLLIN, 0},
+			{got < sizeof rep ? ctl[0] : -1, POLLIN, 0},
+		};
 		char chunk[8192];
 		ssize_t n;
+		int64_t now;
 
-		if (!eof && poll(&pfd, 1, 50) > 0) {
-			while ((n = read(pipefd[0], chunk, sizeof chunk)) > 0)
-				tail_add(out, chunk, (size_t) n);
-			if (n == 0)
-				eof = true;
-		} else if (eof) {
-			struct timespec nap = {0, 20 * 1000000};
-
-			nanosleep(&nap, NULL);
+		if (poll(pfd, 2, 50) > 0) {
+			if (pfd[0].revents) {
+				while ((n = read(pipefd[0], chunk, sizeof chunk)) > 0)
+					tail_add(out, chunk, (size_t) n);
+				if (n == 0)
+					eof = true;
+			}
+			if (pfd[1].revents) {
+				n = read(ctl[0], (char *) &rep + got, sizeof rep - got);
+				if (n > 0)
+					got += (size_t) n;
+				else if (n == 0 || errno != EAGAIN)
+					got = sizeof rep + 1;	/* gone without a word */
+			}
 		}
-		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
-			exited = true;
-			exited_at = now_ms();
-			/* What is left of its group (e.g. a "sleep &") goes with it. */
-			kill(-pid, SIGKILL);
+		if (!sup_done && waitpid(sup, &st, WNOHANG) == sup)
+			sup_done = true;
+		now = now_ms();
+		if (got >= sizeof rep || sup_done) {
+			if (ended_at == 0)
+				ended_at = now;
+			else if (now - ended_at > CLEANUP_WAIT_MS)
+				break;
+			continue;
 		}
-		/* A process that left the group may hold the pipe: stop reading. */
-		if (exited && !eof && now_ms() - exited_at > 1000)
-			break;
-		if (!exited && term_at == 0 && task_tick(ctx) != TASK_GO) {
-			kill(-pid, SIGTERM);
-			term_at = now_ms();
+		if (term_at == 0 && task_tick(ctx) != TASK_GO) {
+			tell(ctl[0], SUPERVISOR_TERM);
+			term_at = now;
+		} else if (term_at && !killed && now - term_at >= ctx->kill_grace_ms) {
+			tell(ctl[0], SUPERVISOR_KILL);
+			killed = true;
 		}
-		if (!exited && term_at && now_ms() - term_at >= ctx->kill_grace_ms)
-			kill(-pid, SIGKILL);
 	}
 
 	res->output = tail_text(out);
 	if (term_at)
 		;						/* stopped: the runner records why */
-	else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		task_result_set(res, TASK_SUCCEEDED, NULL, NULL);
-	else if (WIFEXITED(status) && WEXITSTATUS(status) == 75)
-		task_result_set(res, TASK_FAILED, "tempfail", "%s exited with status 75 (temporary failure)", command);
-	else if (WIFEXITED(status))
-		task_result_set(res, TASK_PERMANENT, "exit_status", "%s exited with status %d", command, WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		task_result_set(res, TASK_FAILED, "signal", "%s was killed by signal %d (%s)", command,
-						WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else if (got != sizeof rep)
+		task_result_set(res, TASK_FAILED, "exec_failed", "the process supervising %s ended without a report", command);
+	else
+		set_result(ctx, command, &rep, res);
 
 out:
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
+	for (int k = 0; k < 2; k++) {
+		if (pipefd[k] >= 0)
+			close(pipefd[k]);
+		if (ctl[k] >= 0)
+			close(ctl[k]);
+	}
 	free(out);
 	free(path);
 	strvec_free(&argv);
