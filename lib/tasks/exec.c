@@ -131,12 +131,31 @@ valid_env_name(const char *s)
 	return strncmp(s, "CRONQ_", 6) != 0;
 }
 
+/* The length of s (n bytes) as a JSON string in jsonb's text, quotes included
+ * (PostgreSQL's escape_json()). */
+static size_t
+jsonb_string_len(const char *s, size_t n)
+{
+	size_t len = 2;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char) s[i];
+
+		if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t')
+			len += 2;
+		else if (c < 0x20)
+			len += 6;			/* backslash, u, four hex digits */
+		else
+			len++;
+	}
+	return len;
+}
+
 /*
  * The length of v as PostgreSQL prints a jsonb value: {"k": v, …} and
- * [v, …], strings escaped as its escape_json() does. What a program gets
- * in CRONQ_PAYLOAD is that text, whatever spacing the payload was written
- * with. Exact for strings, arrays and objects, all that an exec payload
- * holds once its shape is checked.
+ * [v, …]. What a program gets in CRONQ_PAYLOAD is that text, whatever
+ * spacing the payload was written with. Exact for strings, arrays and
+ * objects, all that an exec payload holds once its shape is checked.
  */
 static size_t
 jsonb_text_len(const json_t *v)
@@ -147,34 +166,15 @@ jsonb_text_len(const json_t *v)
 
 	switch (json_typeof(v)) {
 		case JSON_STRING:
-			{
-				const char *s = json_string_value(v);
-				size_t n = json_string_length(v);
-
-				for (i = 0; i < n; i++) {
-					unsigned char c = (unsigned char) s[i];
-
-					if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t')
-						len += 2;
-					else if (c < 0x20)
-						len += 6;	/* a \\u escape */
-					else
-						len++;
-				}
-				return len + 2;
-			}
+			return jsonb_string_len(json_string_value(v), json_string_length(v));
 		case JSON_ARRAY:
 			json_array_foreach(v, i, e)
 				len += (i > 0 ? 2 : 0) + jsonb_text_len(e);
 			return len + 2;
 		case JSON_OBJECT:
 			i = 0;
-			json_object_foreach((json_t *) v, key, e) {
-				json_t *k = json_string(key);
-
-				len += (i++ > 0 ? 2 : 0) + jsonb_text_len(k) + 2 + jsonb_text_len(e);
-				json_decref(k);
-			}
+			json_object_foreach((json_t *) v, key, e)
+				len += (i++ > 0 ? 2 : 0) + jsonb_string_len(key, strlen(key)) + 2 + jsonb_text_len(e);
 			return len + 2;
 		default:
 			{
