@@ -56,8 +56,9 @@ return pg_catalog.octet_length(p ->> 'command') + 9
 -- The rules of 0003, then: no denied variable (the first by length, then
 -- bytes, is named), at most 131057 bytes of text (CRONQ_PAYLOAD= and the
 -- text and its NUL fit in the kernel's 131072 for one string), and at most
--- 393216 bytes of arguments and environment. The last is summed only for a
--- payload over 98304 bytes of text: below that, 4 × the text cannot exceed it.
+-- 393216 bytes of arguments and environment. A payload of 98304 bytes of
+-- text or less is spared both (4 × its text cannot exceed 393216): most
+-- pay for one conversion to text.
 create or replace function cronq.payload_rules_exec(p jsonb) returns text
 language sql stable parallel safe
 return case
@@ -81,8 +82,11 @@ return case
         then pg_catalog.format('"env" may not set "%s": it changes how a program is loaded or interpreted',
              (select k from pg_catalog.jsonb_object_keys(p -> 'env') k where cronq.exec_env_denied(k)
               order by pg_catalog.octet_length(k), k collate pg_catalog."C" limit 1))
-    when pg_catalog.octet_length(p::pg_catalog.text) > 131057
-        then 'larger than 131057 bytes as JSON text, too large for the CRONQ_PAYLOAD variable (the kernel passes none over 128 KiB)'
-    when pg_catalog.octet_length(p::pg_catalog.text) > 98304 and cronq.exec_args_bytes(p) > 393216
-        then 'arguments and environment larger than 393216 bytes (strings with their NULs and 8-byte pointers, CRONQ_PAYLOAD included)'
+    when pg_catalog.octet_length(p::pg_catalog.text) > 98304 then
+        case
+            when pg_catalog.octet_length(p::pg_catalog.text) > 131057
+                then 'larger than 131057 bytes as JSON text, too large for the CRONQ_PAYLOAD variable (the kernel passes none over 128 KiB)'
+            when cronq.exec_args_bytes(p) > 393216
+                then 'arguments and environment larger than 393216 bytes (strings with their NULs and 8-byte pointers, CRONQ_PAYLOAD included)'
+        end
 end;
