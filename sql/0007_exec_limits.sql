@@ -10,7 +10,7 @@
 -- migrate creates them (with search_path pinned to pg_catalog), whatever
 -- the caller's search_path later, and the planner still inlines them into
 -- the trigger's expression. Functions and types are written qualified all
--- the same.
+-- the same. Every statement may run again (create or replace).
 
 -- Whether a payload's env may not set this variable. One pattern, matched
 -- without regard to case in the "C" collation (ASCII case, whatever the
@@ -18,7 +18,7 @@
 -- entry for entry and in the same order, as exec_env_denied[] in
 -- lib/tasks/exec.c; tests/unit/test_payload.c reads this function's text
 -- from the binary and fails when the two differ.
-create function cronq.exec_env_denied(name text) returns boolean
+create or replace function cronq.exec_env_denied(name text) returns boolean
 language sql immutable parallel safe
 return (name collate pg_catalog."C") ~* ('^('
     'LD_.*|DYLD_.*|_RLD.*|LDR_.*|LIBPATH|SHLIB_PATH|GCONV_PATH|GETCONF_DIR|'
@@ -44,7 +44,7 @@ return (name collate pg_catalog."C") ~* ('^('
 -- pointer. It is never more than 4 × the payload's text: every string is
 -- in that text too, inside at least 4 bytes of quotes and separators per
 -- pointer (exec.c, exec_args_bytes()).
-create function cronq.exec_args_bytes(p jsonb) returns bigint
+create or replace function cronq.exec_args_bytes(p jsonb) returns bigint
 language sql immutable parallel safe
 return pg_catalog.octet_length(p ->> 'command') + 9
     + coalesce((select pg_catalog.sum(pg_catalog.octet_length(a) + 9)
