@@ -543,7 +543,7 @@ exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 	int pipefd[2] = {-1, -1}, ctl[2] = {-1, -1}, st, may;
 	pid_t sup;
 	int64_t term_at = 0, ended_at = 0;
-	bool sup_done = false, eof = false, killed = false;
+	bool sup_done = false, eof = false, ctl_eof = false, killed = false;
 	size_t i;
 	json_t *v;
 
@@ -591,14 +591,15 @@ exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 	out = xcalloc(1, sizeof *out);
 
 	/*
-	 * Until the supervisor has exited (every process of the job is gone)
-	 * and the output is at its end; but once the program has ended, the
-	 * job's outcome waits at most CLEANUP_WAIT_MS for that.
+	 * Until the supervisor has exited (every process of the job is gone:
+	 * its end of the socket closes as it exits) and the output is at its
+	 * end; but once the program has ended, the job's outcome waits at most
+	 * CLEANUP_WAIT_MS for that.
 	 */
 	while (!sup_done || !eof) {
 		struct pollfd pfd[2] = {
 			{eof ? -1 : pipefd[0], POLLIN, 0},
-			{got < sizeof rep ? ctl[0] : -1, POLLIN, 0},
+			{ctl_eof ? -1 : ctl[0], POLLIN, 0},
 		};
 		char chunk[8192];
 		ssize_t n;
@@ -612,14 +613,18 @@ exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 					eof = true;
 			}
 			if (pfd[1].revents) {
-				n = read(ctl[0], (char *) &rep + got, sizeof rep - got);
-				if (n > 0)
-					got += (size_t) n;
-				else if (n == 0 || errno != EAGAIN)
-					got = sizeof rep + 1;	/* gone without a word */
+				n = read(ctl[0], chunk, sizeof chunk);
+				if (n > 0 && got < sizeof rep) {
+					size_t take = (size_t) n < sizeof rep - got ? (size_t) n : sizeof rep - got;
+
+					memcpy((char *) &rep + got, chunk, take);
+					got += take;
+				} else if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+					ctl_eof = true;
 			}
 		}
-		if (!sup_done && waitpid(sup, &st, WNOHANG) == sup)
+		/* Its socket closed: it is exiting, and is reaped without a wait. */
+		if (!sup_done && waitpid(sup, &st, ctl_eof ? 0 : WNOHANG) == sup)
 			sup_done = true;
 		now = now_ms();
 		if (got >= sizeof rep || sup_done) {
