@@ -3,15 +3,21 @@
  * program NAME found directly in the exec directory, with no shell. Exit 0
  * succeeds, 75 (EX_TEMPFAIL) is a retryable failure, any other status is a
  * permanent one; death by a signal is retryable. The tail of stdout and
- * stderr (64 KiB) is kept. A stop (timeout, cancel, shutdown, lost lease)
- * sends SIGTERM to the program's process group, then SIGKILL after the
- * grace period; when the program ends, what is left of its group is
- * killed, so no orphan survives it.
+ * stderr (64 KiB) is kept.
+ *
+ * The program runs under a supervisor process of its own (supervisor.c):
+ * a stop (timeout, cancel, shutdown, lost lease) has it send SIGTERM to the
+ * program's process group, then SIGKILL after the grace period; when the
+ * program ends, or the runner dies, it kills every descendant left, those
+ * that left the group (setsid) or forked twice included.
  *
  * The program's environment is built, not inherited: PATH, HOME, LANG,
- * LC_ALL, TZ and TMPDIR from the runner, the payload's env, and the
- * CRONQ_* variables. Database credentials in the runner's environment are
- * not passed on.
+ * LC_ALL, TZ and TMPDIR from the runner, the payload's env (which may
+ * replace LANG, LC_ALL, TZ and TMPDIR, and may set nothing that changes how
+ * a program is loaded or interpreted: exec_env_denied[]), and the CRONQ_*
+ * variables. Database credentials in the runner's environment are not
+ * passed on. A payload the kernel could not pass to execve() is refused
+ * when validated (EXEC_PAYLOAD_MAX, EXEC_ARGS_MAX).
  */
 #include "tasks/exec.h"
 #include "tasks/task.h"
@@ -24,16 +30,77 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "pg/pg.h"
+#include "tasks/supervisor.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
 #define OUTPUT_TAIL (64 * 1024)
+/* How long a program's end may take to clean up before the job is recorded
+ * anyway (its supervisor goes on alone). */
+#define CLEANUP_WAIT_MS 5000
+
+/*
+ * Variables a payload's env may not set, because they change how a program
+ * is loaded or interpreted: a name, or a prefix ending in "*", compared
+ * without regard to (ASCII) case. sudo's env_reset and env_delete lists,
+ * the shells' and the interpreters' own. Mirrored, entry for entry and in
+ * this order, by cronq.exec_env_denied() in sql/0007_exec_limits.sql;
+ * tests/unit/test_payload.c fails when the two differ.
+ */
+const char *const exec_env_denied[] = {
+	/* the dynamic loader and the C library */
+	"LD_*", "DYLD_*", "_RLD*", "LDR_*", "LIBPATH", "SHLIB_PATH", "GCONV_PATH", "GETCONF_DIR",
+	"GLIBC_TUNABLES", "MALLOC_*", "HOSTALIASES", "LOCALDOMAIN", "RES_OPTIONS", "RESOLV_HOST_CONF",
+	"NIS_PATH", "LOCPATH", "NLSPATH", "PATH_LOCALE", "TZDIR", "AUTHSTATE", "VAR_ACE", "USR_ACE",
+	"DLC_ACE",
+	/* shells */
+	"PATH", "IFS", "CDPATH", "ENV", "BASH*", "SHELLOPTS", "PS4", "GLOBIGNORE", "PROMPT_COMMAND",
+	"FPATH", "NULLCMD", "READNULLCMD", "ZDOTDIR", "TMPPREFIX", "SHELL", "HOME", "XDG_*",
+	/* terminal descriptions */
+	"TERMINFO", "TERMINFO_DIRS", "TERMPATH", "TERMCAP",
+	/* interpreters, their module paths and package managers */
+	"PERL*", "PYTHON*", "RUBY*", "GEM_*", "BUNDLE_*", "NODE_*", "NPM_CONFIG_*", "JAVA_*", "_JAVA_*",
+	"JDK_*", "CLASSPATH", "DOTNET_*", "CORECLR_*", "COMPLUS_*", "LUA_*", "PHPRC", "PHP_INI_SCAN_DIR",
+	"TCLLIBPATH", "TCL_LIBRARY", "TK_LIBRARY", "AWKPATH", "AWKLIBPATH", "PIP_*", "GOFLAGS",
+	"GOTOOLCHAIN",
+	/* programs that other programs start */
+	"EDITOR", "VISUAL", "PAGER", "MANPAGER", "LESSOPEN", "LESSCLOSE", "GIT_*", "SSH_ASKPASS*",
+	"SUDO_ASKPASS", "MAKEFLAGS", "MAKEFILES", "MFLAGS",
+	/* credentials and whom to trust */
+	"PG*", "KRB5*", "OPENSSL_*", "SSL_CERT_*", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE",
+	NULL
+};
+
+static char
+ascii_upper(char c)
+{
+	return c >= 'a' && c <= 'z' ? (char) (c - 'a' + 'A') : c;
+}
+
+bool
+exec_env_is_denied(const char *name)
+{
+	for (const char *const *d = exec_env_denied; *d; d++) {
+		size_t n = strlen(*d);
+		bool prefix = (*d)[n - 1] == '*';
+		size_t i;
+
+		if (prefix)
+			n--;
+		for (i = 0; i < n && name[i] && ascii_upper(name[i]) == (*d)[i]; i++)
+			;
+		if (i == n && (prefix || name[i] == '\0'))
+			return true;
+	}
+	return false;
+}
 
 static bool
 valid_command(const char *s)
@@ -64,6 +131,102 @@ valid_env_name(const char *s)
 	return strncmp(s, "CRONQ_", 6) != 0;
 }
 
+/* The length of s (n bytes) as a JSON string in jsonb's text, quotes included
+ * (PostgreSQL's escape_json()). */
+static size_t
+jsonb_string_len(const char *s, size_t n)
+{
+	size_t len = 2;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char) s[i];
+
+		if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t')
+			len += 2;
+		else if (c < 0x20)
+			len += 6;			/* backslash, u, four hex digits */
+		else
+			len++;
+	}
+	return len;
+}
+
+/*
+ * The length of v as PostgreSQL prints a jsonb value: {"k": v, …} and
+ * [v, …]. What a program gets in CRONQ_PAYLOAD is that text, whatever
+ * spacing the payload was written with. Exact for strings, arrays and
+ * objects, all that an exec payload holds once its shape is checked.
+ */
+static size_t
+jsonb_text_len(const json_t *v)
+{
+	size_t len = 0, i;
+	const char *key;
+	json_t *e;
+
+	switch (json_typeof(v)) {
+		case JSON_STRING:
+			return jsonb_string_len(json_string_value(v), json_string_length(v));
+		case JSON_ARRAY:
+			json_array_foreach(v, i, e)
+				len += (i > 0 ? 2 : 0) + jsonb_text_len(e);
+			return len + 2;
+		case JSON_OBJECT:
+			i = 0;
+			json_object_foreach((json_t *) v, key, e)
+				len += (i++ > 0 ? 2 : 0) + jsonb_string_len(key, strlen(key)) + 2 + jsonb_text_len(e);
+			return len + 2;
+		default:
+			{
+				/* Not in an exec payload; roughly right for the rest. */
+				char *t = json_dumps(v, JSON_ENCODE_ANY);
+
+				len = t ? strlen(t) : 0;
+				free(t);
+				return len;
+			}
+	}
+}
+
+/*
+ * The payload's share of what execve() copies for the program (the
+ * kernel's count, fs/exec.c): every string of argv (the command, then
+ * args) and of the environment (K=V for each of env, and CRONQ_PAYLOAD=
+ * with the payload's text_len bytes), each with its NUL and an 8-byte
+ * pointer. Never more than 4 × text_len: every string is in the payload's
+ * text too, inside at least 4 bytes of quotes and separators per pointer.
+ */
+static size_t
+exec_args_bytes(const json_t *payload, size_t text_len)
+{
+	size_t n = strlen(json_string_value(json_object_get(payload, "command"))) + 1 + 8;
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(payload, "args"), i, v)
+		n += json_string_length(v) + 1 + 8;
+	json_object_foreach(json_object_get(payload, "env"), key, v)
+		n += strlen(key) + 1 + json_string_length(v) + 1 + 8;
+	return n + strlen("CRONQ_PAYLOAD=") + text_len + 1 + 8;
+}
+
+/* The denied name of env that comes first by length, then bytes (the
+ * database's order), or NULL when there is none. */
+static const char *
+first_denied(const json_t *env)
+{
+	const char *key, *first = NULL;
+	json_t *v;
+
+	json_object_foreach((json_t *) env, key, v)
+		if (exec_env_is_denied(key) &&
+			(first == NULL || strlen(key) < strlen(first) ||
+			 (strlen(key) == strlen(first) && strcmp(key, first) < 0)))
+			first = key;
+	return first;
+}
+
 static int
 exec_validate(const json_t *payload, char *err, size_t errlen)
 {
@@ -73,7 +236,7 @@ exec_validate(const json_t *payload, char *err, size_t errlen)
 	json_t *args = json_object_get(payload, "args");
 	json_t *env = json_object_get(payload, "env");
 	json_t *v;
-	size_t i;
+	size_t i, text_len;
 
 	if (key) {
 		snprintf(err, errlen, "unknown key \"%s\"", key);
@@ -106,6 +269,22 @@ exec_validate(const json_t *payload, char *err, size_t errlen)
 			snprintf(err, errlen, "\"env\" must map variable names (not CRONQ_*) to strings");
 			return -1;
 		}
+		if ((key = first_denied(env)) != NULL) {
+			snprintf(err, errlen, "\"env\" may not set \"%s\": it changes how a program is loaded or interpreted",
+					 key);
+			return -1;
+		}
+	}
+	text_len = jsonb_text_len(payload);
+	if (text_len > EXEC_PAYLOAD_MAX) {
+		snprintf(err, errlen, "larger than %d bytes as JSON text, too large for the CRONQ_PAYLOAD variable "
+				 "(the kernel passes none over 128 KiB)", EXEC_PAYLOAD_MAX);
+		return -1;
+	}
+	if (exec_args_bytes(payload, text_len) > EXEC_ARGS_MAX) {
+		snprintf(err, errlen, "arguments and environment larger than %d bytes (strings with their NULs and "
+				 "8-byte pointers, CRONQ_PAYLOAD included)", EXEC_ARGS_MAX);
+		return -1;
 	}
 	return 0;
 }
@@ -184,9 +363,9 @@ author_may_exec(const task_ctx *ctx, const task_job *job, char *why, size_t len)
 	if (conn == NULL)
 		return -1;
 	r = PQexecParams(conn,
-					 "select exists (select 1 from pg_roles where rolname = 'cronq_exec')"
-					 " and exists (select 1 from pg_roles where rolname = $1)"
-					 " and pg_has_role($1, 'cronq_exec', 'MEMBER')",
+					 "select exists (select 1 from pg_catalog.pg_roles where rolname = 'cronq_exec')"
+					 " and exists (select 1 from pg_catalog.pg_roles where rolname = $1)"
+					 " and pg_catalog.pg_has_role($1, 'cronq_exec', 'MEMBER')",
 					 1, NULL, params, NULL, NULL, 0);
 	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
 		snprintf(why, len, "could not check the role of the job: %s", PQerrorMessage(conn));
@@ -233,6 +412,9 @@ build_env(const task_job *job, strvec *env)
 	for (const char *const *k = kept; *k; k++) {
 		const char *val = getenv(*k);
 
+		/* The payload's own LANG, LC_ALL, TZ or TMPDIR instead (never PATH or HOME). */
+		if (json_object_get(extra, *k) != NULL)
+			continue;
 		if (val)
 			strvec_push(env, xasprintf("%s=%s", *k, val));
 		else if (strcmp(*k, "PATH") == 0)
@@ -245,32 +427,6 @@ build_env(const task_job *job, strvec *env)
 	strvec_push(env, xasprintf("CRONQ_PAYLOAD=%s", job->payload_text));
 	strvec_push(env, xasprintf("CRONQ_IDEMPOTENCY_KEY=%s", job->idempotency_key ? job->idempotency_key : ""));
 	strvec_push(env, xasprintf("CRONQ_SCHEDULED_FOR=%s", job->scheduled_for ? job->scheduled_for : ""));
-}
-
-/* In the child: never returns. */
-static void
-child(const char *dir, const char *path, char **argv, char **envp, int out)
-{
-	sigset_t none;
-	int devnull = open("/dev/null", O_RDONLY);
-
-	setpgid(0, 0);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	if (devnull >= 0)
-		dup2(devnull, STDIN_FILENO);
-	dup2(out, STDOUT_FILENO);
-	dup2(out, STDERR_FILENO);
-	for (int fd = 3; fd < 1024; fd++)
-		close(fd);
-	if (chdir(dir) != 0)
-		_exit(126);
-	execve(path, argv, envp);
-	dprintf(STDERR_FILENO, "cronq: could not run %s: %s\n", path, strerror(errno));
-	_exit(127);
 }
 
 /* Keep the last OUTPUT_TAIL bytes of what the program wrote. */
@@ -317,19 +473,77 @@ now_ms(void)
 	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Ask the supervisor to signal the program (SUPERVISOR_TERM or _KILL). */
+static void
+tell(int ctl, char what)
+{
+	if (send(ctl, &what, 1, MSG_NOSIGNAL) < 0) {
+		/* It is gone, and the program with it. */
+	}
+}
+
+static bool
+transient(int e)
+{
+	return e == EAGAIN || e == ENOMEM || e == ETXTBSY || e == EMFILE || e == ENFILE || e == EINTR;
+}
+
+/* res from the supervisor's report of how the program ended. */
+static void
+set_result(const task_ctx *ctx, const char *command, const supervisor_report *rep, task_result *res)
+{
+	int st = rep->value;
+
+	switch (rep->event) {
+		case SUPERVISOR_NO_CHDIR:
+			task_result_set(res, transient(rep->value) ? TASK_FAILED : TASK_PERMANENT, "exec_failed",
+							"could not enter the exec directory %s: %s", ctx->exec_dir, strerror(rep->value));
+			return;
+		case SUPERVISOR_NO_EXEC:
+			if (rep->value == E2BIG)
+				task_result_set(res, TASK_PERMANENT, "payload_too_large",
+								"could not run %s: its arguments and environment are more than this system "
+								"passes to a program (%s)", command, strerror(E2BIG));
+			else
+				task_result_set(res, transient(rep->value) ? TASK_FAILED : TASK_PERMANENT, "exec_failed",
+								"could not run %s: %s", command, strerror(rep->value));
+			return;
+		case SUPERVISOR_NO_FORK:
+			task_result_set(res, TASK_FAILED, "exec_failed", "could not start a process for %s: %s", command,
+							strerror(rep->value));
+			return;
+		case SUPERVISOR_EXITED:
+			break;
+		default:
+			task_result_set(res, TASK_FAILED, "exec_failed", "the supervisor of %s sent an unknown report", command);
+			return;
+	}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		task_result_set(res, TASK_SUCCEEDED, NULL, NULL);
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == 75)
+		task_result_set(res, TASK_FAILED, "tempfail", "%s exited with status 75 (temporary failure)", command);
+	else if (WIFEXITED(st))
+		task_result_set(res, TASK_PERMANENT, "exit_status", "%s exited with status %d", command, WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		task_result_set(res, TASK_FAILED, "signal", "%s was killed by signal %d (%s)", command,
+						WTERMSIG(st), strsignal(WTERMSIG(st)));
+}
+
 static void
 exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 {
 	const char *command = json_string_value(json_object_get(job->payload, "command"));
 	json_t *args = json_object_get(job->payload, "args");
 	strvec argv = {NULL, 0, 0}, envp = {NULL, 0, 0};
+	supervisor_report rep = {0, 0};
+	size_t got = 0;				/* bytes of rep read */
 	tail *out = NULL;
 	char why[1024];
 	char *path = NULL;
-	int pipefd[2] = {-1, -1}, status = 0, may;
-	pid_t pid;
-	int64_t term_at = 0, exited_at = 0;
-	bool exited = false, eof = false;
+	int pipefd[2] = {-1, -1}, ctl[2] = {-1, -1}, st, may;
+	pid_t sup;
+	int64_t term_at = 0, ended_at = 0;
+	bool sup_done = false, eof = false, ctl_eof = false, killed = false;
 	size_t i;
 	json_t *v;
 
@@ -356,72 +570,94 @@ exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 	json_array_foreach(args, i, v)
 		strvec_push(&argv, xstrdup(json_string_value(v)));
 	build_env(job, &envp);
-	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+	if (pipe2(pipefd, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0) {
 		task_result_set(res, TASK_FAILED, "exec_failed", "could not create a pipe: %s", strerror(errno));
 		goto out;
 	}
-	if ((pid = fork()) < 0) {
+	if ((sup = fork()) < 0) {
 		task_result_set(res, TASK_FAILED, "exec_failed", "could not start a process: %s", strerror(errno));
 		goto out;
 	}
-	if (pid == 0)
-		child(ctx->exec_dir, path, argv.v, envp.v, pipefd[1]);
-	setpgid(pid, pid);			/* both sides, so no signal races the child's own call */
+	if (sup == 0) {
+		supervisor_job sj = {ctx->exec_dir, path, argv.v, envp.v, pipefd[1], ctl[1]};
+
+		supervisor_main(&sj);
+	}
 	close(pipefd[1]);
-	pipefd[1] = -1;
+	close(ctl[1]);
+	pipefd[1] = ctl[1] = -1;
 	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+	fcntl(ctl[0], F_SETFL, O_NONBLOCK);
 	out = xcalloc(1, sizeof *out);
 
-	while (!exited || !eof) {
-		struct pollfd pfd = {pipefd[0], POLLIN, 0};
+	/*
+	 * Until the supervisor has exited (every process of the job is gone:
+	 * its end of the socket closes as it exits) and the output is at its
+	 * end; but once the program has ended, the job's outcome waits at most
+	 * CLEANUP_WAIT_MS for that.
+	 */
+	while (!sup_done || !eof) {
+		struct pollfd pfd[2] = {
+			{eof ? -1 : pipefd[0], POLLIN, 0},
+			{ctl_eof ? -1 : ctl[0], POLLIN, 0},
+		};
 		char chunk[8192];
 		ssize_t n;
+		int64_t now;
 
-		if (!eof && poll(&pfd, 1, 50) > 0) {
-			while ((n = read(pipefd[0], chunk, sizeof chunk)) > 0)
-				tail_add(out, chunk, (size_t) n);
-			if (n == 0)
-				eof = true;
-		} else if (eof) {
-			struct timespec nap = {0, 20 * 1000000};
+		if (poll(pfd, 2, 50) > 0) {
+			if (pfd[0].revents) {
+				while ((n = read(pipefd[0], chunk, sizeof chunk)) > 0)
+					tail_add(out, chunk, (size_t) n);
+				if (n == 0)
+					eof = true;
+			}
+			if (pfd[1].revents) {
+				n = read(ctl[0], chunk, sizeof chunk);
+				if (n > 0 && got < sizeof rep) {
+					size_t take = (size_t) n < sizeof rep - got ? (size_t) n : sizeof rep - got;
 
-			nanosleep(&nap, NULL);
+					memcpy((char *) &rep + got, chunk, take);
+					got += take;
+				} else if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+					ctl_eof = true;
+			}
 		}
-		if (!exited && waitpid(pid, &status, WNOHANG) == pid) {
-			exited = true;
-			exited_at = now_ms();
-			/* What is left of its group (e.g. a "sleep &") goes with it. */
-			kill(-pid, SIGKILL);
+		/* Its socket closed: it is exiting, and is reaped without a wait. */
+		if (!sup_done && waitpid(sup, &st, ctl_eof ? 0 : WNOHANG) == sup)
+			sup_done = true;
+		now = now_ms();
+		if (got >= sizeof rep || sup_done) {
+			if (ended_at == 0)
+				ended_at = now;
+			else if (now - ended_at > CLEANUP_WAIT_MS)
+				break;
+			continue;
 		}
-		/* A process that left the group may hold the pipe: stop reading. */
-		if (exited && !eof && now_ms() - exited_at > 1000)
-			break;
-		if (!exited && term_at == 0 && task_tick(ctx) != TASK_GO) {
-			kill(-pid, SIGTERM);
-			term_at = now_ms();
+		if (term_at == 0 && task_tick(ctx) != TASK_GO) {
+			tell(ctl[0], SUPERVISOR_TERM);
+			term_at = now;
+		} else if (term_at && !killed && now - term_at >= ctx->kill_grace_ms) {
+			tell(ctl[0], SUPERVISOR_KILL);
+			killed = true;
 		}
-		if (!exited && term_at && now_ms() - term_at >= ctx->kill_grace_ms)
-			kill(-pid, SIGKILL);
 	}
 
 	res->output = tail_text(out);
 	if (term_at)
 		;						/* stopped: the runner records why */
-	else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		task_result_set(res, TASK_SUCCEEDED, NULL, NULL);
-	else if (WIFEXITED(status) && WEXITSTATUS(status) == 75)
-		task_result_set(res, TASK_FAILED, "tempfail", "%s exited with status 75 (temporary failure)", command);
-	else if (WIFEXITED(status))
-		task_result_set(res, TASK_PERMANENT, "exit_status", "%s exited with status %d", command, WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		task_result_set(res, TASK_FAILED, "signal", "%s was killed by signal %d (%s)", command,
-						WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else if (got != sizeof rep)
+		task_result_set(res, TASK_FAILED, "exec_failed", "the process supervising %s ended without a report", command);
+	else
+		set_result(ctx, command, &rep, res);
 
 out:
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
+	for (int k = 0; k < 2; k++) {
+		if (pipefd[k] >= 0)
+			close(pipefd[k]);
+		if (ctl[k] >= 0)
+			close(ctl[k]);
+	}
 	free(out);
 	free(path);
 	strvec_free(&argv);
