@@ -77,10 +77,17 @@ task_result_set(task_result *res, task_status status, const char *code, const ch
 		char buf[2048];
 
 		va_start(ap, fmt);
-		vsnprintf(buf, sizeof buf, fmt, ap);
+		size_t len;
+
+		len = (size_t) vsnprintf(buf, sizeof buf, fmt, ap);
 		va_end(ap);
-		/* Cut short, a character may be split: the database takes only UTF-8. */
-		res->error = utf8_sanitize(buf, strlen(buf));
+		/* Cut short, the last character may be split: drop what is left of it. */
+		if (len >= sizeof buf) {
+			len = sizeof buf - 1;
+			len = utf8_cut(buf, len);
+		}
+		/* And the database takes only UTF-8, whatever bytes the text held. */
+		res->error = utf8_sanitize(buf, len);
 	}
 }
 

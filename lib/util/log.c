@@ -153,17 +153,33 @@ log_msg(log_level level, const char *fmt, ...)
 	emit(level, NULL, NULL, NULL, buf);
 }
 
+/* A copy of s of at most max bytes, cut on a character when cut at all. */
+static char *
+clipped(const char *s, size_t max)
+{
+	size_t n = strnlen(s, max + 1);
+
+	return xstrndup(s, n > max ? utf8_cut(s, max) : n);
+}
+
 void
 log_full(log_level level, const log_field *fields, const char *detail,
 		 const char *hint, const char *fmt, ...)
 {
 	va_list ap;
 	char buf[4096];
+	char *d, *h;
 
 	if (!log_enabled(level))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	emit(level, fields, detail, hint, buf);
+	/* A detail or hint comes from the server, a job's RAISE included:
+	 * kept to the message's 4 KiB too, cut on a character. */
+	d = detail ? clipped(detail, sizeof buf - 1) : NULL;
+	h = hint ? clipped(hint, sizeof buf - 1) : NULL;
+	emit(level, fields, d, h, buf);
+	free(d);
+	free(h);
 }

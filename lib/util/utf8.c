@@ -39,6 +39,22 @@ valid_seq(const unsigned char *s, size_t len)
 	return n;
 }
 
+size_t
+utf8_cut(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *) s;
+	size_t start = len, need;
+
+	/* Back to the start of the last character: at most 3 continuation bytes. */
+	while (start > 0 && len - start < 4 && (p[start - 1] & 0xC0) == 0x80)
+		start--;
+	if (start == 0 || p[start - 1] < 0xC0)
+		return len;				/* ASCII or not UTF-8 at all: nothing to cut */
+	start--;
+	need = p[start] >= 0xF0 ? 4 : p[start] >= 0xE0 ? 3 : 2;
+	return len - start < need ? start : len;
+}
+
 char *
 utf8_sanitize(const char *s, size_t len)
 {

@@ -9,6 +9,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The length of s[0..len) without a multibyte character that the end
+ * cuts short (len itself when the last character is whole). */
+size_t utf8_cut(const char *s, size_t len);
+
 /* A new NUL-terminated string (xmalloc) holding the cleaned bytes. */
 char *utf8_sanitize(const char *s, size_t len);
 

@@ -86,6 +86,12 @@ main(void)
 	printable_case("del\x7f nul-less \x01\x1f", false, "del\\x7f nul-less \\x01\\x1f");
 	printable_case("c1 \xc2\x9b" "31m \xc2\xa0nbsp", false, "c1 \\x9b31m \xc2\xa0nbsp");
 	printable_case("\\x1b stays text", false, "\\x1b stays text");
+	CHECK(utf8_cut("ab\xc3\xa9", 4) == 4, "a whole character stays");
+	CHECK(utf8_cut("ab\xc3\xa9", 3) == 2, "half of \xc3\xa9 goes");
+	CHECK(utf8_cut("a\xf0\x9f\x98\x80", 4) == 1, "3 of 4 bytes go");
+	CHECK(utf8_cut("a\xf0\x9f\x98\x80", 5) == 5, "4 of 4 stay");
+	CHECK(utf8_cut("abc", 3) == 3 && utf8_cut("", 0) == 0, "ASCII stays");
+	CHECK(utf8_cut("a\x80\x80\x80\x80", 5) == 5, "stray continuation bytes are left to sanitize");
 	/* Bytes that are not UTF-8 (a job that set client_encoding to LATIN1). */
 	printable_case("8-bit csi \x9b" "31m caf\xe9", false, "8-bit csi \\x9b31m caf\\xe9");
 	printable_case("cut \xe2\x82", false, "cut \\xe2\\x82");
