@@ -34,8 +34,32 @@ return (name collate pg_catalog."C") ~* ('^('
     'GOTOOLCHAIN|'
     'EDITOR|VISUAL|PAGER|MANPAGER|LESSOPEN|LESSCLOSE|GIT_.*|SSH_ASKPASS.*|'
     'SUDO_ASKPASS|MAKEFLAGS|MAKEFILES|MFLAGS|'
-    'PG.*|KRB5.*|OPENSSL_.*|SSL_CERT_.*|CURL_CA_BUNDLE|REQUESTS_CA_BUNDLE'
+    'PG.*|KRB5.*|OPENSSL_.*|SSL_CERT_.*|CURL_CA_BUNDLE|REQUESTS_CA_BUNDLE|'
+    'TAR_OPTIONS|ZIPOPT|ZIP|UNZIP|UNZIPOPT|ZIPINFO|GZIP|BZIP|BZIP2|XZ_OPT|'
+    'XZ_DEFAULTS|LESS|LESSKEY.*|MORE|VIMINIT|EXINIT|MYVIMRC|VIMRUNTIME|GREP_OPTIONS|'
+    'RSYNC_RSH|RSYNC_CONNECT_PROG|CVS_RSH|BROWSER|SUDO_EDITOR|SYSTEMD_.*|WGETRC|'
+    'CURL_HOME|GNUPGHOME|SSLKEYLOGFILE|R_PROFILE.*|R_ENVIRON.*|R_LIBS.*|JULIA_.*|GUILE_.*|'
+    'ERL_.*|CC|CXX|CPP|CGO_.*|GOENV|GOPROXY|GONOSUMDB|GONOPROXY|GOINSECURE|'
+    'GOPRIVATE|GOSUMDB|GOPATH|GOROOT|'
+    'HTTPS_CA_FILE|HTTPS_CA_DIR|HTTP_PROXY|HTTPS_PROXY|FTP_PROXY|ALL_PROXY|NO_PROXY'
     ')$');
+
+-- Whether env may not give this variable (case as written) this value: the
+-- locale and terminal variables are names, never paths or formats
+-- (LANGUAGE=../x makes gettext load a catalog from anywhere, and catalogs
+-- hold printf formats); TZ may name a zone but no file outside the zone
+-- database. exec_env_value_refused() in lib/tasks/exec.c, as sudo's
+-- env_check.
+create or replace function cronq.exec_env_value_refused(name text, value text) returns boolean
+language sql immutable parallel safe
+return case
+    when name in ('LANG', 'LANGUAGE', 'LINGUAS', 'TERM', 'COLORTERM') or name like 'LC\_%'
+        then pg_catalog.strpos(value, '/') > 0 or pg_catalog.strpos(value, '%') > 0
+    when name = 'TZ'
+        then pg_catalog.strpos(value, '..') > 0 or pg_catalog.strpos(value, '%') > 0
+             or value like '/%' or value like ':/%'
+    else false
+end;
 
 -- The payload's share of what execve() copies for the program (the
 -- kernel's count, fs/exec.c): every string of argv (the command, then
@@ -82,6 +106,12 @@ return case
         then pg_catalog.format('"env" may not set "%s": it changes how a program is loaded or interpreted',
              (select k from pg_catalog.jsonb_object_keys(p -> 'env') k where cronq.exec_env_denied(k)
               order by pg_catalog.octet_length(k), k collate pg_catalog."C" limit 1))
+    when p ? 'env' and exists (select from pg_catalog.jsonb_each_text(p -> 'env') e
+                               where cronq.exec_env_value_refused(e.key, e.value))
+        then pg_catalog.format('"env" may not set "%s" to a path or a format ("/", ".." or "%%")',
+             (select e.key from pg_catalog.jsonb_each_text(p -> 'env') e
+              where cronq.exec_env_value_refused(e.key, e.value)
+              order by pg_catalog.octet_length(e.key), e.key collate pg_catalog."C" limit 1))
     when pg_catalog.octet_length(p::pg_catalog.text) > 98304 then
         case
             when pg_catalog.octet_length(p::pg_catalog.text) > 131057

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -741,6 +742,14 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 	wake_info wake = {0};
 	int code = 0;
 
+	/*
+	 * Not dumpable: a job's program runs as this OS user, and a process of
+	 * the same user may otherwise ptrace the runner or its supervisors,
+	 * take their descriptors (pidfd_getfd: the database sessions) or read
+	 * their /proc environ and memory (credentials). The program itself is
+	 * dumpable again after its execve; its parents stay out of its reach.
+	 */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	memset(sum, 0, sizeof *sum);
 	memset(&sh, 0, sizeof sh);
 	sh.o = o;

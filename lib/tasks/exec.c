@@ -75,8 +75,40 @@ const char *const exec_env_denied[] = {
 	"SUDO_ASKPASS", "MAKEFLAGS", "MAKEFILES", "MFLAGS",
 	/* credentials and whom to trust */
 	"PG*", "KRB5*", "OPENSSL_*", "SSL_CERT_*", "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE",
+	/* programs' own options, start-up commands and configuration files */
+	"TAR_OPTIONS", "ZIPOPT", "ZIP", "UNZIP", "UNZIPOPT", "ZIPINFO", "GZIP", "BZIP", "BZIP2", "XZ_OPT",
+	"XZ_DEFAULTS", "LESS", "LESSKEY*", "MORE", "VIMINIT", "EXINIT", "MYVIMRC", "VIMRUNTIME", "GREP_OPTIONS",
+	"RSYNC_RSH", "RSYNC_CONNECT_PROG", "CVS_RSH", "BROWSER", "SUDO_EDITOR", "SYSTEMD_*", "WGETRC",
+	"CURL_HOME", "GNUPGHOME", "SSLKEYLOGFILE", "R_PROFILE*", "R_ENVIRON*", "R_LIBS*", "JULIA_*", "GUILE_*",
+	"ERL_*", "CC", "CXX", "CPP", "CGO_*", "GOENV", "GOPROXY", "GONOSUMDB", "GONOPROXY", "GOINSECURE",
+	"GOPRIVATE", "GOSUMDB", "GOPATH", "GOROOT",
+	/* where the network goes */
+	"HTTPS_CA_FILE", "HTTPS_CA_DIR", "HTTP_PROXY", "HTTPS_PROXY", "FTP_PROXY", "ALL_PROXY", "NO_PROXY",
 	NULL
 };
+
+/*
+ * Whether a payload may not give the variable name this value: the locale
+ * and terminal variables are names, never paths or formats (LANGUAGE=../x
+ * makes gettext load a message catalog from anywhere, and catalogs hold
+ * printf formats); TZ may name a zone but no file outside the zone
+ * database. As sudo's env_check. Mirrored by cronq.exec_env_value_refused().
+ */
+bool
+exec_env_value_refused(const char *name, const char *value)
+{
+	static const char *const names[] = {"LANG", "LANGUAGE", "LINGUAS", "TERM", "COLORTERM", NULL};
+	bool locale = strncmp(name, "LC_", 3) == 0;
+
+	for (const char *const *n = names; *n && !locale; n++)
+		locale = strcmp(name, *n) == 0;
+	if (locale)
+		return strpbrk(value, "/%") != NULL;
+	if (strcmp(name, "TZ") == 0)
+		return strstr(value, "..") || strchr(value, '%') || value[0] == '/' ||
+			(value[0] == ':' && value[1] == '/');
+	return false;
+}
 
 static char
 ascii_upper(char c)
@@ -214,13 +246,13 @@ exec_args_bytes(const json_t *payload, size_t text_len)
 /* The denied name of env that comes first by length, then bytes (the
  * database's order), or NULL when there is none. */
 static const char *
-first_denied(const json_t *env)
+first_denied(const json_t *env, bool by_value)
 {
 	const char *key, *first = NULL;
 	json_t *v;
 
 	json_object_foreach((json_t *) env, key, v)
-		if (exec_env_is_denied(key) &&
+		if ((by_value ? exec_env_value_refused(key, json_string_value(v)) : exec_env_is_denied(key)) &&
 			(first == NULL || strlen(key) < strlen(first) ||
 			 (strlen(key) == strlen(first) && strcmp(key, first) < 0)))
 			first = key;
@@ -269,8 +301,13 @@ exec_validate(const json_t *payload, char *err, size_t errlen)
 			snprintf(err, errlen, "\"env\" must map variable names (not CRONQ_*) to strings");
 			return -1;
 		}
-		if ((key = first_denied(env)) != NULL) {
+		if ((key = first_denied(env, false)) != NULL) {
 			snprintf(err, errlen, "\"env\" may not set \"%s\": it changes how a program is loaded or interpreted",
+					 key);
+			return -1;
+		}
+		if ((key = first_denied(env, true)) != NULL) {
+			snprintf(err, errlen, "\"env\" may not set \"%s\" to a path or a format (\"/\", \"..\" or \"%%\")",
 					 key);
 			return -1;
 		}
@@ -640,6 +677,16 @@ exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 		} else if (term_at && !killed && now - term_at >= ctx->kill_grace_ms) {
 			tell(ctl[0], SUPERVISOR_KILL);
 			killed = true;
+		} else if (killed && now - term_at >= 2 * ctx->kill_grace_ms + CLEANUP_WAIT_MS) {
+			/*
+			 * No answer: the supervisor was stopped (the program may send
+			 * it SIGSTOP). It is this process's unreaped child, so its pid
+			 * is still its own; the program dies with it (PDEATHSIG).
+			 */
+			kill(sup, SIGCONT);
+			kill(sup, SIGKILL);
+			waitpid(sup, &st, 0);
+			sup_done = true;
 		}
 	}
 

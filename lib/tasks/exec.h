@@ -35,6 +35,11 @@ extern const char *const exec_env_denied[];
 /* Whether env may not set name: a match in exec_env_denied, ignoring ASCII case. */
 bool exec_env_is_denied(const char *name);
 
+/* Whether env may not give name (case as written) this value: a path or a
+ * format in a locale or terminal variable, a file outside the zone
+ * database in TZ. As cronq.exec_env_value_refused() in the database. */
+bool exec_env_value_refused(const char *name, const char *value);
+
 /*
  * 0 when dir is an existing directory programs can be found in; else -1
  * with the reason in why ("exec directory \"DIR\" is not usable: …").

@@ -90,7 +90,8 @@ jobs0=$((jobs0 + 2)); sched0=$((sched0 + 1))
 eq "the author may enqueue, insert and schedule exec jobs; env may be updated" "$jobs0|$sched0|blue" \
     "$(jobs)|$(schedules)|$(q "select payload #>> '{env,COLOUR}' from cronq.jobs where id = $good")"
 for name in LD_PRELOAD ld_preload LD_LIBRARY_PATH PERL5OPT Perl5Lib BASH_ENV bash_env BASH_FUNC_x%% PATH path \
-            Path ENV IFS SHELLOPTS PYTHONPATH NODE_OPTIONS JAVA_TOOL_OPTIONS GLIBC_TUNABLES HOME PGPASSFILE GIT_SSH_COMMAND; do
+            Path ENV IFS SHELLOPTS PYTHONPATH NODE_OPTIONS JAVA_TOOL_OPTIONS GLIBC_TUNABLES HOME PGPASSFILE GIT_SSH_COMMAND \
+            TAR_OPTIONS ZIPOPT SSLKEYLOGFILE http_proxy CURL_HOME VIMINIT; do
     payload="{\"command\": \"bashmark\", \"env\": {\"COLOUR\": \"red\", \"$name\": \"$T_DIR/evil.sh\"}}"
     PGUSER=xs_author cronq enqueue exec "$payload"
     if [ "$name" = 'BASH_FUNC_x%%' ]; then
@@ -252,5 +253,52 @@ kill -KILL "$rp"
 wait "$rp" 2>/dev/null
 # shellcheck disable=SC2046
 check "SIGKILL: no process of the job is left ($(pids))" gone $(pids)
+
+# --- values: locale names are no paths, TZ names no file -----------------
+jobs0=$(jobs)
+for kv in 'LANGUAGE=../../../../tmp/evil' 'LC_MESSAGES=/tmp/x' 'LANG=C%n' 'TZ=/tmp/zone' 'TZ=:/tmp/zone' 'TZ=Europe/../../tmp/z'; do
+    payload="{\"command\": \"bashmark\", \"env\": {\"${kv%%=*}\": \"${kv#*=}\"}}"
+    PGUSER=xs_author cronq enqueue exec "$payload"
+    eq "enqueue: env $kv refused" 65 "$RC"
+    as_author "insert into cronq.jobs (type, payload) values ('exec', '$payload')"
+    as_author "insert into cronq.schedules (name, cron, type, payload) values ('xs-v$RANDOM', '* * * * *', 'exec', '$payload')"
+done
+eq "no job or schedule with such a value was stored" "$jobs0|$sched0" "$(jobs)|$(schedules)"
+
+# --- the program cannot reach its runner --------------------------------
+# Same OS user, but the runner and the supervisor are not dumpable: no
+# /proc environ (credentials), no ptrace, no pidfd_getfd of its sessions.
+cat >"$exec_dir/peek" <<'SH'
+#!/bin/sh
+gp=$(cut -d' ' -f4 /proc/$PPID/stat)
+cat /proc/$PPID/environ /proc/$gp/environ 2>/dev/null | tr '\0' '\n' | grep -c XS_SECRET
+exit 0
+SH
+chmod 755 "$exec_dir/peek"
+# (root may read any process's /proc: the runner runs as postgres here.)
+id=$("$CRONQ" enqueue exec '{"command": "peek"}')
+if [ "$(id -u)" -eq 0 ]; then
+    runuser -u postgres -- env XS_SECRET=runner-secret PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER" \
+        PGDATABASE="$PGDATABASE" "$CRONQ" run --exec-dir "$exec_dir" 2>"$T_DIR/peek.err" \
+        || fail "the runner as postgres: $(cat "$T_DIR/peek.err")"
+else
+    XS_SECRET=runner-secret "$CRONQ" run --exec-dir "$exec_dir" 2>/dev/null
+fi
+eq "a program reads neither its supervisor's nor its runner's environment" "succeeded|0" \
+    "$(q "select j.status || '|' || btrim(r.output, e' \n') from cronq.jobs j join cronq.job_runs r on r.job_id = j.id where j.id = $id")"
+
+# --- a program that stops its supervisor --------------------------------
+cat >"$exec_dir/stopper" <<SH
+#!/bin/sh
+echo \$\$ > "$T_DIR/stopper.pid"
+kill -STOP \$PPID
+exec sleep 120
+SH
+chmod 755 "$exec_dir/stopper"
+id=$("$CRONQ" enqueue exec '{"command": "stopper"}' --timeout 1s --max-attempts 1)
+timeout -s KILL 60 "$CRONQ" run --exec-dir "$exec_dir" --kill-grace 1s 2>/dev/null
+eq "SIGSTOP to the supervisor: the run ends (not killed at 60 s)" 0 "$?"
+eq "the job timed out" "dead|timeout" "$(status_of "$id")"
+check "and its program is gone" gone "$(cat "$T_DIR/stopper.pid")"
 
 done_testing

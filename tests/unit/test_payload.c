@@ -272,6 +272,29 @@ main(void)
 		CHECK(exec_env_is_denied(env_names[i].name) == env_names[i].denied, "env name \"%s\": expected %s",
 			  env_names[i].name, env_names[i].denied ? "denied" : "allowed");
 
+	/* Values: locale and terminal names are no paths or formats; TZ no file. */
+	{
+		static const struct {
+			const char *name, *value;
+			bool refused;
+		} values[] = {
+			{"LANG", "fr_FR.UTF-8", false}, {"LANGUAGE", "../../../../tmp/evil", true},
+			{"LC_MESSAGES", "/tmp/x", true}, {"LC_ALL", "C%n", true}, {"TERM", "xterm-256color", false},
+			{"TERM", "../x", true}, {"TZ", "Europe/Paris", false}, {"TZ", "UTC", false},
+			{"TZ", "/tmp/zone", true}, {"TZ", ":/tmp/zone", true}, {"TZ", "Europe/../../tmp/z", true},
+			{"TZ", ":Europe/Paris", false}, {"lang", "/tmp/x", false}, {"COLOUR", "/x/%s", false},
+		};
+
+		for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+			CHECK(exec_env_value_refused(values[i].name, values[i].value) == values[i].refused,
+				  "env %s=%s: expected %s", values[i].name, values[i].value,
+				  values[i].refused ? "refused" : "allowed");
+		CHECK(check_one("exec", "{\"command\": \"x\", \"env\": {\"TZ\": \"/etc/z\", \"LANGUAGE\": \"a/b\"}}",
+						err, sizeof err) != NULL &&
+			  strstr(err, "\"env\" may not set \"TZ\" to a path or a format") != NULL,
+			  "the shortest refused name is named: %s", err);
+	}
+
 	/* The C table and the database's pattern: the same entries, in the same order. */
 	{
 		const char *why = NULL;
