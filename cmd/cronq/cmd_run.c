@@ -3,6 +3,7 @@
  * Silent when all is well; problems go to stderr.
  */
 #include <inttypes.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +19,12 @@
 #include "tasks/exec.h"
 #include "tasks/task.h"
 #include "util/log.h"
+#include "util/xalloc.h"
 
 enum {
 	OPT_BATCH = OPT_FIRST_CMD, OPT_MAX_JOBS, OPT_MAX_RUNTIME, OPT_CONCURRENCY,
 	OPT_QUEUE = 'q', OPT_TYPE = 't', OPT_LEASE = OPT_FIRST_CMD + 10, OPT_WORKER_ID,
-	OPT_LINGER, OPT_POLL, OPT_GRACE, OPT_SEED, OPT_FAIL_ON_ERROR, OPT_EXEC_DIR, OPT_KILL_GRACE,
+	OPT_LINGER, OPT_POLL, OPT_GRACE, OPT_SEED, OPT_FAIL_ON_ERROR, OPT_EXEC_DIR, OPT_KILL_GRACE, OPT_EXEC_USER,
 };
 
 
@@ -32,6 +34,7 @@ typedef struct run_args {
 	const char *types[CLI_MAX_FILTERS];
 	bool		fail_on_error;
 	bool		poll_set;
+	const char *exec_user;
 } run_args;
 
 static void
@@ -55,6 +58,8 @@ help(void)
 		   "      --grace DURATION      on SIGTERM/SIGINT, time running jobs get to finish\n"
 		   "                            before they are given back (default 10s)\n"
 		   "      --exec-dir DIR        where the programs of exec jobs live (none: exec is refused)\n"
+		   "      --exec-user USER      run programs as USER (its group, no other group, its\n"
+		   "                            home as HOME): cronq run must be started as root\n"
 		   "      --kill-grace DURATION a stopped program gets SIGTERM, then SIGKILL after\n"
 		   "                            DURATION; a stopped SQL statement is given up after\n"
 		   "                            DURATION (default 5s)\n"
@@ -140,8 +145,40 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 		case OPT_KILL_GRACE:
 			rc = cli_duration(src, arg, 0, &o->kill_grace_ms);
 			break;
+		case OPT_EXEC_USER:
+			a->exec_user = arg;
+			break;
 	}
 	return rc;
+}
+
+/*
+ * --exec-user: the user's uid, gid and home into o. Programs then run
+ * without the runner's identity: none of its files (~/.pgpass, client
+ * keys), none of its processes. Only root may start processes as another
+ * user, and root itself is refused.
+ */
+static int
+exec_user_resolve(const char *name, run_opts *o)
+{
+	struct passwd *pw = getpwnam(name);
+
+	if (pw == NULL) {
+		log_error("--exec-user: no such user \"%s\"", name);
+		return EX_NOUSER;
+	}
+	if (pw->pw_uid == 0) {
+		log_error("--exec-user: programs may not run as root (\"%s\")", name);
+		return EX_USAGE;
+	}
+	if (geteuid() != 0) {
+		log_error("--exec-user: cronq run must be started as root to run programs as \"%s\"", name);
+		return EX_NOPERM;
+	}
+	o->exec_uid = pw->pw_uid;
+	o->exec_gid = pw->pw_gid;
+	o->exec_home = xstrdup(pw->pw_dir);
+	return 0;
 }
 
 static void
@@ -170,6 +207,7 @@ cmd_run(int argc, char **argv)
 		{"fail-on-error", no_argument, NULL, OPT_FAIL_ON_ERROR},
 		{"exec-dir", required_argument, NULL, OPT_EXEC_DIR},
 		{"kill-grace", required_argument, NULL, OPT_KILL_GRACE},
+		{"exec-user", required_argument, NULL, OPT_EXEC_USER},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
@@ -188,6 +226,7 @@ cmd_run(int argc, char **argv)
 	a.o.poll_ms = RUN_DEFAULT_POLL_MS;
 	a.o.grace_ms = RUN_DEFAULT_GRACE_MS;
 	a.o.kill_grace_ms = RUN_DEFAULT_KILL_GRACE_MS;
+	a.o.exec_uid = a.o.exec_gid = -1;
 	if (getrandom(&a.o.seed, sizeof a.o.seed, 0) != (ssize_t) sizeof a.o.seed)
 		a.o.seed = (uint64_t) time(NULL) ^ ((uint64_t) getpid() << 32);
 	a.o.filter.queues = a.queues;
@@ -205,6 +244,8 @@ cmd_run(int argc, char **argv)
 		log_error("%s", why);
 		return EX_CONFIG;
 	}
+	if (a.exec_user && (rc = exec_user_resolve(a.exec_user, &a.o)) != 0)
+		return rc;
 	a.o.conninfo = cli_conninfo(&common);
 
 	memset(&sa, 0, sizeof sa);
@@ -216,6 +257,7 @@ cmd_run(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	rc = runner_run(&a.o, &sum, &err);
+	free((char *) a.o.exec_home);
 	log_info("run finished: %" PRId64 " jobs, %" PRId64 " succeeded, %" PRId64 " failed, %"
 			 PRId64 " given back, %d leases rescued",
 			 sum.run, sum.succeeded, sum.failed, sum.given_back, sum.rescued);

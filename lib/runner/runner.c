@@ -462,7 +462,8 @@ run_one(worker *w, int i)
 	job_outcome *o = &w->out[i];
 	const task_def *t = task_find(j->type);
 	task_ctx ctx = {worker_tick, w, worker_session, worker_author_session, worker_author_release,
-					w->sh->o->exec_dir, w->sh->o->kill_grace_ms};
+					w->sh->o->exec_dir, w->sh->o->kill_grace_ms, w->sh->o->exec_uid, w->sh->o->exec_gid,
+					w->sh->o->exec_home};
 	/* Parsed only now, and freed after: one payload alive at a time. */
 	json_t *payload = json_loads(j->payload_text, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
 	task_job tj = {j->id, j->attempt, j->type, j->queue, payload, j->payload_text,

@@ -31,6 +31,8 @@ typedef struct run_opts {
 	uint64_t	seed;			/* backoff jitter seed */
 	const char *exec_dir;		/* NULL: exec jobs are refused */
 	int64_t		kill_grace_ms;	/* a stopped program: SIGTERM, then SIGKILL after this */
+	int64_t		exec_uid, exec_gid;	/* programs run as this user and group; -1: the runner's */
+	const char *exec_home;		/* and with this HOME (NULL: the runner's) */
 } run_opts;
 
 typedef struct run_summary {

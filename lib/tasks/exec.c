@@ -439,7 +439,7 @@ strvec_free(strvec *sv)
 }
 
 static void
-build_env(const task_job *job, strvec *env)
+build_env(const task_ctx *ctx, const task_job *job, strvec *env)
 {
 	static const char *const kept[] = {"PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", NULL};
 	json_t *extra = json_object_get(job->payload, "env");
@@ -447,7 +447,7 @@ build_env(const task_job *job, strvec *env)
 	json_t *v;
 
 	for (const char *const *k = kept; *k; k++) {
-		const char *val = getenv(*k);
+		const char *val = strcmp(*k, "HOME") == 0 && ctx->exec_home ? ctx->exec_home : getenv(*k);
 
 		/* The payload's own LANG, LC_ALL, TZ or TMPDIR instead (never PATH or HOME). */
 		if (json_object_get(extra, *k) != NULL)
@@ -545,6 +545,10 @@ set_result(const task_ctx *ctx, const char *command, const supervisor_report *re
 				task_result_set(res, transient(rep->value) ? TASK_FAILED : TASK_PERMANENT, "exec_failed",
 								"could not run %s: %s", command, strerror(rep->value));
 			return;
+		case SUPERVISOR_NO_USER:
+			task_result_set(res, TASK_PERMANENT, "exec_failed", "could not run %s as the exec user (uid %lld): %s",
+							command, (long long) ctx->exec_uid, strerror(rep->value));
+			return;
 		case SUPERVISOR_NO_FORK:
 			task_result_set(res, TASK_FAILED, "exec_failed", "could not start a process for %s: %s", command,
 							strerror(rep->value));
@@ -606,7 +610,7 @@ exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 	strvec_push(&argv, xstrdup(command));
 	json_array_foreach(args, i, v)
 		strvec_push(&argv, xstrdup(json_string_value(v)));
-	build_env(job, &envp);
+	build_env(ctx, job, &envp);
 	if (pipe2(pipefd, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0) {
 		task_result_set(res, TASK_FAILED, "exec_failed", "could not create a pipe: %s", strerror(errno));
 		goto out;
@@ -616,7 +620,7 @@ exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 		goto out;
 	}
 	if (sup == 0) {
-		supervisor_job sj = {ctx->exec_dir, path, argv.v, envp.v, pipefd[1], ctl[1]};
+		supervisor_job sj = {ctx->exec_dir, path, argv.v, envp.v, pipefd[1], ctl[1], ctx->exec_uid, ctx->exec_gid};
 
 		supervisor_main(&sj);
 	}

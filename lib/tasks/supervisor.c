@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -238,7 +239,12 @@ program(const supervisor_job *job, int report_fd, pid_t supervisor)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	setpgid(0, 0);
-	/* Should the supervisor itself be killed, the program goes with it. */
+	/* The exec user, with no supplementary group of the runner's. */
+	if (job->uid >= 0 && (setgroups(0, NULL) != 0 || setresgid((gid_t) job->gid, (gid_t) job->gid, (gid_t) job->gid) != 0 ||
+						  setresuid((uid_t) job->uid, (uid_t) job->uid, (uid_t) job->uid) != 0))
+		report_and_exit(report_fd, SUPERVISOR_NO_USER, errno);
+	/* Should the supervisor itself be killed, the program goes with it
+	 * (set after the change of user, which clears it). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (getppid() != supervisor)
 		_exit(127);

@@ -27,6 +27,7 @@ typedef enum supervisor_event {
 	SUPERVISOR_NO_CHDIR,		/* could not enter the directory: value is errno */
 	SUPERVISOR_NO_EXEC,			/* execve() failed: value is errno */
 	SUPERVISOR_NO_FORK,			/* could not start the program: value is errno */
+	SUPERVISOR_NO_USER,			/* could not become the exec user: value is errno */
 } supervisor_event;
 
 typedef struct supervisor_report {
@@ -42,6 +43,7 @@ typedef struct supervisor_job {
 	char	   *const *envp;
 	int			out;			/* becomes the program's stdout and stderr */
 	int			ctl;			/* the supervisor's end of the runner's socket */
+	int64_t		uid, gid;		/* the program's user and group (-1: unchanged) */
 } supervisor_job;
 
 /*

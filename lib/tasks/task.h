@@ -84,6 +84,8 @@ typedef struct task_ctx {
 	void		(*author_release) (void *arg, PGconn *conn, bool reusable);
 	const char *exec_dir;		/* NULL: exec jobs are refused */
 	int64_t		kill_grace_ms;	/* SIGTERM to SIGKILL, for programs */
+	int64_t		exec_uid, exec_gid;	/* programs' user and group; -1: the runner's */
+	const char *exec_home;		/* programs' HOME; NULL: the runner's */
 } task_ctx;
 
 typedef struct task_def {

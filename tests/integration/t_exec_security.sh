@@ -301,4 +301,37 @@ eq "SIGSTOP to the supervisor: the run ends (not killed at 60 s)" 0 "$?"
 eq "the job timed out" "dead|timeout" "$(status_of "$id")"
 check "and its program is gone" gone "$(cat "$T_DIR/stopper.pid")"
 
+# --- --exec-user: programs without the runner's identity -----------------
+# As another user, a program reads none of the runner's files (here a
+# root-only file standing for ~/.pgpass) and gets that user's home.
+if [ "$(id -u)" -eq 0 ]; then
+    echo "runner-secret" >"$T_DIR/pgpass-like"; chmod 600 "$T_DIR/pgpass-like"
+    cat >"$exec_dir/who" <<SH
+#!/bin/sh
+echo "\$(id -u)|\$(id -G)|\$(cat "$T_DIR/pgpass-like" 2>/dev/null || echo unreadable)|\$HOME"
+SH
+    chmod 755 "$exec_dir/who"
+    id=$("$CRONQ" enqueue exec '{"command": "who"}')
+    "$CRONQ" run --exec-dir "$exec_dir" --exec-user nobody 2>/dev/null
+    eq "--exec-user nobody: its uid, its group only, no runner's file, its home" \
+        "succeeded|$(id -u nobody)|$(id -g nobody)|unreadable|$(getent passwd nobody | cut -d: -f6)" \
+        "$(q "select j.status || '|' || btrim(r.output, e' \n') from cronq.jobs j join cronq.job_runs r on r.job_id = j.id where j.id = $id")"
+    id=$(start_spawn hang)
+    chmod 777 "$out"
+    "$CRONQ" run --exec-dir "$exec_dir" --exec-user nobody &
+    rp=$!
+    check "--exec-user: the sleepers were started" spawned
+    kill -TERM "$rp"
+    stop_run "$rp"
+    # shellcheck disable=SC2046
+    check "--exec-user, SIGTERM: no process of the job is left ($(pids))" gone $(pids)
+    q "update cronq.jobs set status = 'cancelled' where id = $id"
+    cronq run --exec-dir "$exec_dir" --exec-user root
+    eq "--exec-user root is refused" 64 "$RC"
+    cronq run --exec-dir "$exec_dir" --exec-user no-such-user-xs
+    expect "--exec-user of no such user" 67 "" 'cronq: error: --exec-user: no such user "no-such-user-xs"'
+    runuser -u postgres -- "$CRONQ" run --exec-dir "$exec_dir" --exec-user nobody 2>/dev/null
+    eq "--exec-user needs root" 77 "$?"
+fi
+
 done_testing
