@@ -165,7 +165,7 @@ exec_user_resolve(const char *name, run_opts *o)
 
 	if (pw == NULL) {
 		log_error("--exec-user: no such user \"%s\"", name);
-		return EX_NOUSER;
+		return EX_CONFIG;
 	}
 	if (pw->pw_uid == 0) {
 		log_error("--exec-user: programs may not run as root (\"%s\")", name);
@@ -173,7 +173,7 @@ exec_user_resolve(const char *name, run_opts *o)
 	}
 	if (geteuid() != 0) {
 		log_error("--exec-user: cronq run must be started as root to run programs as \"%s\"", name);
-		return EX_NOPERM;
+		return EX_CONFIG;
 	}
 	o->exec_uid = pw->pw_uid;
 	o->exec_gid = pw->pw_gid;

@@ -329,9 +329,9 @@ SH
     cronq run --exec-dir "$exec_dir" --exec-user root
     eq "--exec-user root is refused" 64 "$RC"
     cronq run --exec-dir "$exec_dir" --exec-user no-such-user-xs
-    expect "--exec-user of no such user" 67 "" 'cronq: error: --exec-user: no such user "no-such-user-xs"'
+    expect "--exec-user of no such user" 78 "" 'cronq: error: --exec-user: no such user "no-such-user-xs"'
     runuser -u postgres -- "$CRONQ" run --exec-dir "$exec_dir" --exec-user nobody 2>/dev/null
-    eq "--exec-user needs root" 77 "$?"
+    eq "--exec-user needs root" 78 "$?"
 fi
 
 done_testing
