@@ -75,17 +75,14 @@ task_result_set(task_result *res, task_status status, const char *code, const ch
 	if (fmt) {
 		va_list ap;
 		char buf[2048];
-
-		va_start(ap, fmt);
 		size_t len;
 
+		va_start(ap, fmt);
 		len = (size_t) vsnprintf(buf, sizeof buf, fmt, ap);
 		va_end(ap);
 		/* Cut short, the last character may be split: drop what is left of it. */
-		if (len >= sizeof buf) {
-			len = sizeof buf - 1;
-			len = utf8_cut(buf, len);
-		}
+		if (len >= sizeof buf)
+			len = utf8_cut(buf, sizeof buf - 1);
 		/* And the database takes only UTF-8, whatever bytes the text held. */
 		res->error = utf8_sanitize(buf, len);
 	}
