@@ -8,8 +8,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -321,15 +321,6 @@ pg_run(PGconn *conn, const char *sql, int nparams, const char *const *values,
 	return 0;
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* A statement being watched, and what was done to stop it. */
 typedef struct watcher {
 	PGconn	   *conn;
@@ -371,7 +362,7 @@ watch(watcher *w)
 		return WATCH_BROKEN;
 	if (!PQconsumeInput(w->conn))
 		return WATCH_BROKEN;
-	now = now_ms();
+	now = mono_ms();
 	if (!*w->stopped && w->stop && w->stop(w->arg)) {
 		*w->stopped = true;
 		w->cancelled_at = now;

@@ -24,6 +24,7 @@
 #include "tasks/payload.h"
 #include "tasks/task.h"
 #include "util/duration.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -41,15 +42,6 @@ runner_request_stop(void)
 {
 	if (stop_requests < 2)
 		stop_requests = stop_requests + 1;
-}
-
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Sleep up to ms, waking early when a stop is requested. */

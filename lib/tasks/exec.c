@@ -38,6 +38,7 @@
 
 #include "pg/pg.h"
 #include "tasks/supervisor.h"
+#include "util/clock.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
@@ -501,15 +502,6 @@ tail_text(const tail *t)
 	return clean;
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Ask the supervisor to signal the program (SUPERVISOR_TERM or _KILL). */
 static void
 tell(int ctl, char what)
@@ -667,7 +659,7 @@ exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 		/* Its socket closed: it is exiting, and is reaped without a wait. */
 		if (!sup_done && waitpid(sup, &st, ctl_eof ? 0 : WNOHANG) == sup)
 			sup_done = true;
-		now = now_ms();
+		now = mono_ms();
 		if (got >= sizeof rep || sup_done) {
 			if (ended_at == 0)
 				ended_at = now;
