@@ -1,12 +1,14 @@
 /* cmd_migrate — "cronq migrate [--status]": options, then lib/schema/migrate. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
 #include "schema/migrate.h"
+#include "util/buf.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -29,7 +31,9 @@ help(void)
 		   "  -h, --help                show this help, then exit\n\n"
 		   "Connection options:\n"
 		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
-		   "Migrations run in order, each once, in one transaction under an advisory lock.\n");
+		   "Migrations run in order, each once, in one transaction under an advisory lock;\n"
+		   "then the roles cronq_user, cronq_exec and cronq_admin are created when this role\n"
+		   "may, and given their privileges (again on every run).\n");
 }
 
 static int
@@ -49,6 +53,29 @@ progress(const char *name)
 {
 	if (isatty(STDERR_FILENO) || log_enabled(LOG_INFO))
 		fprintf(stderr, "cronq: applying %s\n", name);
+}
+
+/*
+ * What the grants did, like progress (on a terminal or with -v); roles
+ * that do not exist always, with what a superuser must run.
+ */
+static void
+report_grants(const migrate_grants *g)
+{
+	if (g->changed && g->present[0] && (isatty(STDERR_FILENO) || log_enabled(LOG_INFO)))
+		fprintf(stderr, "cronq: granted %s the privileges of their roles\n", g->present);
+	if (g->missing[0]) {
+		buf sql = BUF_INIT;
+		char *names = xstrdup(g->missing);
+
+		for (char *r = strtok(names, ", "); r; r = strtok(NULL, ", "))
+			buf_printf(&sql, "CREATE ROLE %s NOLOGIN; ", r);
+		log_full(LOG_WARNING, NULL, NULL, NULL,
+				 "roles %s do not exist, and this role may not create them; "
+				 "a superuser must run: %sthen \"cronq migrate\" again", g->missing, buf_str(&sql));
+		buf_free(&sql);
+		free(names);
+	}
 }
 
 int
@@ -89,11 +116,14 @@ cmd_migrate(int argc, char **argv)
 				   db_version, migrate_latest_version());
 		free(states);
 	} else {
+		migrate_grants grants;
 		int applied;
 
-		rc = migrate_apply(conn, &applied, progress, &err);
-		if (rc == 0)
+		rc = migrate_apply(conn, &applied, &grants, progress, &err);
+		if (rc == 0) {
 			log_info("applied %d migrations; schema is at version %d", applied, migrate_latest_version());
+			report_grants(&grants);
+		}
 	}
 	pg_close(conn);
 	return rc ? cli_report(&err) : 0;

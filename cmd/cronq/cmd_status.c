@@ -386,6 +386,10 @@ text_schedules(buf *out, const json_t *doc)
 			table_cell(&t, "-");
 	}
 	table_flush(&t, out);
+	json_array_foreach(scheds, i, s)
+		if (json_is_string(json_object_get(s, "error")))
+			buf_printf(out, "schedule %s cannot run: %s\n", cq_json_str(s, "name", "?"),
+					   cq_json_str(s, "error", "?"));
 }
 
 /*

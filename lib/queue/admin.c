@@ -10,23 +10,16 @@
 #include "util/buf.h"
 
 /*
- * One statement: queued and failed jobs become cancelled at once; running
- * ones are flagged for their worker; the rest are reported as they are.
+ * cronq.cancel_jobs() (sql/0008_ownership.sql) holds the statement, shared
+ * with the SQL API's cronq.cancel(): queued and failed jobs become
+ * cancelled at once; a running one is flagged, and its worker's next
+ * heartbeat stops it. Row-level security limits it to the caller's jobs
+ * unless the caller may manage all. Per id: the status to report (set
+ * when this call changed the job) and the job's status (NULL: none).
  */
 static const char cancel_sql[] =
-	"with req as (select unnest($1::bigint[]) as id),"
-	" upd as ("
-	"  update cronq.jobs j set"
-	"    status = case when j.status = 'running' then j.status else 'cancelled' end,"
-	"    cancel_requested = j.status = 'running',"
-	"    finished_at = case when j.status = 'running' then j.finished_at else now() end,"
-	"    last_error = case when j.status = 'running' then j.last_error else 'cancelled by an operator' end,"
-	"    error_code = case when j.status = 'running' then j.error_code else 'cancelled' end,"
-	"    updated_at = now()"
-	"  from req where j.id = req.id and j.status in ('queued', 'failed', 'running')"
-	"  returning j.id, j.status)"
-	" select req.id, upd.status, j.status"
-	" from req left join upd on upd.id = req.id left join cronq.jobs j on j.id = req.id";
+	"select c.id, case when c.changed then c.status end, c.status"
+	" from cronq.cancel_jobs($1::bigint[]) c";
 
 int
 jobs_cancel(PGconn *conn, const int64_t *ids, int n, cancel_result *result, cq_err *err)

@@ -601,13 +601,13 @@ backfill_schedule_get(PGconn *conn, const char *name, char **cron, char **zone, 
 }
 
 /*
- * Occurrences go through the function every runner uses, so a backfilled
- * job is the very job the live schedule would have made; empty p_sched and
- * p_next leave the schedule's next run and last job alone.
+ * Occurrences go through the function every runner's materialisation
+ * uses, so a backfilled job is the very job the live schedule would have
+ * made. It runs with the caller's rights: an author backfills its own
+ * schedules, the owner any.
  */
 static const char materialise_sql[] =
-	"select count(*) from cronq.materialise($1::text[], $2::timestamptz[],"
-	" '{}'::text[], '{}'::timestamptz[])";
+	"select count(*) from cronq.enqueue_occurrences($1::text[], $2::timestamptz[])";
 
 int
 backfill_schedule_run(PGconn *conn, const char *name, const int64_t *fires, int64_t n,

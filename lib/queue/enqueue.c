@@ -30,9 +30,25 @@ static const char enqueue_sql[] =
 	"   coalesce($3::timestamptz, now() + $4::bigint * interval '1 millisecond'),"
 	"   $5, $6::int, $7::int, $8::bigint * interval '1 millisecond', $9) e";
 
-static const char copy_sql[] =
-	"copy cronq.jobs (type, payload, run_at, queue, priority, max_attempts,"
-	" timeout, idempotency_key) from stdin";
+#define COPY_COLUMNS "type, payload, run_at, queue, priority, max_attempts, timeout, idempotency_key"
+
+static const char copy_sql[] = "copy cronq.jobs (" COPY_COLUMNS ") from stdin";
+
+/*
+ * PostgreSQL refuses COPY FROM into a table under row-level security, as
+ * cronq.jobs is for every role but its owner: such a role copies into a
+ * temporary table of the same columns, then inserts from it in line order,
+ * in one transaction (the temporary table goes at its end).
+ */
+static const char stage_sql[] =
+	"begin;"
+	" create temporary table cronq_jsonl on commit drop as"
+	"  select " COPY_COLUMNS " from cronq.jobs with no data;"
+	" alter table pg_temp.cronq_jsonl add column n bigint generated always as identity";
+static const char stage_copy_sql[] = "copy pg_temp.cronq_jsonl (" COPY_COLUMNS ") from stdin";
+static const char stage_insert_sql[] =
+	"insert into cronq.jobs (" COPY_COLUMNS ")"
+	" select " COPY_COLUMNS " from pg_temp.cronq_jsonl order by n";
 
 int
 enqueue_check(const enqueue_req *req, cq_err *err)
@@ -273,6 +289,29 @@ row_to_line(const line_map *m, int64_t row)
 	return line;
 }
 
+/*
+ * After the COPY into the staging table (rc: how it went): the insert and
+ * the commit, or the rollback. *created (unless NULL) gets the jobs written.
+ */
+static int
+stage_finish(PGconn *conn, int rc, int64_t *created, cq_err *err)
+{
+	PGresult *res;
+
+	if (rc == 0 && (res = pg_exec(conn, stage_insert_sql, 0, NULL, PG_NONE, err, NULL)) != NULL) {
+		*created = strtoll(PQcmdTuples(res), NULL, 10);
+		PQclear(res);
+		if ((rc = pg_run(conn, "commit", 0, NULL, err)) == 0)
+			return 0;
+	} else if (rc == 0)
+		rc = err->code;
+	if (pg_alive(conn)) {
+		res = PQexec(conn, "rollback");
+		PQclear(res);
+	}
+	return rc;
+}
+
 /* Read the COPY's final result(s); 0 or the error with its input line. */
 static int
 copy_finish(PGconn *conn, const line_map *map, int64_t *created, cq_err *err)
@@ -285,15 +324,52 @@ copy_finish(PGconn *conn, const line_map *map, int64_t *created, cq_err *err)
 			*created = strtoll(PQcmdTuples(res), NULL, 10);
 		} else if (rc == 0) {
 			const char *ctx = PQresultErrorField(res, PG_DIAG_CONTEXT);
-			const char *at = ctx ? strstr(ctx, "COPY jobs, line ") : NULL;
+			const char *copy = ctx ? strstr(ctx, "COPY ") : NULL;
+			const char *at = copy ? strstr(copy, ", line ") : NULL;
 
 			rc = pg_fail_result(conn, res, err, NULL);
 			if (at)
 				cq_prefix(err, "line %" PRId64 ": ",
-						  row_to_line(map, strtoll(at + strlen("COPY jobs, line "), NULL, 10)));
+						  row_to_line(map, strtoll(at + strlen(", line "), NULL, 10)));
 		}
 		PQclear(res);
 	}
+	return rc;
+}
+
+/*
+ * Start the COPY into cronq.jobs, or, for a role under row-level security,
+ * into the staging table (*staged).
+ */
+static int
+copy_start(PGconn *conn, bool *staged, cq_err *err)
+{
+	char state[6] = "";
+	PGresult *res = PQexec(conn, copy_sql);
+	int rc = 0;
+
+	*staged = false;
+	if (PQresultStatus(res) != PGRES_COPY_IN) {
+		rc = pg_fail_result(conn, res, err, state);
+		if (strcmp(state, "0A000") == 0 && pg_alive(conn)) {
+			cq_clear(err);
+			rc = 0;
+			*staged = true;
+			PQclear(res);
+			res = PQexec(conn, stage_sql);	/* several statements: the simple protocol */
+			if (PQresultStatus(res) != PGRES_COMMAND_OK)
+				rc = pg_fail_result(conn, res, err, NULL);
+			else {
+				PQclear(res);
+				res = PQexec(conn, stage_copy_sql);
+				if (PQresultStatus(res) != PGRES_COPY_IN)
+					rc = pg_fail_result(conn, res, err, NULL);
+			}
+			if (rc != 0)
+				stage_finish(conn, rc, NULL, err);
+		}
+	}
+	PQclear(res);
 	return rc;
 }
 
@@ -307,18 +383,13 @@ enqueue_jsonl(PGconn *conn, FILE *in, enqueue_progress progress, int64_t *lines_
 	size_t cap = 0;
 	ssize_t len;
 	int64_t lineno = 0, jobs = 0;
-	PGresult *res;
+	bool staged;
 	int rc = 0;
 
 	*created = 0;
 	*lines_out = 0;
-	res = PQexec(conn, copy_sql);
-	if (PQresultStatus(res) != PGRES_COPY_IN) {
-		rc = pg_fail_result(conn, res, err, NULL);
-		PQclear(res);
+	if ((rc = copy_start(conn, &staged, err)) != 0)
 		return rc;
-	}
-	PQclear(res);
 
 	while ((len = getline(&line, &cap, in)) != -1) {
 		enqueue_req req;
@@ -372,12 +443,16 @@ enqueue_jsonl(PGconn *conn, FILE *in, enqueue_progress progress, int64_t *lines_
 			rc = pg_fail_result(conn, NULL, err, NULL);
 		else
 			rc = copy_finish(conn, &map, created, err);
+		if (staged)
+			rc = stage_finish(conn, rc, created, err);
 	} else {
 		cq_err ignored;
 
 		/* Abort the COPY: the server rolls back every row already sent. */
 		if (PQputCopyEnd(conn, "input rejected by cronq") == 1)
 			copy_finish(conn, &map, created, &ignored);
+		if (staged)
+			stage_finish(conn, rc, created, &ignored);
 		*created = 0;
 	}
 	if (progress)

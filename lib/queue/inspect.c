@@ -29,12 +29,6 @@
 	" " TS("j.created_at") " as created_at, " TS("j.updated_at") " as updated_at," \
 	" " TS("j.started_at") " as started_at, " TS("j.finished_at") " as finished_at"
 
-/* What a retry resets; history (job_runs) is not touched. */
-#define RETRY_SET \
-	"status = 'queued', run_at = now(), attempts = 0, locked_by = null, locked_until = null," \
-	" cancel_requested = false, started_at = null, finished_at = null, last_error = null," \
-	" error_code = null, updated_at = now()"
-
 bool
 inspect_status_valid(const char *s)
 {
@@ -130,14 +124,9 @@ inspect_show(PGconn *conn, int64_t id, char **json, cq_err *err)
  * One statement. The final select reads the snapshot taken before the
  * update, so a job not retried is reported with the status that kept it.
  */
+/* cronq.retry_jobs() holds the statement, shared with cronq.retry(). */
 static const char retry_sql[] =
-	"with req as (select distinct unnest($1::bigint[]) as id),"
-	" upd as ("
-	"  update cronq.jobs j set " RETRY_SET
-	"  from req where j.id = req.id and j.status in ('dead', 'failed', 'succeeded', 'cancelled')"
-	"  returning j.id)"
-	" select req.id, upd.id is not null, coalesce(j.status, '')"
-	" from req left join upd on upd.id = req.id left join cronq.jobs j on j.id = req.id";
+	"select r.id, r.changed, coalesce(r.status, '') from cronq.retry_jobs($1::bigint[]) r";
 
 int
 inspect_retry(PGconn *conn, const int64_t *ids, int n, retry_outcome *result, int64_t *retried,
@@ -172,10 +161,10 @@ inspect_retry(PGconn *conn, const int64_t *ids, int n, retry_outcome *result, in
 }
 
 static const char retry_dead_sql[] =
-	"update cronq.jobs set " RETRY_SET
-	" where status = 'dead'"
+	"select count(*) filter (where r.changed) from cronq.retry_jobs(array("
+	"  select id from cronq.jobs where status = 'dead'"
 	"   and ($1::text[] is null or type = any ($1::text[]))"
-	"   and ($2::text[] is null or queue = any ($2::text[]))";
+	"   and ($2::text[] is null or queue = any ($2::text[])))) r";
 
 int
 inspect_retry_dead(PGconn *conn, const inspect_filter *f, int64_t *retried, cq_err *err)
@@ -183,14 +172,14 @@ inspect_retry_dead(PGconn *conn, const inspect_filter *f, int64_t *retried, cq_e
 	char *types = text_array(f->types, f->ntypes);
 	char *queues = text_array(f->queues, f->nqueues);
 	const char *params[2] = {types, queues};
-	PGresult *res = pg_exec(conn, retry_dead_sql, 2, params, PG_NONE, err, NULL);
+	PGresult *res = pg_exec(conn, retry_dead_sql, 2, params, PG_ONE, err, NULL);
 
 	free(types);
 	free(queues);
 	*retried = 0;
 	if (res == NULL)
 		return err->code;
-	*retried = strtoll(PQcmdTuples(res), NULL, 10);
+	*retried = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
 	PQclear(res);
 	return 0;
 }

@@ -62,7 +62,8 @@ static const char claim_sql[] =
 	"with v as (select cronq.schema_version() as version)," \
 	" f as (select v.version, v.version = $4::int as current," \
 	"   exists (select 1 from cronq.jobs where status = 'running' and locked_until < now()) as rescue," \
-	"   exists (select 1 from cronq.schedules where enabled and next_run_at <= now()) as due," \
+	"   (exists (select 1 from cronq.schedules where enabled and next_run_at <= now())" \
+	"    or exists (select 1 from cronq.schedules where enabled and next_run_at is null)) as due," \
 	"   (select true from cronq.jobs where status in ('queued', 'failed') and run_at <= now()" filters \
 	"    order by priority limit 1) is not null as work" \
 	"   from v)," \

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pg/pg.h"
+#include "util/json.h"
 
 /* A timestamptz as RFC 3339 UTC text, or null. */
 #define ISO(x) "to_char((" x ") at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
@@ -118,6 +119,30 @@ static const char status_sql[] =
 	"      'jobs_run', w.jobs_run, 'jobs_failed', w.jobs_failed, 'exit_status', w.exit_status)"
 	"    from cronq.wakes w order by w.id desc limit 1))";
 
+/*
+ * Each enabled schedule gets "error": why a wake cannot plan it (or null),
+ * and the document "unplannable_schedules": how many cannot.
+ */
+static void
+mark_unplannable(json_t *doc)
+{
+	schedule_checker *c = schedule_checker_new();
+	json_t *s;
+	size_t i;
+	json_int_t bad = 0;
+
+	json_array_foreach(json_object_get(doc, "schedules"), i, s) {
+		const char *why = NULL;
+
+		if (json_is_true(json_object_get(s, "enabled")))
+			why = schedule_checker_why(c, cq_json_str(s, "cron", ""), cq_json_str(s, "timezone", ""));
+		json_object_set_new(s, "error", why ? json_string(why) : json_null());
+		bad += why != NULL;
+	}
+	json_object_set_new(doc, "unplannable_schedules", json_integer(bad));
+	schedule_checker_free(c);
+}
+
 json_t *
 stats_status(PGconn *conn, cq_err *err)
 {
@@ -135,6 +160,8 @@ stats_status(PGconn *conn, cq_err *err)
 	PQclear(res);
 	if (doc == NULL)
 		cq_fail(err, EX_SOFTWARE, "could not read the status document: %s", jerr.text);
+	else
+		mark_unplannable(doc);
 	return doc;
 }
 
@@ -162,6 +189,29 @@ int_at(const PGresult *res, int col)
 	return PQgetisnull(res, 0, col) ? 0 : strtoll(PQgetvalue(res, 0, col), NULL, 10);
 }
 
+/* Count the enabled schedules a wake cannot plan; name the first. */
+static int
+read_unplannable(PGconn *conn, stats_health *h, cq_err *err)
+{
+	PGresult *res = pg_exec(conn, "select name, cron, timezone from cronq.schedules"
+							" where enabled order by name", 0, NULL, PG_ANY, err, NULL);
+	schedule_checker *c;
+
+	if (res == NULL)
+		return err->code;
+	c = schedule_checker_new();
+	for (int i = 0; i < PQntuples(res); i++) {
+		const char *why = schedule_checker_why(c, PQgetvalue(res, i, 1), PQgetvalue(res, i, 2));
+
+		if (why && h->unplannable++ == 0)
+			snprintf(h->unplannable_name, sizeof h->unplannable_name, "%s: %s",
+					 PQgetvalue(res, i, 0), why);
+	}
+	schedule_checker_free(c);
+	PQclear(res);
+	return 0;
+}
+
 int
 stats_health_read(PGconn *conn, stats_health *h, cq_err *err)
 {
@@ -182,5 +232,5 @@ stats_health_read(PGconn *conn, stats_health *h, cq_err *err)
 		h->overdue_ms = int_at(res, 7);
 	}
 	PQclear(res);
-	return 0;
+	return read_unplannable(conn, h, err);
 }

@@ -47,11 +47,15 @@ typedef struct stats_health {
 	int64_t		silence_ms;		/* since the newest wake started (when woke) */
 	int64_t		overdue_ms;		/* lateness of the most overdue enabled schedule; 0 if none */
 	char		overdue_name[256];	/* its name, "" when none */
+	int64_t		unplannable;	/* enabled schedules a wake cannot plan */
+	char		unplannable_name[512];	/* "NAME: why" of the first, "" when none */
 } stats_health;
 
 /*
- * Fill h in one round trip. Each part reads a partial index (jobs_due,
- * jobs_leases, jobs_dead, schedules_due) or the newest wake by id.
+ * Fill h in two round trips. Each part of the first reads a partial index
+ * (jobs_due, jobs_leases, jobs_dead, schedules_due) or the newest wake by
+ * id; the second reads the enabled schedules, to check each expression
+ * and zone as a wake would.
  */
 int stats_health_read(PGconn *conn, stats_health *h, cq_err *err) __attribute__((warn_unused_result));
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pg/pg.h"
 #include "queue/enqueue.h"
@@ -104,6 +105,19 @@ first_after(const char *cron, const char *zone_name, int64_t t, int64_t *next, c
 	return rc;
 }
 
+/* Whether the session sees schedule name (false too when it cannot tell). */
+static bool
+schedule_visible(PGconn *conn, const char *name)
+{
+	cq_err ignored = {0};
+	PGresult *res = pg_exec(conn, "select 1 from cronq.schedules where name = $1", 1,
+							(const char *[]) {name}, PG_MAYBE_ONE, &ignored, NULL);
+	bool seen = res && PQntuples(res) == 1;
+
+	PQclear(res);
+	return seen;
+}
+
 int
 schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 {
@@ -157,13 +171,19 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 		buf_puts(&sql, " on conflict (name) do update set");
 		for (int i = 1; i < 13; i++)
 			buf_printf(&sql, "%s %s = excluded.%s", i > 1 ? "," : "", cols[i], cols[i]);
-		buf_puts(&sql, ", created_by = excluded.created_by");
+		/* Who becomes its author is the schedules_guard trigger's to say. */
 	}
 	res = pg_exec(conn, buf_str(&sql), n, params, PG_NONE, err, state);
 	buf_free(&sql);
 	buf_free(&values);
 	if (res == NULL) {
-		if (strcmp(state, "23505") == 0) {
+		/* Row-level security hides another role's schedule but not its name. */
+		if ((strcmp(state, "23505") == 0 || (replace && strcmp(state, "42501") == 0 &&
+											 strstr(err->msg, "row-level security"))) &&
+			!schedule_visible(conn, d->name)) {
+			cq_fail(err, EX_DATAERR, "schedule \"%s\" belongs to another role", d->name);
+			cq_hint(err, "Schedule names are shared by every role: choose another name.");
+		} else if (strcmp(state, "23505") == 0) {
 			cq_fail(err, EX_DATAERR, "schedule \"%s\" already exists", d->name);
 			cq_hint(err, "Use --replace to replace it, or \"cronq schedule remove %s\" first.", d->name);
 		}
@@ -302,6 +322,45 @@ zone_cache_free(zone_cache *c)
 	free(c->zones);
 }
 
+struct schedule_checker {
+	zone_cache	zones;
+	char		why[512];
+};
+
+schedule_checker *
+schedule_checker_new(void)
+{
+	return xcalloc(1, sizeof(schedule_checker));
+}
+
+const char *
+schedule_checker_why(schedule_checker *c, const char *cron, const char *zone_name)
+{
+	cron_expr *e = cron_parse(cron, c->why, sizeof c->why);
+	tz *zone = e ? zone_get(&c->zones, zone_name, c->why, sizeof c->why) : NULL;
+	int64_t next;
+	const char *why = c->why;
+
+	if (e && zone) {
+		why = NULL;
+		if (cron_next(e, zone, (int64_t) time(NULL), &next) != 0) {
+			snprintf(c->why, sizeof c->why, "cron expression never fires");
+			why = c->why;
+		}
+	}
+	cron_free(e);
+	return why;
+}
+
+void
+schedule_checker_free(schedule_checker *c)
+{
+	if (c == NULL)
+		return;
+	zone_cache_free(&c->zones);
+	free(c);
+}
+
 /*
  * The newest occurrences in [from, upto], at most cap of them, into out
  * (ascending); returns how many. Searches back from upto in growing windows
@@ -337,14 +396,19 @@ occurrences(const cron_expr *e, const tz *zone, int64_t from, int64_t upto, int 
 	return 0;
 }
 
+/*
+ * The due schedules, locked. One with no next_run_at (written with SQL, or
+ * its expression changed) is planned from now: nothing is enqueued for
+ * the past, and its next run is its first fire time after this wake.
+ */
 static const char due_sql[] =
 	"select s.name, s.cron, s.timezone, s.catchup, s.overlap,"
-	"   floor(extract(epoch from s.next_run_at))::bigint,"
+	"   floor(extract(epoch from coalesce(s.next_run_at, now())))::bigint,"
 	"   floor(extract(epoch from now()))::bigint,"
 	"   coalesce(j.status in ('queued', 'running', 'failed'), false)"
 	" from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id"
-	" where s.enabled and s.next_run_at <= now()"
-	" order by s.next_run_at limit $1::int"
+	" where s.enabled and (s.next_run_at <= now() or s.next_run_at is null)"
+	" order by s.next_run_at nulls first limit $1::int"
 	" for update of s skip locked";
 
 static const char materialise_sql[] =

@@ -53,6 +53,18 @@ int schedule_set_enabled(PGconn *conn, const char *name, bool enabled, cq_err *e
 json_t *schedule_list(PGconn *conn, const char *name, cq_err *err);
 
 /*
+ * Checks stored schedules the way a wake plans them, for status and check:
+ * a row written behind the CLI's back, or a zone gone from this host's tz
+ * database, is reported rather than silently never run. Zones are opened
+ * once per checker.
+ */
+typedef struct schedule_checker schedule_checker;
+schedule_checker *schedule_checker_new(void);
+/* NULL when cron fires in zone; else why not (valid until the next call). */
+const char *schedule_checker_why(schedule_checker *c, const char *cron, const char *zone);
+void schedule_checker_free(schedule_checker *c);
+
+/*
  * Enqueue the due occurrences of every enabled schedule (catchup and
  * overlap policies applied) and move each on to its next occurrence.
  * *enqueued and *skipped count occurrences. A schedule that cannot run (a

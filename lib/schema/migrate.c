@@ -175,8 +175,79 @@ write_version_fn(PGconn *conn, bool force, cq_err *err)
 	return exec_script(conn, fn, NULL, err);
 }
 
+/*
+ * The privileges of everything in schema cronq and which cronq roles exist,
+ * as one digest: compared before and after the grants, it tells whether
+ * they changed anything.
+ */
+static const char acl_digest_sql[] =
+	"select pg_catalog.md5(coalesce(pg_catalog.string_agg(x, ';' order by x), '')) from ("
+	" select c.relname operator(pg_catalog.||) coalesce(c.relacl::pg_catalog.text, '')"
+	"  from pg_catalog.pg_class c where c.relnamespace operator(pg_catalog.=) 'cronq'::pg_catalog.regnamespace"
+	" union all select c.relname operator(pg_catalog.||) '.' operator(pg_catalog.||) a.attname"
+	"   operator(pg_catalog.||) a.attacl::pg_catalog.text"
+	"  from pg_catalog.pg_attribute a join pg_catalog.pg_class c on c.oid operator(pg_catalog.=) a.attrelid"
+	"  where c.relnamespace operator(pg_catalog.=) 'cronq'::pg_catalog.regnamespace and a.attacl is not null"
+	" union all select p.oid::pg_catalog.regprocedure::pg_catalog.text"
+	"   operator(pg_catalog.||) coalesce(p.proacl::pg_catalog.text, '')"
+	"  from pg_catalog.pg_proc p where p.pronamespace operator(pg_catalog.=) 'cronq'::pg_catalog.regnamespace"
+	" union all select coalesce(n.nspacl::pg_catalog.text, '') from pg_catalog.pg_namespace n"
+	"  where n.nspname operator(pg_catalog.=) 'cronq'"
+	" union all select rolname::pg_catalog.text from pg_catalog.pg_roles"
+	"  where rolname operator(pg_catalog.=) any ('{cronq_user,cronq_exec,cronq_admin}')) t(x)";
+
+/* Which cronq roles exist and which do not, in a fixed order. */
+static const char roles_sql[] =
+	"select coalesce(pg_catalog.string_agg(r, ', ' order by o) filter (where e), ''),"
+	"  coalesce(pg_catalog.string_agg(r, ', ' order by o) filter (where not e), '')"
+	" from (select r, o, exists (select 1 from pg_catalog.pg_roles where rolname operator(pg_catalog.=) r)"
+	"  from pg_catalog.unnest('{cronq_user,cronq_exec,cronq_admin}'::pg_catalog.text[]) with ordinality u(r, o)) t(r, o, e)";
+
+static int
+query_text(PGconn *conn, const char *sql, char *out, size_t len, cq_err *err)
+{
+	PGresult *res = pg_exec(conn, sql, 0, NULL, PG_ONE, err, NULL);
+
+	if (res == NULL)
+		return err->code;
+	snprintf(out, len, "%s", PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return 0;
+}
+
+/*
+ * Run sql/grants.sql and say what it did. Granting rewrites catalog rows
+ * even when the privileges stay the same: when they do, the savepoint
+ * takes it all back, and a migrate with nothing to do writes nothing.
+ */
+static int
+apply_grants(PGconn *conn, migrate_grants *g, cq_err *err)
+{
+	char before[40], after[40];
+	PGresult *res;
+	int rc;
+
+	memset(g, 0, sizeof *g);
+	if ((rc = query_text(conn, acl_digest_sql, before, sizeof before, err)) != 0 ||
+		(rc = exec_script(conn, "savepoint cronq_grants", NULL, err)) != 0 ||
+		(rc = exec_script(conn, sql_grants, "grants.sql", err)) != 0 ||
+		(rc = query_text(conn, acl_digest_sql, after, sizeof after, err)) != 0)
+		return rc;
+	g->changed = strcmp(before, after) != 0;
+	if ((rc = exec_script(conn, g->changed ? "release savepoint cronq_grants"
+						  : "rollback to savepoint cronq_grants", NULL, err)) != 0)
+		return rc;
+	if ((res = pg_exec(conn, roles_sql, 0, NULL, PG_ONE, err, NULL)) == NULL)
+		return err->code;
+	snprintf(g->present, sizeof g->present, "%s", PQgetvalue(res, 0, 0));
+	snprintf(g->missing, sizeof g->missing, "%s", PQgetvalue(res, 0, 1));
+	PQclear(res);
+	return 0;
+}
+
 int
-migrate_apply(PGconn *conn, int *applied, void (*progress)(const char *name), cq_err *err)
+migrate_apply(PGconn *conn, int *applied, migrate_grants *grants,
+			  void (*progress)(const char *name), cq_err *err)
 {
 	int version = 0;
 	int rc;
@@ -224,7 +295,8 @@ migrate_apply(PGconn *conn, int *applied, void (*progress)(const char *name), cq
 			goto fail;
 		(*applied)++;
 	}
-	if ((rc = write_version_fn(conn, *applied > 0, err)) != 0)
+	if ((rc = write_version_fn(conn, *applied > 0, err)) != 0 ||
+		(rc = apply_grants(conn, grants, err)) != 0)
 		goto fail;
 	if ((rc = exec_script(conn, "commit", NULL, err)) != 0)
 		return rc;

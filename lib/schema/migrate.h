@@ -14,14 +14,23 @@
 /* The schema version this binary speaks: the newest embedded migration. */
 int migrate_latest_version(void);
 
+/* What the grants step of a migrate did (sql/grants.sql). */
+typedef struct migrate_grants {
+	bool		changed;		/* some privilege of a cronq role changed */
+	char		present[64];	/* the cronq roles that exist, ", "-separated */
+	char		missing[64];	/* those that do not, and could not be created */
+} migrate_grants;
+
 /*
- * Apply every pending migration in order, in one transaction under a
- * transaction-level advisory lock, so concurrent migrates serialise and a
- * failure leaves nothing half-applied. *applied receives how many ran.
- * progress (may be NULL) is called with each migration's name before it runs.
+ * Apply every pending migration in order, then the roles' grants, in one
+ * transaction under a transaction-level advisory lock, so concurrent
+ * migrates serialise and a failure leaves nothing half-applied. *applied
+ * receives how many migrations ran, *grants what the grants did. progress
+ * (may be NULL) is called with each migration's name before it runs.
  */
-int migrate_apply(PGconn *conn, int *applied, void (*progress)(const char *name),
-				  cq_err *err) __attribute__((warn_unused_result));
+int migrate_apply(PGconn *conn, int *applied, migrate_grants *grants,
+				  void (*progress)(const char *name), cq_err *err)
+			__attribute__((warn_unused_result));
 
 /* One migration's state, for `cronq migrate --status`. */
 typedef struct migrate_state {

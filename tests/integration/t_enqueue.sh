@@ -91,12 +91,14 @@ eq "cronq_user may enqueue through the SQL API" "enq_alice" "$(q "select enqueue
 out=$(PGUSER=enq_alice "$CRONQ" enqueue noop --queue enq_alice-cli)
 eq "cronq_user may enqueue with the CLI" "enq_alice" "$(q "select enqueued_by from cronq.jobs where id = $out")"
 out=$(PGUSER=enq_alice "$PSQL" -XAtq -c "insert into cronq.jobs (type, queue, enqueued_by) values ('noop', 'spoof', 'postgres') returning enqueued_by" 2>&1)
-match "cronq_user may not name enqueued_by at all" 'permission denied' "$out"
+eq "cronq_user may name enqueued_by, and gets its own name" "enq_alice" "$(head -n 1 <<<"$out")"
 q "grant insert on cronq.jobs to enq_alice"
 out=$(PGUSER=enq_alice "$PSQL" -XAtq -c "insert into cronq.jobs (type, queue, enqueued_by) values ('noop', 'spoof', 'postgres') returning enqueued_by" 2>&1)
 eq "even with full INSERT, a spoofed enqueued_by is replaced" "enq_alice" "$(head -n 1 <<<"$out")"
+dead=$(q "select count(*) from cronq.jobs where status = 'dead'")
 out=$(PGUSER=enq_alice "$PSQL" -XAtq -c "update cronq.jobs set status = 'dead'" 2>&1)
-match "cronq_user cannot update jobs" 'permission denied' "$out"
+match "cronq_user cannot make its jobs dead" 'row-level security' "$out"
+eq "... nor anyone's" "$dead" "$(q "select count(*) from cronq.jobs where status = 'dead'")"
 
 # Idempotency keys.
 cronq enqueue noop --key nightly-2026-11-22

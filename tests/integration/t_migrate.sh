@@ -4,8 +4,8 @@
 . "$(dirname "$0")/lib.sh"
 sql_dir="$(dirname "$0")/../../sql"
 nl=$'\n'
-n_migrations=$(ls "$sql_dir"/*.sql | wc -l)
-latest=$(ls "$sql_dir"/*.sql | sort | tail -n 1 | xargs basename | sed -E 's/^0*([0-9]+)_.*/\1/')
+n_migrations=$(ls "$sql_dir"/[0-9]*.sql | wc -l)
+latest=$(ls "$sql_dir"/[0-9]*.sql | sort | tail -n 1 | xargs basename | sed -E 's/^0*([0-9]+)_.*/\1/')
 
 cronq run
 expect "run before migrate" 78 "" $'cronq: error: database has no cronq schema\ncronq: hint: Run "cronq migrate" to install it.'

@@ -134,7 +134,9 @@ eq "the wake itself ended well" 0 "$(q "select exit_status from cronq.wakes orde
 # password equal to the runner's does not make the runner able to be her.
 q "alter role sec_mallory password 'runner-pw'"
 m=$(enq sec_mallory runner-pw '{"sql": "insert into mallorys values (2)"}')
-q "grant usage on schema cronq to sec_runner; grant all on all tables in schema cronq to sec_runner;
+# A runner that does not own the tables sees every role's jobs as a
+# member of cronq_admin (row-level security).
+q "grant usage on schema cronq to sec_runner; grant all on all tables in schema cronq to sec_runner; grant cronq_admin to sec_runner;
    grant execute on function cronq.materialise(text[], timestamptz[], text[], timestamptz[]) to sec_runner"
 "$CRONQ" run --db "host=$PGHOST port=$PGPORT dbname=sec user=sec_runner password=runner-pw" 2>/dev/null
 eq "the runner's explicit password is not used for another role" "0|dead|permission_denied" \

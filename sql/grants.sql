@@ -1,0 +1,87 @@
+-- grants.sql — not a migration: cronq migrate runs it at the end of every
+-- run, in the same transaction, so that the roles have exactly these
+-- privileges whenever they exist, created by migrate or later by a DBA.
+-- Every statement may run any number of times.
+--
+--   cronq_user   enqueues; sees, cancels and retries its own jobs; manages
+--                its own schedules (row-level security, 0008)
+--   cronq_exec   its members' jobs may run programs; no privilege of its own
+--   cronq_admin  sees and manages every role's jobs and schedules, purges
+--
+-- The owner of the tables (the role that runs migrate and cronq run) and
+-- superusers need no grant.
+
+-- The roles, when the migrating role may create them. Otherwise migrate
+-- reports the statements a superuser must run (lib/schema/migrate.c).
+do $$
+declare
+    r text;
+begin
+    foreach r in array array['cronq_user', 'cronq_exec', 'cronq_admin'] loop
+        if not exists (select 1 from pg_catalog.pg_roles where rolname = r) then
+            begin
+                execute pg_catalog.format('create role %I nologin', r);
+            exception when insufficient_privilege then
+                null;
+            end;
+        end if;
+    end loop;
+end
+$$;
+
+do $$
+begin
+    if exists (select 1 from pg_catalog.pg_roles where rolname = 'cronq_user') then
+        -- From a clean slate, so that what an older cronq or a hand-written
+        -- GRANT gave beyond this list goes.
+        revoke all on all tables in schema cronq from cronq_user;
+        revoke all on all functions in schema cronq from cronq_user;
+        grant usage on schema cronq to cronq_user;
+        grant select on cronq.jobs, cronq.job_runs, cronq.schedules, cronq.wakes,
+            cronq.schema_migrations to cronq_user;
+        grant insert (queue, type, payload, priority, run_at, max_attempts, timeout,
+                      idempotency_key, schedule, scheduled_for, enqueued_by)
+            on cronq.jobs to cronq_user;
+        -- What cancel and retry write; row-level security allows only the
+        -- caller's jobs and only the states they lead to.
+        grant update (status, run_at, attempts, locked_by, locked_until, cancel_requested,
+                      started_at, finished_at, last_error, error_code, updated_at)
+            on cronq.jobs to cronq_user;
+        grant insert (name, cron, timezone, type, payload, queue, priority, max_attempts,
+                      timeout, enabled, catchup, overlap, next_run_at),
+              update (cron, timezone, type, payload, queue, priority, max_attempts,
+                      timeout, enabled, catchup, overlap, next_run_at),
+              delete
+            on cronq.schedules to cronq_user;
+        grant execute on function
+            cronq.enqueue(text, jsonb, timestamptz, text, integer, integer, interval, text),
+            cronq.enqueue_job(text, jsonb, timestamptz, text, integer, integer, interval, text),
+            cronq.cancel(bigint), cronq.retry(bigint),
+            cronq.cancel_jobs(bigint[]), cronq.retry_jobs(bigint[]),
+            cronq.schedule(text, text, text, jsonb, text, text, integer, integer, interval,
+                           boolean, text, text),
+            cronq.unschedule(text),
+            cronq.enqueue_occurrences(text[], timestamptz[])
+            to cronq_user;
+    end if;
+    if exists (select 1 from pg_catalog.pg_roles where rolname = 'cronq_admin') then
+        revoke all on all tables in schema cronq from cronq_admin;
+        revoke all on all functions in schema cronq from cronq_admin;
+        grant usage on schema cronq to cronq_admin;
+        grant select, insert, update, delete on cronq.jobs, cronq.job_runs, cronq.schedules
+            to cronq_admin;
+        grant select, delete on cronq.wakes to cronq_admin;
+        grant select on cronq.schema_migrations to cronq_admin;
+        grant execute on function
+            cronq.enqueue(text, jsonb, timestamptz, text, integer, integer, interval, text),
+            cronq.enqueue_job(text, jsonb, timestamptz, text, integer, integer, interval, text),
+            cronq.cancel(bigint), cronq.retry(bigint),
+            cronq.cancel_jobs(bigint[]), cronq.retry_jobs(bigint[]),
+            cronq.schedule(text, text, text, jsonb, text, text, integer, integer, interval,
+                           boolean, text, text),
+            cronq.unschedule(text),
+            cronq.enqueue_occurrences(text[], timestamptz[])
+            to cronq_admin;
+    end if;
+end
+$$;

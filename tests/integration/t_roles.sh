@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# Roles that fit a team: two applications (app, app2) that hold only
+# cronq_user, an on-call admin (oncall, cronq_admin), and the runner
+# (cronq_runner: owns the schema, may not create roles), every login by
+# password. Each author sees, cancels, retries and (un)schedules only its
+# own; the admin sees all; squatting keys, tampering with schedules and
+# replaying them are refused with nothing written; migrate keeps the grants
+# right when roles come late. Judged by row counts and owners, not by
+# error text.
+. "$(dirname "$0")/lib.sh"
+
+root="$(dirname "$0")/../.."
+sdir="$T_DIR/pg"
+rm -rf "$sdir"
+printf 'Sup3r-%s\n' "$RANDOM$RANDOM" >"$T_DIR/superpw"
+chmod 644 "$T_DIR/superpw"
+env_line=$(PG_PWFILE="$T_DIR/superpw" "$root/scripts/pg.sh" start "$sdir" fast) \
+    || { fail "could not start a cluster with password authentication"; done_testing; exit 1; }
+eval "$env_line"
+trap '"$root/scripts/pg.sh" stop "$sdir" >/dev/null 2>&1' EXIT
+export PGDATABASE=teamdb PGUSER=postgres
+export PGPASSFILE="$T_DIR/pgpass"
+printf '*:*:*:postgres:%s\n' "$(cat "$T_DIR/superpw")" >"$PGPASSFILE"
+chmod 600 "$PGPASSFILE"
+for r in cronq_runner app app2 oncall deploy; do printf '*:*:*:%s:%s-pw\n' "$r" "$r" >>"$PGPASSFILE"; done
+
+check "the cluster refuses a login without a password" \
+    bash -c '! PGPASSFILE=/dev/null "$0" -XAtq -w -d postgres -c "select 1" 2>/dev/null' "$PSQL"
+"$PSQL" -XAtq -d postgres -c "create role cronq_runner login password 'cronq_runner-pw'" \
+    -c "create database teamdb owner cronq_runner" >/dev/null || fail "create the runner and its database"
+for r in app app2 oncall deploy; do q "create role $r login password '$r-pw'"; done
+
+# as ROLE ARGS…: cronq as that role; asq ROLE SQL: one statement as that
+# role; tag ROLE SQL: its command tag (UPDATE 0) or error.
+as() { local r=$1; shift; PGUSER=$r cronq "$@"; }
+asq() { PGUSER=$1 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "$2"; }
+tag() { PGUSER=$1 "$PSQL" -X -c "$2" 2>&1; }
+count() { q "select count(*) from $1"; }
+run() { PGUSER=cronq_runner "$CRONQ" run "$@"; }
+
+# --- 1. migrate by a role that may not create roles -----------------------
+as cronq_runner migrate
+eq "migrate succeeds without the roles" 0 "$RC"
+match "and says what a superuser must run" \
+    'roles cronq_user, cronq_exec, cronq_admin do not exist.*CREATE ROLE cronq_user NOLOGIN; CREATE ROLE cronq_exec NOLOGIN; CREATE ROLE cronq_admin NOLOGIN;.*cronq migrate' "$ERR"
+eq "no role was created" 0 "$(q "select count(*) from pg_roles where rolname like 'cronq\\_%' and rolname <> 'cronq_runner'")"
+as app enqueue noop
+eq "an application without a role cannot enqueue" "78|0" "$RC|$(count cronq.jobs)"
+
+# --- 2. the README's role section, as a DBA runs it, then migrate again ---
+sed -n '/^<!-- roles.sql -->$/,/^<!-- end roles.sql -->$/p' "$root/README.md" | sed '1,2d;$d' | sed '$d' >"$T_DIR/roles.sql"
+check "the README has the role script" grep -q 'GRANT cronq_user TO app' "$T_DIR/roles.sql"
+"$PSQL" -XAtq -v ON_ERROR_STOP=1 -f "$T_DIR/roles.sql" >/dev/null || fail "the README's role script fails"
+as cronq_runner migrate -v
+eq "migrate after the roles came" 0 "$RC"
+match "says it granted them their privileges" 'granted cronq_user, cronq_exec, cronq_admin' "$ERR"
+as cronq_runner migrate -v
+eq "a second migrate grants nothing new" "0|" "$RC|$(grep granted <<<"$ERR")"
+q "grant cronq_user to app2"
+
+# --- 3. each author its own jobs -----------------------------------------
+a1=$(PGUSER=app "$CRONQ" enqueue noop --queue apps)
+a2=$(PGUSER=app "$CRONQ" enqueue fail '{"message": "boom", "permanent": true}' --queue apps)
+b1=$(PGUSER=app2 "$CRONQ" enqueue noop --queue apps --in 1h)
+b2=$(PGUSER=app2 "$CRONQ" enqueue fail '{"message": "b-boom", "permanent": true}' --queue apps)
+eq "the jobs are their authors'" "app,app,app2,app2" "$(q "select string_agg(enqueued_by, ',' order by id) from cronq.jobs where id in ($a1, $a2, $b1, $b2)")"
+eq "app sees its own two" "$a1,$a2" "$(asq app "select string_agg(id::text, ',' order by id) from cronq.jobs")"
+eq "app2 sees its own two" "$b1,$b2" "$(asq app2 "select string_agg(id::text, ',' order by id) from cronq.jobs")"
+eq "oncall (admin) sees all four" 4 "$(asq oncall "select count(*) from cronq.jobs where id in ($a1, $a2, $b1, $b2)")"
+as app list --json
+eq "cronq list shows app only its jobs" "$a1 $a2" "$(grep -oE '"id":[ ]*[0-9]+' <<<"$OUT" | grep -oE '[0-9]+' | sort -n | xargs)"
+as app show "$b1"
+eq "cronq show of another's job: not found" 65 "$RC"
+run
+eq "the runner ran everyone's due jobs" "succeeded,dead,queued,dead" \
+    "$(q "select string_agg(status, ',' order by id) from cronq.jobs where id in ($a1, $a2, $b1, $b2)")"
+eq "app sees only its own runs" "$a1,$a2" "$(asq app "select string_agg(distinct job_id::text, ',') from cronq.job_runs")"
+eq "oncall sees every run" 3 "$(asq oncall "select count(distinct job_id) from cronq.job_runs where job_id in ($a1, $a2, $b1, $b2)")"
+as app status --json
+eq "status counts only app's jobs" "2|1" "$(python3 -c 'import json, sys; j = json.load(sys.stdin)["jobs"]; print(j["total"], j["dead"], sep="|")' <<<"$OUT")"
+
+# --- 4. cancel and retry: one's own only ----------------------------------
+out=$(asq app "select cronq.cancel($b1)" 2>&1)
+match "app cannot cancel app2's job with SQL" 'does not exist' "$out"
+as app cancel "$b1"
+as app retry "$b2"
+eq "nor with the CLI: app2's jobs untouched" "queued,dead" "$(q "select string_agg(status, ',' order by id) from cronq.jobs where id in ($b1, $b2)")"
+eq "nor through the table" "UPDATE 0|queued" "$(tag app "update cronq.jobs set status = 'cancelled' where id = $b1")|$(q "select status from cronq.jobs where id = $b1")"
+eq "app retries its dead job with SQL" "t|queued|0" "$(asq app "select cronq.retry($a2)")|$(q "select status || '|' || attempts from cronq.jobs where id = $a2")"
+eq "cancels it again (nothing left to cancel then)" "t|f|cancelled" "$(asq app "select cronq.cancel($a2)")|$(asq app "select cronq.cancel($a2)")|$(q "select status from cronq.jobs where id = $a2")"
+as app retry --dead
+eq "retry --dead by app leaves app2's dead job dead" "dead" "$(q "select status from cronq.jobs where id = $b2")"
+out=$(asq app "update cronq.jobs set status = 'succeeded' where id = $a2" 2>&1)
+match "an author cannot mark its own job succeeded" 'row-level security' "$out"
+as oncall cancel "$b1"
+eq "oncall cancels app2's job" "0|cancelled" "$RC|$(q "select status from cronq.jobs where id = $b1")"
+as oncall retry "$b2"
+eq "and retries app2's dead one" "0|queued" "$RC|$(q "select status from cronq.jobs where id = $b2")"
+
+# --- 5. schedules: one's own only -----------------------------------------
+eq "app schedules from SQL" "a-nightly" "$(asq app "select cronq.schedule('a-nightly', '0 3 * * *', 'noop', timezone => 'Europe/Paris')")"
+eq "stored as app's, to be planned at the next wake" "app|Europe/Paris|true" \
+    "$(q "select created_by || '|' || timezone || '|' || (next_run_at is null) from cronq.schedules where name = 'a-nightly'")"
+n=$(count cronq.schedules)
+out=$(asq app "select cronq.schedule('a-bad', '0 3 * *', 'noop')" 2>&1)
+match "a 4-field expression is refused at once" 'expected 5 fields, got 4' "$out"
+out=$(asq app "select cronq.schedule('a-bad', '0 3 * * *', 'noop', timezone => 'Mars/Olympus')" 2>&1)
+match "an unknown zone too" 'unrecognized time zone' "$out"
+out=$(asq app "insert into cronq.schedules (name, cron, type) values ('a-bad', '61 * * * *', 'noop')" 2>&1)
+match "and the same through the table" 'out of range' "$out"
+eq "nothing was written" "$n" "$(count cronq.schedules)"
+eq "app2 does not see app's schedule" 0 "$(asq app2 "select count(*) from cronq.schedules")"
+out=$(asq app2 "select cronq.schedule('a-nightly', '* * * * *', 'sql', '{\"sql\": \"select 1\"}')" 2>&1)
+match "app2 cannot replace app's schedule" 'belongs to another role' "$out"
+as app2 schedule add a-nightly '* * * * *' noop --replace
+eq "nor with the CLI" 65 "$RC"
+eq "nor rewind, disable or unschedule it" "UPDATE 0|UPDATE 0|DELETE 0" \
+    "$(tag app2 "update cronq.schedules set next_run_at = '2000-01-01' where name = 'a-nightly'")|$(tag app2 "update cronq.schedules set enabled = false")|$(tag app2 "delete from cronq.schedules")"
+out=$(asq app2 "select cronq.unschedule('a-nightly')" 2>&1)
+match "cronq.unschedule of another's: does not exist" 'does not exist' "$out"
+eq "app's schedule is as app wrote it" "0 3 * * *|app|true" "$(q "select cron || '|' || created_by || '|' || enabled from cronq.schedules where name = 'a-nightly'")"
+eq "cronq-purge is out of every author's reach" "UPDATE 0|t" \
+    "$(tag app "update cronq.schedules set enabled = false where name = 'cronq-purge'")|$(q "select enabled from cronq.schedules where name = 'cronq-purge'")"
+as app2 schedule disable cronq-purge
+eq "even with the CLI" "65|t" "$RC|$(q "select enabled from cronq.schedules where name = 'cronq-purge'")"
+
+# A row written with plain SQL (no next_run_at) is planned at the next
+# wake, and its occurrences run as its author.
+asq app "insert into cronq.schedules (name, cron, type, payload) values ('a-sql', '* * * * *', 'sql', '{\"sql\": \"select 1\"}')" >/dev/null
+run
+eq "the next wake planned it" t "$(q "select next_run_at > now() and next_run_at <= now() + interval '1 minute' from cronq.schedules where name = 'a-sql'")"
+eq "enqueueing nothing for the past" 0 "$(q "select count(*) from cronq.jobs where schedule = 'a-sql'")"
+q "update cronq.schedules set next_run_at = date_trunc('minute', now()) - interval '1 minute' where name = 'a-sql'"
+run
+eq "its occurrence ran as app" "app|succeeded" "$(q "select enqueued_by || '|' || status from cronq.jobs where schedule = 'a-sql'")"
+eq "app's change of its expression replans it" t \
+    "$(asq app "update cronq.schedules set cron = '*/5 * * * *' where name = 'a-sql'" >/dev/null; q "select next_run_at is null from cronq.schedules where name = 'a-sql'")"
+eq "app unschedules its own" "t|0" "$(asq app "select cronq.unschedule('a-sql')")|$(q "select count(*) from cronq.schedules where name = 'a-sql'")"
+as app schedule add a-cli '*/10 * * * *' noop
+eq "the CLI's schedule add works with cronq_user" "0|app" "$RC|$(q "select created_by from cronq.schedules where name = 'a-cli'")"
+as app schedule remove a-cli
+eq "and remove" "0|0" "$RC|$(q "select count(*) from cronq.schedules where name = 'a-cli'")"
+eq "oncall sees every schedule" 2 "$(asq oncall "select count(*) from cronq.schedules where name in ('a-nightly', 'cronq-purge')")"
+
+# --- 6. keys: no squatting ------------------------------------------------
+n=$(count cronq.jobs)
+for key in 'schedule:a-nightly:2030-01-01T02:00:00Z' 'schedule:cronq-purge:2030-01-01T03:17:00Z' 'notify:1:1:dead'; do
+    out=$(asq app2 "select cronq.enqueue('noop', key => '$key')" 2>&1)
+    match "app2 may not take the reserved key $key" 'reserved' "$out"
+done
+out=$(asq app2 "insert into cronq.jobs (type, payload, schedule) values ('noop', '{}', 'a-nightly')" 2>&1)
+match "nor enqueue a job of app's schedule" 'not its author' "$out"
+as app2 backfill --schedule a-nightly --from 2030-01-01 --to 2030-01-03
+eq "nor backfill it" 65 "$RC"
+k=$(PGUSER=app "$CRONQ" enqueue noop --key report-2030 --in 1d)
+out=$(asq app2 "select cronq.enqueue('noop', key => 'report-2030')" 2>&1)
+match "a key app holds is refused to app2, aloud" 'held by another role' "$out"
+printf '{"type": "noop"}\n{"type": "noop", "key": "report-2030"}\n' | PGUSER=app2 "$CRONQ" enqueue --jsonl 2>"$T_DIR/err"
+eq "in bulk too, all or nothing" "65|$n" "$?|$(( $(count cronq.jobs) - 1 ))"
+eq "nothing was written by any attempt" "$((n + 1))" "$(count cronq.jobs)"
+eq "app enqueueing its key again gets its job" "$k" "$(PGUSER=app "$CRONQ" enqueue noop --key report-2030 2>/dev/null)"
+printf '{"type": "noop", "queue": "bulk"}\n{"type": "noop", "queue": "bulk"}\n' | PGUSER=app2 "$CRONQ" enqueue --jsonl
+eq "cronq_user enqueues in bulk (no COPY under row-level security)" "0|2|app2" \
+    "$?|$(q "select count(*) || '|' || min(enqueued_by) from cronq.jobs where queue = 'bulk'")"
+as app backfill --schedule a-nightly --from 2030-01-01 --to 2030-01-04
+eq "app backfills its own schedule, in its name" "0|3|app" \
+    "$RC|$(q "select count(*) || '|' || min(enqueued_by) from cronq.jobs where schedule = 'a-nightly' and idempotency_key like 'schedule:a-nightly:2030-%'")"
+
+# --- 7. grants that migrate keeps right ------------------------------------
+q "grant delete, truncate on cronq.jobs to cronq_user"
+as cronq_runner migrate
+eq "migrate takes back what a hand-written GRANT gave beyond the list" "false|false" \
+    "$(q "select has_table_privilege('cronq_user', 'cronq.jobs', 'DELETE') || '|' || has_table_privilege('cronq_user', 'cronq.jobs', 'TRUNCATE')")"
+eq "and keeps what each role needs" "true|true|true" \
+    "$(q "select has_function_privilege('cronq_user', 'cronq.cancel(bigint)', 'EXECUTE') || '|' || has_table_privilege('cronq_admin', 'cronq.jobs', 'DELETE') || '|' || has_column_privilege('cronq_user', 'cronq.schedules', 'cron', 'UPDATE')")"
+as oncall purge --older-than 0s --status dead
+eq "oncall may purge" 0 "$RC"
+
+# --- 8. the database's cron rules are the binary's -------------------------
+# cronq.cron_error() checks what the schedules_guard trigger stores; it
+# must accept exactly what the parser in lib/sched/cron.c accepts.
+corpus=('* * * * *' '0 0 1 1 *' '*/15 9-17 * * mon-fri' '0 0 */2 * 1' '30 2 * * 7' '5,10-20/5 0 1-31 JAN-DEC SUN-SAT'
+        '@daily' '@HOURLY' '@yearly x' '@reboot' '@every 5m' '0 0 30 2 *' '0 0 31 4 *' '0 0 31 4 1' '0 0 29 2 *'
+        '60 * * * *' '* 24 * * *' '* * 0 * *' '* * * 13 *' '* * * * 8' '5-1 * * * *' '*/0 * * * *' '*/61 * * * *'
+        '*/60 * * * *' '1/5 * * * *' '* * * * 1/8' '* * * * *,' ',* * * * *' '* * * *' '* * * * * *'
+        '~ * * * *' '0~30 * * * *' '0 0 L * *' '0 0 15W * *' '0 0 * * 1#2' '0 0 ? * *' '*5 * * * *' '* * * jan-foo *'
+        '0099 * * * *' '00000000000000000007 * * * *' '1-5/2,7 * * * *' 'a * * * *' '-5 * * * *' '5- * * * *')
+agree=0
+for c in "${corpus[@]}"; do
+    "$CRONQ" schedule next --count 1 -- "$c" >/dev/null 2>&1; c_rc=$?
+    s_ok=$(q "select cronq.cron_error(\$c\$$c\$c\$) is null")
+    if { [ $c_rc = 0 ] && [ "$s_ok" = t ]; } || { [ $c_rc = 65 ] && [ "$s_ok" = f ]; }; then
+        agree=$((agree + 1))
+    else fail "cron rules differ on [$c]: cronq schedule next exits $c_rc, cronq.cron_error() is null: $s_ok"; fi
+done
+eq "the SQL and C cron rules agree on the whole corpus" "${#corpus[@]}" "$agree"
+
+# --- 9. a stored schedule the runner cannot plan is reported ---------------
+q "alter table cronq.schedules disable trigger schedules_guard;
+   insert into cronq.schedules (name, cron, type, created_by) values ('a-legacy', '0 3 * *', 'noop', 'app');
+   alter table cronq.schedules enable trigger schedules_guard"
+as app status
+match "status names the schedule that cannot run" 'schedule a-legacy cannot run: expected 5 fields, got 4' "$OUT"
+as app status --json
+match "and counts it" '"unplannable_schedules": *1' "$OUT"
+run 2>"$T_DIR/run.err"
+match "the runner warns about it" 'schedule "a-legacy" cannot run' "$(cat "$T_DIR/run.err")"
+
+done_testing
