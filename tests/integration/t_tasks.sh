@@ -240,7 +240,7 @@ expect "purge: bad duration" 65 "" 'cronq: error: invalid payload for task "purg
 cronq enqueue purge '{"older_than": "1d", "statuses": ["queued"]}'
 expect "purge: only terminal statuses" 65 "" 'cronq: error: invalid payload for task "purge": "statuses" must be a non-empty list of succeeded, dead and cancelled'
 cronq enqueue purge '{"older_than": "1d"}' --db "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=tk_alice"
-expect "purge: only cronq's own role may enqueue it" 78 "" 'cronq: error: role "tk_alice" may not enqueue purge jobs: only the owner of cronq.jobs may'
+expect "purge: only cronq's own role or an admin may enqueue it" 78 "" 'cronq: error: role "tk_alice" may not enqueue purge jobs: only the owner of cronq.jobs or a member of cronq_admin may'
 eq "migrate installed the daily purge schedule" "17 3 * * *|purge|{\"older_than\": {\"dead\": \"90d\", \"cancelled\": \"14d\", \"succeeded\": \"14d\"}}" \
     "$(q "select cron || '|' || type || '|' || payload from cronq.schedules where name = 'cronq-purge'")"
 
