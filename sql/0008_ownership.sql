@@ -49,8 +49,9 @@ create policy schedules_own on cronq.schedules
 
 -- How an idempotency key stands for role p_role: 0 free, 1 held by a job
 -- of p_role, 2 held by another role's job. Sees every job (it runs as the
--- owner) and says no more than that; the unique index is the plan (see
--- 0004's key_taken, which this replaces).
+-- owner) and says no more than that; the unique index is the plan, as for
+-- 0004's key_taken, which the roles that see every job still use (a
+-- SECURITY DEFINER call costs more, on every materialised occurrence).
 create or replace function cronq.key_holder(p_key text, p_role text) returns integer
 language sql stable security definer
 set search_path = pg_catalog, pg_temp set enable_seqscan = off as $$
@@ -114,31 +115,33 @@ begin
     if tg_op operator(pg_catalog.<>) 'INSERT' then
         return new;
     end if;
-    -- Reserved keys and schedules: only the cheap test on most rows, and
-    -- the runner's own materialisation passes the rule without needing
-    -- its privilege.
-    if new.schedule is not null
-       or pg_catalog.starts_with(new.idempotency_key, 'schedule:')
-       or pg_catalog.starts_with(new.idempotency_key, 'notify:') then
+    -- Reserved keys and schedules bind the roles under row-level security;
+    -- those it does not apply to (the owner, whose materialisation writes
+    -- every schedule's occurrences, superusers, BYPASSRLS) see every row
+    -- anyway. row_security_active() reads the catalog caches: no query
+    -- per materialised row.
+    privileged := not pg_catalog.row_security_active(tg_relid);
+    if not privileged
+       and (new.schedule is not null
+            or pg_catalog.starts_with(new.idempotency_key, 'schedule:')
+            or pg_catalog.starts_with(new.idempotency_key, 'notify:')) then
         msg := cronq.reserved_key_error(new.idempotency_key, new.schedule, new.enqueued_by);
         if msg is not null then
-            privileged := cronq.may_act_for_others(tg_relid);
-            if not privileged then
-                raise exception '%', msg using errcode = '42501';
-            end if;
+            raise exception '%', msg using errcode = '42501';
         end if;
     end if;
     -- A key this role's job holds means "already enqueued": the row is
     -- skipped, whatever the path (COPY of many lines included). Another
     -- role's job holding it is said aloud, never a silent skip.
-    if new.idempotency_key is not null then
+    if new.idempotency_key is not null and privileged then
+        if cronq.key_taken(new.idempotency_key) then
+            return null;
+        end if;
+    elsif new.idempotency_key is not null then
         case cronq.key_holder(new.idempotency_key, new.enqueued_by)
             when 0 then null;
             when 1 then return null;
             else
-                if coalesce(privileged, cronq.may_act_for_others(tg_relid)) then
-                    return null;
-                end if;
                 raise exception 'idempotency key "%" is held by another role''s job',
                     pg_catalog.left(new.idempotency_key, 200)
                     using errcode = '23505',
@@ -565,5 +568,3 @@ begin
 end
 $$;
 
--- Replaced by key_holder().
-drop function if exists cronq.key_taken(text);
