@@ -47,24 +47,22 @@ create policy schedules_own on cronq.schedules
     using ((select cronq.is_admin()) or created_by = current_user::text)
     with check ((select cronq.is_admin()) or created_by = current_user::text);
 
--- How an idempotency key stands for role p_role: 0 free, 1 held by a job
--- of p_role, 2 held by another role's job. Sees every job (it runs as the
--- owner) and says no more than that; the unique index is the plan, as for
--- 0004's key_taken, which the roles that see every job still use (a
--- SECURITY DEFINER call costs more, on every materialised occurrence).
-create or replace function cronq.key_holder(p_key text, p_role text) returns integer
+-- Whether any job holds this idempotency key, the caller's or not: it
+-- runs as the owner and says no more than that. key_taken (0004), under
+-- the caller's row-level security, tells the caller's own jobs apart.
+create or replace function cronq.key_in_use(p_key text) returns boolean
 language sql stable security definer
 set search_path = pg_catalog, pg_temp set enable_seqscan = off as $$
-    select coalesce((select case when j.enqueued_by = p_role then 1 else 2 end
-                     from cronq.jobs j where j.idempotency_key = p_key), 0)
+    select exists (select 1 from cronq.jobs j where j.idempotency_key = p_key)
 $$;
 
--- Why role p_role may not write a job with this key for this schedule, or
--- NULL. schedule:NAME:… keys and the schedule column belong to NAME's
--- author (its backfills; the runner's materialisation writes them as the
+-- Why role p_role may not write a job with this key for this schedule and
+-- fire time, or NULL. schedule:NAME:FIRE_TIME keys and the schedule column
+-- belong to NAME's author (its backfills; the runner's materialisation writes them as the
 -- owner); notify: keys to hooks, which the runner writes. Row-level
 -- security limits the lookup to what the role may see.
-create or replace function cronq.reserved_key_error(p_key text, p_schedule text, p_role text)
+create or replace function cronq.reserved_key_error(p_key text, p_schedule text,
+                                                    p_fire timestamptz, p_role text)
 returns text
 language sql stable
 begin atomic
@@ -74,9 +72,12 @@ begin atomic
                              where s.name = p_schedule and s.created_by = p_role)
             then format('role "%s" may not enqueue jobs of schedule "%s": it is not its author',
                         p_role, p_schedule)
+        -- The whole key, not a prefix: names may hold ":", and the schedule
+        -- "a:2026-11-24T20" must not own "schedule:a:2026-11-24T20:00:00Z".
         when starts_with(p_key, 'schedule:')
-             and (p_schedule is null or not starts_with(p_key, 'schedule:' || p_schedule || ':'))
-            then format('idempotency key "%s" is reserved: keys starting with "schedule:" belong to the schedule they name',
+             and p_key is distinct from 'schedule:' || p_schedule || ':'
+                 || to_char(p_fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+            then format('idempotency key "%s" is reserved: keys starting with "schedule:" belong to the schedule and fire time they name',
                         left(p_key, 200))
         when starts_with(p_key, 'notify:')
             then format('idempotency key "%s" is reserved: keys starting with "notify:" belong to hooks',
@@ -125,7 +126,8 @@ begin
        and (new.schedule is not null
             or pg_catalog.starts_with(new.idempotency_key, 'schedule:')
             or pg_catalog.starts_with(new.idempotency_key, 'notify:')) then
-        msg := cronq.reserved_key_error(new.idempotency_key, new.schedule, new.enqueued_by);
+        msg := cronq.reserved_key_error(new.idempotency_key, new.schedule, new.scheduled_for,
+                                        new.enqueued_by);
         if msg is not null then
             raise exception '%', msg using errcode = '42501';
         end if;
@@ -133,20 +135,16 @@ begin
     -- A key this role's job holds means "already enqueued": the row is
     -- skipped, whatever the path (COPY of many lines included). Another
     -- role's job holding it is said aloud, never a silent skip.
-    if new.idempotency_key is not null and privileged then
+    if new.idempotency_key is not null then
         if cronq.key_taken(new.idempotency_key) then
             return null;
         end if;
-    elsif new.idempotency_key is not null then
-        case cronq.key_holder(new.idempotency_key, new.enqueued_by)
-            when 0 then null;
-            when 1 then return null;
-            else
-                raise exception 'idempotency key "%" is held by another role''s job',
-                    pg_catalog.left(new.idempotency_key, 200)
-                    using errcode = '23505',
-                          hint = 'Idempotency keys are shared by every role: choose one that names your application.';
-        end case;
+        if not privileged and cronq.key_in_use(new.idempotency_key) then
+            raise exception 'idempotency key "%" is held by another role''s job',
+                pg_catalog.left(new.idempotency_key, 200)
+                using errcode = '23505',
+                      hint = 'Idempotency keys are shared by every role: choose one that names your application.';
+        end if;
     end if;
     return new;
 end
@@ -230,6 +228,48 @@ set search_path = pg_catalog, pg_temp as $$
     select ins.schedule, ins.job_id from ins
 $$;
 revoke execute on function cronq.materialise(text[], timestamptz[], text[], timestamptz[]) from public;
+
+-- A role under row-level security and no admin (an application) changes
+-- a job only as cancel_jobs() and retry_jobs() do: its grants name the
+-- columns those write, and this says in which combinations. Anything else
+-- (a job made running, attempts pushed to the integer's limit, a lease
+-- forged) could stall every runner's claim or rescue. The runner (the
+-- owner) is not subject to it: the WHEN clause is a catalog-cache lookup.
+create or replace function cronq.jobs_transition_guard() returns trigger
+language plpgsql set search_path = pg_catalog, pg_temp as $$
+begin
+    -- An admin is trusted with every job (and may run cronq run itself).
+    if cronq.is_admin() then
+        return new;
+    end if;
+    -- retry
+    if old.status in ('dead', 'failed', 'succeeded', 'cancelled') and new.status = 'queued'
+       and new.attempts = 0 and new.locked_by is null and new.locked_until is null
+       and not new.cancel_requested and new.started_at is null and new.finished_at is null then
+        return new;
+    end if;
+    -- the rest leave the attempt and its lease as they are
+    if (new.attempts, new.locked_by, new.locked_until, new.started_at)
+       is distinct from (old.attempts, old.locked_by, old.locked_until, old.started_at) then
+        null;
+    -- cancel
+    elsif old.status in ('queued', 'failed') and new.status = 'cancelled'
+          and not new.cancel_requested and new.finished_at is not null then
+        return new;
+    -- a running job's cancellation, carried out by its worker
+    elsif old.status = 'running' and new.status = 'running' and new.cancel_requested
+          and new.finished_at is not distinct from old.finished_at then
+        return new;
+    end if;
+    raise exception 'job %: a job is changed only by cancelling or retrying it', old.id
+        using errcode = '42501', hint = 'Use cronq.cancel(id), cronq.retry(id) or the CLI.';
+end
+$$;
+
+drop trigger if exists jobs_transition_guard on cronq.jobs;
+create trigger jobs_transition_guard before update on cronq.jobs for each row
+    when (pg_catalog.row_security_active('cronq.jobs'::pg_catalog.regclass))
+    execute function cronq.jobs_transition_guard();
 
 -- Cancel jobs: queued and failed ones at once; a running one is stopped by
 -- its worker's next heartbeat and ends cancelled. Per id: its status now
@@ -446,9 +486,10 @@ begin
         if new.created_by is distinct from old.created_by then
             raise exception 'only a superuser may change created_by' using errcode = '42501';
         end if;
-        -- Whoever changes what a schedule does becomes its author.
-        if (new.cron, new.timezone, new.type, new.payload)
-           is distinct from (old.cron, old.timezone, old.type, old.payload) then
+        -- Whoever changes what a schedule's jobs do becomes its author;
+        -- changing when they run (an admin fixing a zone) does not make
+        -- the author's SQL run as the editor.
+        if (new.type, new.payload) is distinct from (old.type, old.payload) then
             new.created_by := current_user;
         end if;
     end if;

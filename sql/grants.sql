@@ -35,6 +35,7 @@ begin
         -- From a clean slate, so that what an older cronq or a hand-written
         -- GRANT gave beyond this list goes.
         revoke all on all tables in schema cronq from cronq_user;
+        revoke all on all sequences in schema cronq from cronq_user;
         revoke all on all functions in schema cronq from cronq_user;
         grant usage on schema cronq to cronq_user;
         grant select on cronq.jobs, cronq.job_runs, cronq.schedules, cronq.wakes,
@@ -43,7 +44,7 @@ begin
                       idempotency_key, schedule, scheduled_for, enqueued_by)
             on cronq.jobs to cronq_user;
         -- What cancel and retry write; row-level security allows only the
-        -- caller's jobs and only the states they lead to.
+        -- caller's jobs, and jobs_transition_guard only what they do.
         grant update (status, run_at, attempts, locked_by, locked_until, cancel_requested,
                       started_at, finished_at, last_error, error_code, updated_at)
             on cronq.jobs to cronq_user;
@@ -66,6 +67,7 @@ begin
     end if;
     if exists (select 1 from pg_catalog.pg_roles where rolname = 'cronq_admin') then
         revoke all on all tables in schema cronq from cronq_admin;
+        revoke all on all sequences in schema cronq from cronq_admin;
         revoke all on all functions in schema cronq from cronq_admin;
         grant usage on schema cronq to cronq_admin;
         grant select, insert, update, delete on cronq.jobs, cronq.job_runs, cronq.schedules

@@ -602,7 +602,7 @@ jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 	for (;;) {
 		PGresult *res = pg_exec(conn, rescue_select_sql, 0, NULL, PG_ANY, err, NULL);
 		job_outcome *o;
-		int n, rc;
+		int n, rc, recorded;
 
 		if (res == NULL)
 			return err->code;
@@ -631,9 +631,11 @@ jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 			o[i].end_ms = -1;
 		}
 		rc = jobs_record(conn, o, n, true, err);
+		recorded = 0;
 		for (int i = 0; rc == 0 && i < n; i++) {
 			if (o[i].new_status[0] == '\0')
 				continue;
+			recorded++;
 			(*rescued)++;
 			log_full(strcmp(o[i].new_status, "dead") == 0 ? LOG_WARNING : LOG_INFO,
 					 (log_field[]) {{"job", PQgetvalue(res, i, 0), true},
@@ -645,7 +647,8 @@ jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 		PQclear(res);
 		if (rc != 0)
 			return rc;
-		if (n < 500)
+		/* A full pass that recorded nothing would find the same rows again. */
+		if (n < 500 || recorded == 0)
 			return 0;
 	}
 }

@@ -398,12 +398,13 @@ occurrences(const cron_expr *e, const tz *zone, int64_t from, int64_t upto, int 
 
 /*
  * The due schedules, locked. One with no next_run_at (written with SQL, or
- * its expression changed) is planned from now: nothing is enqueued for
- * the past, and its next run is its first fire time after this wake.
+ * its expression changed) is planned from now: its occurrences are looked
+ * for from a second after now (none, then), and its next run is its first
+ * fire time after this wake.
  */
 static const char due_sql[] =
 	"select s.name, s.cron, s.timezone, s.catchup, s.overlap,"
-	"   floor(extract(epoch from coalesce(s.next_run_at, now())))::bigint,"
+	"   coalesce(floor(extract(epoch from s.next_run_at)), floor(extract(epoch from now())) + 1)::bigint,"
 	"   floor(extract(epoch from now()))::bigint,"
 	"   coalesce(j.status in ('queued', 'running', 'failed'), false)"
 	" from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id"

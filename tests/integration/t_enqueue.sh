@@ -97,7 +97,7 @@ out=$(PGUSER=enq_alice "$PSQL" -XAtq -c "insert into cronq.jobs (type, queue, en
 eq "even with full INSERT, a spoofed enqueued_by is replaced" "enq_alice" "$(head -n 1 <<<"$out")"
 dead=$(q "select count(*) from cronq.jobs where status = 'dead'")
 out=$(PGUSER=enq_alice "$PSQL" -XAtq -c "update cronq.jobs set status = 'dead'" 2>&1)
-match "cronq_user cannot make its jobs dead" 'row-level security' "$out"
+match "cronq_user cannot make its jobs dead" 'changed only by cancelling or retrying' "$out"
 eq "... nor anyone's" "$dead" "$(q "select count(*) from cronq.jobs where status = 'dead'")"
 
 # Idempotency keys.

@@ -91,7 +91,7 @@ eq "cancels it again (nothing left to cancel then)" "t|f|cancelled" "$(asq app "
 as app retry --dead
 eq "retry --dead by app leaves app2's dead job dead" "dead" "$(q "select status from cronq.jobs where id = $b2")"
 out=$(asq app "update cronq.jobs set status = 'succeeded' where id = $a2" 2>&1)
-match "an author cannot mark its own job succeeded" 'row-level security' "$out"
+match "an author cannot mark its own job succeeded" 'changed only by cancelling or retrying' "$out"
 as oncall cancel "$b1"
 eq "oncall cancels app2's job" "0|cancelled" "$RC|$(q "select status from cronq.jobs where id = $b1")"
 as oncall retry "$b2"
@@ -166,11 +166,51 @@ as app backfill --schedule a-nightly --from 2030-01-01 --to 2030-01-04
 eq "app backfills its own schedule, in its name" "0|3|app" \
     "$RC|$(q "select count(*) || '|' || min(enqueued_by) from cronq.jobs where schedule = 'a-nightly' and idempotency_key like 'schedule:a-nightly:2030-%'")"
 
+# A schedule whose name ends where a victim's key goes on ("a-nightly:" and
+# a fire time's first digits) does not own the victim's keys: a key must be
+# exactly its schedule's and fire time's.
+asq app2 "select cronq.schedule('a-nightly:2030-01-05T02', '0 0 1 1 *', 'noop', enabled => false)" >/dev/null
+n=$(count cronq.jobs)
+out=$(asq app2 "insert into cronq.jobs (type, schedule, scheduled_for, idempotency_key, run_at)
+    values ('noop', 'a-nightly:2030-01-05T02', '2030-01-05T02:00:00Z', 'schedule:a-nightly:2030-01-05T02:00:00Z', 'infinity')" 2>&1)
+match "a schedule named like a prefix of another's key cannot take it" 'reserved' "$out"
+eq "nothing was written" "$n" "$(count cronq.jobs)"
+
+# Changing only when an author's schedule runs (an admin fixing its zone)
+# does not make its SQL run as the editor.
+asq app "select cronq.schedule('a-report', '0 4 * * *', 'sql', '{\"sql\": \"select 1\"}')" >/dev/null
+asq oncall "update cronq.schedules set timezone = 'Europe/Berlin' where name = 'a-report'" >/dev/null
+eq "an admin's change of zone leaves app the author" "app|Europe/Berlin" \
+    "$(q "select created_by || '|' || timezone from cronq.schedules where name = 'a-report'")"
+
+# A job of one's own changes only as cancel and retry change it: nothing
+# that could stall every runner's claim or rescue.
+v=$(PGUSER=app "$CRONQ" enqueue noop --queue victims)
+mine=$(PGUSER=app2 "$CRONQ" enqueue noop --priority -1000 --in 1h)
+before=$(q "select row(status, attempts, locked_by, locked_until, run_at)::text from cronq.jobs where id = $mine")
+for set in "attempts = 2147483647" "status = 'running', cancel_requested = true" \
+           "status = 'running', cancel_requested = true, locked_by = null, locked_until = '-infinity'" \
+           "locked_until = 'infinity'" "status = 'queued', attempts = 5"; do
+    out=$(asq app2 "update cronq.jobs set $set where id = $mine" 2>&1)
+    match "app2 may not set $set" 'changed only by cancelling or retrying' "$out"
+done
+eq "its job is as it was" "$before" "$(q "select row(status, attempts, locked_by, locked_until, run_at)::text from cronq.jobs where id = $mine")"
+run
+eq "and every runner still claims: app's job ran" succeeded "$(q "select status from cronq.jobs where id = $v")"
+# Rows no worker can be fenced on (written by a superuser: no author can)
+# do not keep the rescue going round.
+q "insert into cronq.jobs (type, queue, status, locked_by, locked_until, enqueued_by)
+   select 'noop', 'wreck', 'running', null, now() - interval '1 hour', 'app' from generate_series(1, 600)"
+timeout 60 "$CRONQ" run >/dev/null 2>&1
+eq "a rescue pass that records nothing ends the rescue" 0 "$?"
+q "delete from cronq.jobs where queue = 'wreck'"
+
 # --- 7. grants that migrate keeps right ------------------------------------
-q "grant delete, truncate on cronq.jobs to cronq_user"
+q "grant delete, truncate on cronq.jobs to cronq_user; grant usage on all sequences in schema cronq to cronq_user"
 as cronq_runner migrate
 eq "migrate takes back what a hand-written GRANT gave beyond the list" "false|false" \
     "$(q "select has_table_privilege('cronq_user', 'cronq.jobs', 'DELETE') || '|' || has_table_privilege('cronq_user', 'cronq.jobs', 'TRUNCATE')")"
+eq "and on sequences" f "$(q "select has_sequence_privilege('cronq_user', 'cronq.jobs_id_seq', 'USAGE')")"
 eq "and keeps what each role needs" "true|true|true" \
     "$(q "select has_function_privilege('cronq_user', 'cronq.cancel(bigint)', 'EXECUTE') || '|' || has_table_privilege('cronq_admin', 'cronq.jobs', 'DELETE') || '|' || has_column_privilege('cronq_user', 'cronq.schedules', 'cron', 'UPDATE')")"
 as oncall purge --older-than 0s --status dead
