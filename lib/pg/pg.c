@@ -84,7 +84,7 @@ connect_params(const char *const *keys, const char *const *vals, int expand, cq_
  * its schema. A new string.
  */
 static char *
-own_options(const char *conninfo)
+own_options(const char *conninfo, const char *extra)
 {
 	PQconninfoOption *opts = conninfo ? PQconninfoParse(conninfo, NULL) : NULL;
 	const char *base = getenv("PGOPTIONS");
@@ -93,7 +93,8 @@ own_options(const char *conninfo)
 	for (PQconninfoOption *o = opts; o && o->keyword; o++)
 		if (strcmp(o->keyword, "options") == 0 && o->val)
 			base = o->val;
-	out = xasprintf("%s%s-c search_path=pg_catalog,pg_temp", base ? base : "", base && *base ? " " : "");
+	out = xasprintf("%s%s-c search_path=pg_catalog,pg_temp%s%s", base ? base : "", base && *base ? " " : "",
+					extra ? " " : "", extra ? extra : "");
 	PQconninfoFree(opts);
 	return out;
 }
@@ -101,11 +102,17 @@ own_options(const char *conninfo)
 PGconn *
 pg_connect(const char *conninfo, cq_err *err)
 {
+	return pg_connect_with(conninfo, NULL, err);
+}
+
+PGconn *
+pg_connect_with(const char *conninfo, const char *settings, cq_err *err)
+{
 	/*
 	 * dbname comes first so the keywords after it override what it expands
 	 * to: client_encoding must be ours; application_name is only a fallback.
 	 */
-	char *options = own_options(conninfo);
+	char *options = own_options(conninfo, settings);
 	const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", "options", NULL};
 	const char *vals[] = {conninfo, "cronq", "UTF8", options, NULL};
 	PGconn *conn = connect_params(keys, vals, 1, err);

@@ -32,6 +32,13 @@ const char *pg_default_conninfo(void);
  * NULL with EX_UNAVAILABLE on failure.
  */
 PGconn *pg_connect(const char *conninfo, cq_err *err) __attribute__((warn_unused_result));
+/*
+ * The same with more server settings for the session, in the form of the
+ * "options" keyword ("-c statement_timeout=5000"), after cronq's own. Like
+ * those, they are dropped where a pooler refuses the startup parameter.
+ */
+PGconn *pg_connect_with(const char *conninfo, const char *settings, cq_err *err)
+	__attribute__((warn_unused_result));
 void pg_close(PGconn *conn);
 
 /*
