@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg/redact.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -56,7 +57,8 @@ on_notice(void *arg, const PGresult *res)
  * reading its zoneinfo files, ~0.1 ms of every connection.
  */
 static PGconn *
-connect_params(const char *const *keys, const char *const *vals, int expand, cq_err *err)
+connect_params(const char *const *keys, const char *const *vals, int expand,
+			   const char *conninfo, cq_err *err)
 {
 	PGconn *conn;
 
@@ -67,7 +69,10 @@ connect_params(const char *const *keys, const char *const *vals, int expand, cq_
 		return NULL;
 	}
 	if (PQstatus(conn) != CONNECTION_OK) {
-		cq_fail(err, EX_UNAVAILABLE, "could not connect to database: %s", PQerrorMessage(conn));
+		char *msg = pg_redact(PQerrorMessage(conn), conninfo);
+
+		cq_fail(err, EX_UNAVAILABLE, "could not connect to database: %s", msg);
+		free(msg);
 		PQfinish(conn);
 		return NULL;
 	}
@@ -105,6 +110,26 @@ pg_connect(const char *conninfo, cq_err *err)
 	return pg_connect_with(conninfo, NULL, err);
 }
 
+/*
+ * Parse a connection string: NULL with EX_USAGE when libpq cannot, and
+ * its message without the string's passwords (libpq quotes the string, or
+ * the part it choked on).
+ */
+static PQconninfoOption *
+parse_conninfo(const char *conninfo, cq_err *err)
+{
+	char *why = NULL, *msg;
+	PQconninfoOption *opts = PQconninfoParse(conninfo, &why);
+
+	if (opts)
+		return opts;
+	msg = why ? pg_redact(why, conninfo) : NULL;
+	cq_fail(err, EX_USAGE, "invalid connection string: %s", msg ? msg : "out of memory");
+	free(msg);
+	PQfreemem(why);
+	return NULL;
+}
+
 PGconn *
 pg_connect_with(const char *conninfo, const char *settings, cq_err *err)
 {
@@ -112,10 +137,18 @@ pg_connect_with(const char *conninfo, const char *settings, cq_err *err)
 	 * dbname comes first so the keywords after it override what it expands
 	 * to: client_encoding must be ours; application_name is only a fallback.
 	 */
-	char *options = own_options(conninfo, settings);
 	const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", "options", NULL};
-	const char *vals[] = {conninfo, "cronq", "UTF8", options, NULL};
-	PGconn *conn = connect_params(keys, vals, 1, err);
+	const char *vals[] = {conninfo, "cronq", "UTF8", NULL, NULL};
+	PQconninfoOption *parsed = NULL;
+	char *options;
+	PGconn *conn;
+
+	/* A database name is not parsed; a connection string must parse. */
+	if (pg_conninfo_is_string(conninfo) && (parsed = parse_conninfo(conninfo, err)) == NULL)
+		return NULL;
+	PQconninfoFree(parsed);
+	vals[3] = options = own_options(conninfo, settings);
+	conn = connect_params(keys, vals, 1, conninfo, err);
 
 	/*
 	 * PgBouncer (before 1.20's track_extra_parameters) refuses the startup
@@ -124,7 +157,7 @@ pg_connect_with(const char *conninfo, const char *settings, cq_err *err)
 	if (conn == NULL && err && strstr(err->msg, "unsupported startup parameter")) {
 		keys[3] = NULL;
 		cq_clear(err);
-		conn = connect_params(keys, vals, 1, err);
+		conn = connect_params(keys, vals, 1, conninfo, err);
 	}
 	free(options);
 	return conn;
@@ -135,15 +168,11 @@ pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err 
 {
 	PQconninfoOption *opts = NULL;
 	const char **keys, **vals;
-	char *why = NULL;
 	size_t n = 0, i = 0;
 	PGconn *conn;
 
-	if (conninfo && (opts = PQconninfoParse(conninfo, &why)) == NULL) {
-		cq_fail(err, EX_USAGE, "invalid connection string: %s", why ? why : "out of memory");
-		PQfreemem(why);
+	if (conninfo && (opts = parse_conninfo(conninfo, err)) == NULL)
 		return NULL;
-	}
 	for (PQconninfoOption *o = opts; o && o->keyword; o++)
 		n++;
 	keys = xcalloc(n + 4, sizeof *keys);
@@ -166,7 +195,7 @@ pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err 
 	vals[i++] = "cronq";
 	keys[i] = "client_encoding";
 	vals[i++] = "UTF8";
-	conn = connect_params(keys, vals, 0, err);
+	conn = connect_params(keys, vals, 0, conninfo, err);
 	free(keys);
 	free(vals);
 	PQconninfoFree(opts);

@@ -29,7 +29,9 @@ const char *pg_default_conninfo(void);
 /*
  * Open a session: application_name "cronq" (unless the conninfo names one),
  * client_encoding UTF8, time zone UTC, nothing relying on search_path.
- * NULL with EX_UNAVAILABLE on failure.
+ * NULL with EX_USAGE when conninfo is a connection string libpq cannot
+ * parse, else EX_UNAVAILABLE on failure. No message holds a password of
+ * conninfo (pg/redact.h).
  */
 PGconn *pg_connect(const char *conninfo, cq_err *err) __attribute__((warn_unused_result));
 /*
