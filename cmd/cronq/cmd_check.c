@@ -241,10 +241,15 @@ unknown_text(const char *msg)
 	return STATE_UNKNOWN;
 }
 
+/* An error's UNKNOWN line: its message, and its hint when it has one. */
 static int
 unknown(const cq_err *err)
 {
-	return unknown_text(err->msg);
+	char *line = err->hint[0] ? xasprintf("%s; hint: %s", err->msg, err->hint) : xstrdup(err->msg);
+
+	unknown_text(line);
+	free(line);
+	return STATE_UNKNOWN;
 }
 
 /*

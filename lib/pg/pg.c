@@ -4,6 +4,7 @@
  */
 #include "pg/pg.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -250,11 +251,88 @@ code_for(PGconn *conn, const char *state)
 	return EX_SOFTWARE;
 }
 
+/* The role a command's statements need: see pg_set_needed_role(). */
+static const char *needed_role = "cronq_user";
+
+void
+pg_set_needed_role(const char *role)
+{
+	needed_role = role;
+}
+
+/*
+ * Whether the server refused a statement in one of its own privilege
+ * checks ("permission denied for schema cronq", "… for table jobs", "… for
+ * sequence …"), not in a cronq function that raised 42501 with its own
+ * reason. Told by the routine that reported it, whose name, unlike the
+ * message, is not translated.
+ */
+static bool
+missing_privilege(const PGresult *res)
+{
+	static const char *const checks[] = {"nextval_internal", "currval", "setval_internal", "lastval", NULL};
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	const char *routine = PQresultErrorField(res, PG_DIAG_SOURCE_FUNCTION);
+
+	if (state == NULL || strcmp(state, "42501") != 0 || routine == NULL)
+		return false;
+	if (strncmp(routine, "aclcheck_error", 14) == 0)
+		return true;
+	for (const char *const *c = checks; *c; c++)
+		if (strcmp(routine, *c) == 0)
+			return true;
+	return false;
+}
+
+/* A role name as SQL would need it written: bare when it can be, else quoted. */
+static void
+put_role(char *out, size_t len, const char *name)
+{
+	bool plain = name[0] != '\0' && (islower((unsigned char) name[0]) || name[0] == '_');
+	size_t k = 0;
+
+	for (const char *p = name; *p && plain; p++)
+		plain = islower((unsigned char) *p) || isdigit((unsigned char) *p) || *p == '_';
+	if (plain) {
+		snprintf(out, len, "%s", name);
+		return;
+	}
+	for (const char *p = name; *p && k + 3 < len; p++) {
+		if (k == 0)
+			out[k++] = '"';
+		if (*p == '"')
+			out[k++] = '"';
+		out[k++] = *p;
+	}
+	out[k++] = '"';
+	out[k] = '\0';
+}
+
+/*
+ * The hint of a statement refused for want of a privilege that has none of
+ * its own: the grant the command needs (pg_set_needed_role), for the
+ * session's login.
+ */
+static void
+grant_hint(PGconn *conn, cq_err *err)
+{
+	const char *user = conn ? PQuser(conn) : NULL;
+	char role[200];
+
+	put_role(role, sizeof role, user && *user ? user : "LOGIN");
+	if (needed_role)
+		cq_hint(err, "GRANT %s TO %s", needed_role, role);
+	else
+		cq_hint(err, "Log in as the owner of schema cronq (the role that ran the first \"cronq migrate\", "
+				"which needs CREATE on the database), not as %s.", role);
+}
+
 int
 pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate)
 {
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
 	int code = code_for(conn, state);
 
 	if (sqlstate) {
@@ -268,7 +346,12 @@ pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate)
 		primary = PQerrorMessage(conn);
 	if (code == EX_TEMPFAIL && !pg_alive(conn))
 		return cq_fail(err, code, "connection to database lost: %s", primary);
-	return cq_fail(err, code, "%s", primary);
+	cq_fail(err, code, "%s", primary);
+	if (hint)
+		cq_hint(err, "%s", hint);
+	else if (res && missing_privilege(res))
+		grant_hint(conn, err);
+	return code;
 }
 
 PGresult *
