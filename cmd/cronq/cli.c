@@ -21,13 +21,57 @@
 #include "util/log.h"
 #include "util/xalloc.h"
 
+/* Where usage errors go when cli_capture_errors() was called: the first one. */
+static char *capture;
+static size_t capture_len;
+
+void
+cli_capture_errors(char *buf, size_t len)
+{
+	capture = len > 0 ? buf : NULL;
+	capture_len = len;
+	if (capture)
+		capture[0] = '\0';
+}
+
+/* Keep a message in the capture buffer, unless one is there already. */
+static void capture_error(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+static void
+capture_error(const char *fmt, va_list ap)
+{
+	if (capture[0] == '\0')
+		vsnprintf(capture, capture_len, fmt, ap);
+}
+
+void
+cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	char msg[4096];
+
+	va_start(ap, fmt);
+	if (capture)
+		capture_error(fmt, ap);
+	else {
+		vsnprintf(msg, sizeof msg, fmt, ap);
+		log_error("%s", msg);
+	}
+	va_end(ap);
+}
+
 int
 cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("cronq: error: ", stderr);
 	va_start(ap, fmt);
+	if (capture) {
+		capture_error(fmt, ap);
+		va_end(ap);
+		return EX_USAGE;
+	}
+	fputs("cronq: error: ", stderr);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
@@ -61,7 +105,7 @@ cli_int(const cli_src *src, const char *arg, int64_t min, int64_t max, int64_t *
 	/* strtoll skips leading blanks; a flag's value may not have any. */
 	if (!(isdigit((unsigned char) arg[0]) || (arg[0] == '-' && isdigit((unsigned char) arg[1]))) ||
 		*end != '\0' || errno != 0 || v < min || v > max) {
-		log_error("invalid value \"%s\" for %s: must be an integer from %lld to %lld",
+		cli_error("invalid value \"%s\" for %s: must be an integer from %lld to %lld",
 				  arg, src->name, (long long) min, (long long) max);
 		return EX_USAGE;
 	}
@@ -75,12 +119,12 @@ cli_duration(const cli_src *src, const char *arg, int64_t min_ms, int64_t *out_m
 	char why[256], min[32];
 
 	if (duration_parse(arg, out_ms, why, sizeof why) != 0) {
-		log_error("invalid value \"%s\" for %s: %s", arg, src->name, why);
+		cli_error("invalid value \"%s\" for %s: %s", arg, src->name, why);
 		return EX_DATAERR;
 	}
 	if (*out_ms < min_ms) {
 		duration_format(min_ms, min, sizeof min);
-		log_error("invalid value \"%s\" for %s: must be at least %s", arg, src->name, min);
+		cli_error("invalid value \"%s\" for %s: must be at least %s", arg, src->name, min);
 		return EX_USAGE;
 	}
 	return 0;
@@ -123,7 +167,7 @@ common_option(int opt, const char *arg, const cli_src *src, cli_common *common)
 			else if (strcmp(arg, "json") == 0)
 				log_set_format(LOG_FORMAT_JSON);
 			else {
-				log_error("invalid value \"%s\" for %s: must be \"text\" or \"json\"", arg, src->name);
+				cli_error("invalid value \"%s\" for %s: must be \"text\" or \"json\"", arg, src->name);
 				return EX_USAGE;
 			}
 			return 0;
@@ -389,11 +433,11 @@ int
 cli_add_filter(const char **list, int *n, int max, const char *arg, const cli_src *src)
 {
 	if (*n >= max) {
-		log_error("too many values for %s (at most %d)", src->name, max);
+		cli_error("too many values for %s (at most %d)", src->name, max);
 		return EX_USAGE;
 	}
 	if (arg[0] == '\0') {
-		log_error("invalid value \"\" for %s: must not be empty", src->name);
+		cli_error("invalid value \"\" for %s: must not be empty", src->name);
 		return EX_USAGE;
 	}
 	list[(*n)++] = arg;

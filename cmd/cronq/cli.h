@@ -78,6 +78,16 @@ int cli_parse(const char *cmd, int argc, char **argv, const char *shortopts,
 
 /* Print an error and the "Try …" line; returns EX_USAGE (64). */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print an error about an option's value ("invalid value …"), no "Try" line. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * From now on keep the usage errors of cli_parse, cli_check_args,
+ * cli_error and the value parsers in buf (the first one, without the
+ * "Try" line) instead of printing them: for `cronq check`, which reports
+ * them on its one line. buf NULL: print them again.
+ */
+void cli_capture_errors(char *buf, size_t len);
 /* Check the count of positional arguments; 0 or EX_USAGE with a message. */
 int cli_check_args(const char *cmd, int argc, char **argv, int first, int min, int max);
 

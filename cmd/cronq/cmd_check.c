@@ -1,14 +1,18 @@
 /*
  * cmd_check — "cronq check [--max-lag D[,D]] …": one line and an exit code
  * in the monitoring-plugin convention (0 OK, 1 WARNING, 2 CRITICAL,
- * 3 UNKNOWN). Options, lib/queue/stats, a verdict; it changes nothing and
- * prints nothing else (usage errors aside, which exit 64 as everywhere).
+ * 3 UNKNOWN), whatever happens: a usage error or a check that outlives
+ * --timeout is an UNKNOWN line too. Options, lib/queue/stats, a verdict; it
+ * changes nothing and prints nothing else.
  */
 #include <ctype.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -17,13 +21,16 @@
 #include "schema/migrate.h"
 #include "util/buf.h"
 #include "util/duration.h"
-#include "util/log.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
 
 enum {
 	OPT_MAX_LAG = OPT_FIRST_CMD, OPT_MAX_DEAD, OPT_MAX_FAILED, OPT_MAX_STUCK,
-	OPT_MAX_SILENCE, OPT_MAX_OVERDUE,
+	OPT_MAX_SILENCE, OPT_MAX_OVERDUE, OPT_TIMEOUT,
 };
+
+/* How long a check may take when --timeout is not given. */
+#define CHECK_DEFAULT_TIMEOUT_MS 10000
 
 /* The monitoring-plugin states, which are also the exit codes. */
 enum {
@@ -40,6 +47,7 @@ typedef struct limit {
 
 typedef struct check_args {
 	limit		lag, dead, failed, stuck, silence, overdue;
+	int64_t		timeout_ms;		/* the whole check, connecting included */
 } check_args;
 
 static void
@@ -48,7 +56,9 @@ help(void)
 	printf("cronq check judges the health of the queue for a monitoring system: one\n"
 		   "line on standard output and the exit status of a monitoring plugin\n"
 		   "(0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN: database unreachable, schema\n"
-		   "missing or not this version's).\n\n"
+		   "missing or not this version's, a bad option, out of time). With no\n"
+		   "limits it still reports what is always wrong: no runner ever woke\n"
+		   "(CRITICAL).\n\n"
 		   "Usage:\n"
 		   "  cronq check [OPTION]...\n\n"
 		   "Thresholds: LIMIT is CRIT, or WARN,CRIT; a value greater than a level is at\n"
@@ -62,6 +72,8 @@ help(void)
 		   "                            wake at all exceeds it\n"
 		   "      --max-overdue D[,D]   how long the most overdue enabled schedule's next\n"
 		   "                            run has been due without being enqueued\n"
+		   "      --timeout D           give up after D, connecting included (default\n"
+		   "                            10s): UNKNOWN\n"
 		   "  -v, --verbose             say what is done\n"
 		   "      --log-format FORMAT   text (default) or json\n"
 		   "  -h, --help                show this help, then exit\n\n"
@@ -107,7 +119,7 @@ parse_limit(const cli_src *src, const char *arg, bool duration, limit *lim)
 		return rc;
 	lim->has_warn = lim->has_crit = true;
 	if (lim->warn > lim->crit) {
-		log_error("invalid value \"%s\" for %s: the warning level must not exceed the critical level",
+		cli_error("invalid value \"%s\" for %s: the warning level must not exceed the critical level",
 				  arg, src->name);
 		return EX_USAGE;
 	}
@@ -132,6 +144,8 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 			return parse_limit(src, arg, true, &a->silence);
 		case OPT_MAX_OVERDUE:
 			return parse_limit(src, arg, true, &a->overdue);
+		case OPT_TIMEOUT:
+			return cli_duration(src, arg, 1000, &a->timeout_ms);
 	}
 	return 0;
 }
@@ -211,16 +225,125 @@ put_one_line(buf *out, const char *s)
 	}
 }
 
+/* Print the UNKNOWN line for a message (which may quote anything the
+ * command line or the server said, control characters included). */
+static int
+unknown_text(const char *msg)
+{
+	buf out = BUF_INIT;
+	char *clean = utf8_printable(msg, false);
+
+	buf_puts(&out, "CRONQ UNKNOWN - ");
+	put_one_line(&out, clean);
+	printf("%s\n", buf_str(&out));
+	buf_free(&out);
+	free(clean);
+	return STATE_UNKNOWN;
+}
+
+/* An error's UNKNOWN line: its message, and its hint when it has one. */
 static int
 unknown(const cq_err *err)
 {
-	buf out = BUF_INIT;
+	char *line = err->hint[0] ? xasprintf("%s; hint: %s", err->msg, err->hint) : xstrdup(err->msg);
 
-	buf_puts(&out, "CRONQ UNKNOWN - ");
-	put_one_line(&out, err->msg);
-	printf("%s\n", buf_str(&out));
-	buf_free(&out);
+	unknown_text(line);
+	free(line);
 	return STATE_UNKNOWN;
+}
+
+/*
+ * --timeout: an interval timer bounds the whole check, name resolution and
+ * every host libpq tries included (which connect_timeout, per host and in
+ * whole seconds, cannot). When it fires, the handler writes the line made
+ * ready for the current phase and exits: write(2) and _exit(2) are safe in
+ * a signal handler, and nothing else has been printed yet.
+ */
+enum { PHASE_CONNECT, PHASE_QUERY, N_PHASES };
+
+static char timeout_line[N_PHASES][128];
+static size_t timeout_len[N_PHASES];
+static volatile sig_atomic_t phase = PHASE_CONNECT;
+
+static void
+on_timeout(int sig)
+{
+	ssize_t n;
+
+	(void) sig;
+	n = write(STDOUT_FILENO, timeout_line[phase], timeout_len[phase]);
+	(void) n;
+	_exit(STATE_UNKNOWN);
+}
+
+static void
+set_timer(int64_t ms)
+{
+	struct itimerval t = {{0, 0}, {(time_t) (ms / 1000), (suseconds_t) (ms % 1000 * 1000)}};
+
+	setitimer(ITIMER_REAL, &t, NULL);
+}
+
+/* Make the timeout lines ready, then start the timer. */
+static void
+arm_timeout(int64_t ms)
+{
+	static const char *const doing[N_PHASES] = {"connecting to the database", "waiting for the database"};
+	struct sigaction sa;
+	char d[64];
+
+	duration_format(ms, d, sizeof d);
+	for (int i = 0; i < N_PHASES; i++) {
+		snprintf(timeout_line[i], sizeof timeout_line[i], "CRONQ UNKNOWN - timed out after %s %s\n", d, doing[i]);
+		timeout_len[i] = strlen(timeout_line[i]);
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_timeout;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	set_timer(ms);
+}
+
+/*
+ * Read the numbers within the timeout. The session asks the server to give
+ * up any statement of its own after the same time (statement_timeout), so
+ * that a statement waiting for a lock does not wait on once the check has
+ * gone.
+ */
+static int
+read_health(const check_args *a, const char *conninfo, stats_health *h, cq_err *err)
+{
+	char settings[64];
+	PGconn *conn;
+	int rc;
+
+	snprintf(settings, sizeof settings, "-c statement_timeout=%" PRId64, a->timeout_ms);
+	arm_timeout(a->timeout_ms);
+	if ((conn = pg_connect_with(conninfo, settings, err)) == NULL)
+		rc = err->code;
+	else {
+		phase = PHASE_QUERY;
+		if ((rc = migrate_check(conn, err)) == 0)
+			rc = stats_health_read(conn, h, err);
+		pg_close(conn);
+	}
+	set_timer(0);
+	return rc;
+}
+
+/*
+ * What is wrong whatever the limits given: no runner ever woke (cron does
+ * not call "cronq run", or it never reached the database). Schedules that
+ * cannot be parsed belong here too, once stats_health counts them.
+ */
+static int
+always_wrong(const stats_health *h)
+{
+	int state = STATE_OK;
+
+	if (!h->woke)
+		state = STATE_CRITICAL;
+	return state;
 }
 
 int
@@ -233,6 +356,7 @@ cmd_check(int argc, char **argv)
 		{"max-stuck", required_argument, NULL, OPT_MAX_STUCK},
 		{"max-silence", required_argument, NULL, OPT_MAX_SILENCE},
 		{"max-overdue", required_argument, NULL, OPT_MAX_OVERDUE},
+		{"timeout", required_argument, NULL, OPT_TIMEOUT},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
@@ -240,29 +364,29 @@ cmd_check(int argc, char **argv)
 	cli_common common;
 	cq_err err = {0};
 	stats_health h;
-	PGconn *conn;
 	buf out = BUF_INIT, perf = BUF_INIT;
-	char detail[300] = "";
-	int first, rc, state = STATE_OK;
+	char detail[300] = "", usage[1024];
+	int first, rc, state;
 
 	memset(&a, 0, sizeof a);
-	if ((rc = cli_parse("check", argc, argv, "d:vh", opts, on_opt, &a, &common, &first)) != 0)
-		return rc;
+	a.timeout_ms = CHECK_DEFAULT_TIMEOUT_MS;
+	/* A usage error is an UNKNOWN line too: a monitoring system shows it. */
+	cli_capture_errors(usage, sizeof usage);
+	rc = cli_parse("check", argc, argv, "d:vh", opts, on_opt, &a, &common, &first);
+	if (rc == 0 && !common.help)
+		rc = cli_check_args("check", argc, argv, first, 0, 0);
+	cli_capture_errors(NULL, 0);
+	if (rc != 0)
+		return unknown_text(usage[0] ? usage : "invalid command line");
 	if (common.help) {
 		help();
 		return 0;
 	}
-	if ((rc = cli_check_args("check", argc, argv, first, 0, 0)) != 0)
-		return rc;
 
-	if ((conn = pg_connect(cli_conninfo(&common), &err)) == NULL)
-		return unknown(&err);
-	if ((rc = migrate_check(conn, &err)) == 0)
-		rc = stats_health_read(conn, &h, &err);
-	pg_close(conn);
-	if (rc != 0)
+	if (read_health(&a, cli_conninfo(&common), &h, &err) != 0)
 		return unknown(&err);
 
+	state = always_wrong(&h);
 	if (h.overdue_name[0])
 		snprintf(detail, sizeof detail, "(%.250s)", h.overdue_name);
 	{

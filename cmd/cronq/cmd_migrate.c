@@ -94,6 +94,7 @@ cmd_migrate(int argc, char **argv)
 
 	if ((rc = cli_parse("migrate", argc, argv, "d:vh", opts, on_opt, &a, &common, &first)) != 0)
 		return rc;
+	pg_set_needed_role(NULL);	/* the schema's owner */
 	if (common.help) {
 		help();
 		return 0;

@@ -103,6 +103,8 @@ cmd_purge(int argc, char **argv)
 	a.older_than_ms = DEFAULT_OLDER_THAN_MS;
 	if ((rc = cli_parse("purge", argc, argv, "d:vh", opts, on_opt, &a, &common, &first)) != 0)
 		return rc;
+	/* Purging every role's jobs is cronq_admin's. */
+	pg_set_needed_role("cronq_admin");
 	if (common.help) {
 		help();
 		return 0;

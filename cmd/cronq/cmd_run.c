@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "pg/pg.h"
 #include "runner/runner.h"
 #include "tasks/exec.h"
 #include "tasks/task.h"
@@ -233,6 +234,8 @@ cmd_run(int argc, char **argv)
 	a.o.filter.types = a.types;
 	if ((rc = cli_parse("run", argc, argv, "d:vhq:t:", opts, on_opt, &a, &common, &first)) != 0)
 		return rc;
+	/* A runner logs in as the schema's owner: no grant makes one. */
+	pg_set_needed_role(NULL);
 	if (common.help) {
 		help();
 		return 0;

@@ -4,11 +4,13 @@
  */
 #include "pg/pg.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg/redact.h"
 #include "util/clock.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -56,7 +58,8 @@ on_notice(void *arg, const PGresult *res)
  * reading its zoneinfo files, ~0.1 ms of every connection.
  */
 static PGconn *
-connect_params(const char *const *keys, const char *const *vals, int expand, cq_err *err)
+connect_params(const char *const *keys, const char *const *vals, int expand,
+			   const char *conninfo, cq_err *err)
 {
 	PGconn *conn;
 
@@ -67,7 +70,10 @@ connect_params(const char *const *keys, const char *const *vals, int expand, cq_
 		return NULL;
 	}
 	if (PQstatus(conn) != CONNECTION_OK) {
-		cq_fail(err, EX_UNAVAILABLE, "could not connect to database: %s", PQerrorMessage(conn));
+		char *msg = pg_redact(PQerrorMessage(conn), conninfo);
+
+		cq_fail(err, EX_UNAVAILABLE, "could not connect to database: %s", msg);
+		free(msg);
 		PQfinish(conn);
 		return NULL;
 	}
@@ -84,7 +90,7 @@ connect_params(const char *const *keys, const char *const *vals, int expand, cq_
  * its schema. A new string.
  */
 static char *
-own_options(const char *conninfo)
+own_options(const char *conninfo, const char *extra)
 {
 	PQconninfoOption *opts = conninfo ? PQconninfoParse(conninfo, NULL) : NULL;
 	const char *base = getenv("PGOPTIONS");
@@ -93,7 +99,8 @@ own_options(const char *conninfo)
 	for (PQconninfoOption *o = opts; o && o->keyword; o++)
 		if (strcmp(o->keyword, "options") == 0 && o->val)
 			base = o->val;
-	out = xasprintf("%s%s-c search_path=pg_catalog,pg_temp", base ? base : "", base && *base ? " " : "");
+	out = xasprintf("%s%s-c search_path=pg_catalog,pg_temp%s%s", base ? base : "", base && *base ? " " : "",
+					extra ? " " : "", extra ? extra : "");
 	PQconninfoFree(opts);
 	return out;
 }
@@ -101,14 +108,48 @@ own_options(const char *conninfo)
 PGconn *
 pg_connect(const char *conninfo, cq_err *err)
 {
+	return pg_connect_with(conninfo, NULL, err);
+}
+
+/*
+ * Parse a connection string: NULL with EX_USAGE when libpq cannot, and
+ * its message without the string's passwords (libpq quotes the string, or
+ * the part it choked on).
+ */
+static PQconninfoOption *
+parse_conninfo(const char *conninfo, cq_err *err)
+{
+	char *why = NULL, *msg;
+	PQconninfoOption *opts = PQconninfoParse(conninfo, &why);
+
+	if (opts)
+		return opts;
+	msg = why ? pg_redact(why, conninfo) : NULL;
+	cq_fail(err, EX_USAGE, "invalid connection string: %s", msg ? msg : "out of memory");
+	free(msg);
+	PQfreemem(why);
+	return NULL;
+}
+
+PGconn *
+pg_connect_with(const char *conninfo, const char *settings, cq_err *err)
+{
 	/*
 	 * dbname comes first so the keywords after it override what it expands
 	 * to: client_encoding must be ours; application_name is only a fallback.
 	 */
-	char *options = own_options(conninfo);
 	const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", "options", NULL};
-	const char *vals[] = {conninfo, "cronq", "UTF8", options, NULL};
-	PGconn *conn = connect_params(keys, vals, 1, err);
+	const char *vals[] = {conninfo, "cronq", "UTF8", NULL, NULL};
+	PQconninfoOption *parsed = NULL;
+	char *options;
+	PGconn *conn;
+
+	/* A database name is not parsed; a connection string must parse. */
+	if (pg_conninfo_is_string(conninfo) && (parsed = parse_conninfo(conninfo, err)) == NULL)
+		return NULL;
+	PQconninfoFree(parsed);
+	vals[3] = options = own_options(conninfo, settings);
+	conn = connect_params(keys, vals, 1, conninfo, err);
 
 	/*
 	 * PgBouncer (before 1.20's track_extra_parameters) refuses the startup
@@ -117,7 +158,7 @@ pg_connect(const char *conninfo, cq_err *err)
 	if (conn == NULL && err && strstr(err->msg, "unsupported startup parameter")) {
 		keys[3] = NULL;
 		cq_clear(err);
-		conn = connect_params(keys, vals, 1, err);
+		conn = connect_params(keys, vals, 1, conninfo, err);
 	}
 	free(options);
 	return conn;
@@ -128,15 +169,11 @@ pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err 
 {
 	PQconninfoOption *opts = NULL;
 	const char **keys, **vals;
-	char *why = NULL;
 	size_t n = 0, i = 0;
 	PGconn *conn;
 
-	if (conninfo && (opts = PQconninfoParse(conninfo, &why)) == NULL) {
-		cq_fail(err, EX_USAGE, "invalid connection string: %s", why ? why : "out of memory");
-		PQfreemem(why);
+	if (conninfo && (opts = parse_conninfo(conninfo, err)) == NULL)
 		return NULL;
-	}
 	for (PQconninfoOption *o = opts; o && o->keyword; o++)
 		n++;
 	keys = xcalloc(n + 4, sizeof *keys);
@@ -159,7 +196,7 @@ pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err 
 	vals[i++] = "cronq";
 	keys[i] = "client_encoding";
 	vals[i++] = "UTF8";
-	conn = connect_params(keys, vals, 0, err);
+	conn = connect_params(keys, vals, 0, conninfo, err);
 	free(keys);
 	free(vals);
 	PQconninfoFree(opts);
@@ -214,11 +251,88 @@ code_for(PGconn *conn, const char *state)
 	return EX_SOFTWARE;
 }
 
+/* The role a command's statements need: see pg_set_needed_role(). */
+static const char *needed_role = "cronq_user";
+
+void
+pg_set_needed_role(const char *role)
+{
+	needed_role = role;
+}
+
+/*
+ * Whether the server refused a statement in one of its own privilege
+ * checks ("permission denied for schema cronq", "… for table jobs", "… for
+ * sequence …"), not in a cronq function that raised 42501 with its own
+ * reason. Told by the routine that reported it, whose name, unlike the
+ * message, is not translated.
+ */
+static bool
+missing_privilege(const PGresult *res)
+{
+	static const char *const checks[] = {"nextval_internal", "currval", "setval_internal", "lastval", NULL};
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+	const char *routine = PQresultErrorField(res, PG_DIAG_SOURCE_FUNCTION);
+
+	if (state == NULL || strcmp(state, "42501") != 0 || routine == NULL)
+		return false;
+	if (strncmp(routine, "aclcheck_error", 14) == 0)
+		return true;
+	for (const char *const *c = checks; *c; c++)
+		if (strcmp(routine, *c) == 0)
+			return true;
+	return false;
+}
+
+/* A role name as SQL would need it written: bare when it can be, else quoted. */
+static void
+put_role(char *out, size_t len, const char *name)
+{
+	bool plain = name[0] != '\0' && (islower((unsigned char) name[0]) || name[0] == '_');
+	size_t k = 0;
+
+	for (const char *p = name; *p && plain; p++)
+		plain = islower((unsigned char) *p) || isdigit((unsigned char) *p) || *p == '_';
+	if (plain) {
+		snprintf(out, len, "%s", name);
+		return;
+	}
+	for (const char *p = name; *p && k + 3 < len; p++) {
+		if (k == 0)
+			out[k++] = '"';
+		if (*p == '"')
+			out[k++] = '"';
+		out[k++] = *p;
+	}
+	out[k++] = '"';
+	out[k] = '\0';
+}
+
+/*
+ * The hint of a statement refused for want of a privilege that has none of
+ * its own: the grant the command needs (pg_set_needed_role), for the
+ * session's login.
+ */
+static void
+grant_hint(PGconn *conn, cq_err *err)
+{
+	const char *user = conn ? PQuser(conn) : NULL;
+	char role[200];
+
+	put_role(role, sizeof role, user && *user ? user : "LOGIN");
+	if (needed_role)
+		cq_hint(err, "GRANT %s TO %s", needed_role, role);
+	else
+		cq_hint(err, "Log in as the owner of schema cronq (the role that ran the first \"cronq migrate\", "
+				"which needs CREATE on the database), not as %s.", role);
+}
+
 int
 pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate)
 {
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
 	int code = code_for(conn, state);
 
 	if (sqlstate) {
@@ -232,7 +346,12 @@ pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate)
 		primary = PQerrorMessage(conn);
 	if (code == EX_TEMPFAIL && !pg_alive(conn))
 		return cq_fail(err, code, "connection to database lost: %s", primary);
-	return cq_fail(err, code, "%s", primary);
+	cq_fail(err, code, "%s", primary);
+	if (hint)
+		cq_hint(err, "%s", hint);
+	else if (res && missing_privilege(res))
+		grant_hint(conn, err);
+	return code;
 }
 
 PGresult *

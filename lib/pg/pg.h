@@ -29,9 +29,18 @@ const char *pg_default_conninfo(void);
 /*
  * Open a session: application_name "cronq" (unless the conninfo names one),
  * client_encoding UTF8, time zone UTC, nothing relying on search_path.
- * NULL with EX_UNAVAILABLE on failure.
+ * NULL with EX_USAGE when conninfo is a connection string libpq cannot
+ * parse, else EX_UNAVAILABLE on failure. No message holds a password of
+ * conninfo (pg/redact.h).
  */
 PGconn *pg_connect(const char *conninfo, cq_err *err) __attribute__((warn_unused_result));
+/*
+ * The same with more server settings for the session, in the form of the
+ * "options" keyword ("-c statement_timeout=5000"), after cronq's own. Like
+ * those, they are dropped where a pooler refuses the startup parameter.
+ */
+PGconn *pg_connect_with(const char *conninfo, const char *settings, cq_err *err)
+	__attribute__((warn_unused_result));
 void pg_close(PGconn *conn);
 
 /*
@@ -62,8 +71,21 @@ int pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 int pg_run(PGconn *conn, const char *sql, int nparams,
 		   const char *const *values, cq_err *err) __attribute__((warn_unused_result));
 
-/* Copy the error state of a failed result or connection into err. */
+/*
+ * Copy the error state of a failed result or connection into err: the
+ * server's message, and its hint; a statement the server refused for want
+ * of a privilege (its own privilege checks, SQLSTATE 42501) and without a
+ * hint gets the grant the command needs: see pg_set_needed_role().
+ */
 int pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate);
+
+/*
+ * The role a command's statements need, for that hint: role (default
+ * "cronq_user") gives "GRANT role TO login"; NULL means the owner of schema
+ * cronq, which no grant makes ("Log in as the owner …"). Called once by a
+ * command, before its first statement.
+ */
+void pg_set_needed_role(const char *role);
 
 /*
  * Run sql while watching: every ~50 ms stop(arg) is asked whether to give

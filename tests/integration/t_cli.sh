@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # --help, --version and bad options for every command; usage errors exit 64
-# with the message and a "Try" line, and never touch the database.
+# with the message and a "Try" line (check: 3 and an UNKNOWN line), and never
+# touch the database.
 . "$(dirname "$0")/lib.sh"
 
 cronq --version
@@ -19,6 +20,10 @@ for cmd in $all_cmds; do
     match "$cmd --help shows usage" "Usage:" "$OUT"
     sub=$cmd; [ $cmd = schedule ] && sub="schedule list"
     cronq $sub --no-such-flag
+    if [ $cmd = check ]; then   # a monitoring plugin: one UNKNOWN line, exit 3
+        expect "$cmd bad option" 3 'CRONQ UNKNOWN - unrecognized option "--no-such-flag"' ""
+        continue
+    fi
     expect "$cmd bad option" 64 "" "cronq: error: unrecognized option \"--no-such-flag\"
 Try \"cronq $sub --help\" for more information."
 done

@@ -24,6 +24,19 @@ bad_in() {
     OUT=$("$CRONQ" "$@" <"$file" 2>"$T_DIR/stderr"); RC=$?
     check_case "$code" "$desc"
 }
+# bad_check DESC ARGS…: cronq check reports a bad command line as a
+# monitoring plugin does: one "CRONQ UNKNOWN - …" line, exit 3, no stderr.
+bad_check() {
+    local desc=$1; shift
+    n_cases=$((n_cases + 1))
+    OUT=$("$CRONQ" "$@" </dev/null 2>"$T_DIR/stderr"); RC=$?
+    ERR=$(cat "$T_DIR/stderr")
+    if [ "$RC" = 3 ] && [[ "$OUT" == "CRONQ UNKNOWN - "* ]] && [ "$(grep -c . <<<"$OUT")" = 1 ] && [ -z "$ERR" ]; then
+        pass
+    else
+        fail "$desc: expected exit 3 and one UNKNOWN line, got rc=$RC out=[${OUT:0:200}] err=[${ERR:0:300}]"
+    fi
+}
 check_case() {
     local lines first
     ERR=$(cat "$T_DIR/stderr")
@@ -163,10 +176,12 @@ bad 64 "backfill without --from" backfill noop --to 2026-01-02
 bad 64 "backfill over 100,000 steps" backfill noop --from 2000-01-01 --to 2026-01-01 --step 1m
 bad 64 "status --json --prometheus" status --json --prometheus
 bad 64 "status stray argument" status extra
-bad 65 "check --max-lag 5x" check --max-lag 5x
-bad 64 "check --max-dead abc" check --max-dead abc
-bad 64 "check warning above critical" check --max-dead 10,1
-bad 64 "check stray argument" check extra
+bad_check "check --max-lag 5x" check --max-lag 5x
+bad_check "check --max-dead abc" check --max-dead abc
+bad_check "check warning above critical" check --max-dead 10,1
+bad_check "check stray argument" check extra
+bad_check "check --timeout 0" check --timeout 0
+bad_check "check --timeout with a line break" check --timeout $'1s\n2s'
 
 # --jsonl: bad lines of every kind, each alone after good lines.
 printf '{"type":"noop"}\n' >"$T_DIR/good.jsonl"

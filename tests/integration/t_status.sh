@@ -2,7 +2,9 @@
 # status and check: --help and bad options; the counts of a database holding
 # jobs in every status, in text, JSON and Prometheus form (the latter read by
 # an exposition-format parser written here); check's verdicts and exit codes,
-# the dead-man's switch (--max-silence) and overdue schedules.
+# the dead-man's switch (--max-silence), overdue schedules, what check finds
+# wrong with no limits, and check as a monitoring plugin whatever happens:
+# a bad command line, a server that never answers, a lock it waits for.
 . "$(dirname "$0")/lib.sh"
 
 SRC="$(dirname "$0")/../../cmd/cronq"
@@ -95,6 +97,7 @@ for cmd in status check; do
                db verbose log-format help; do
         if grep -q -- "--$opt" <<<"$help"; then pass; else fail "$cmd --help does not mention --$opt"; fi
     done
+    [ $cmd = check ] && continue   # its usage errors: below
     cronq $cmd --x
     expect "$cmd: unknown flag" 64 "" "cronq: error: unrecognized option \"--x\"
 Try \"cronq $cmd --help\" for more information."
@@ -104,14 +107,36 @@ Try \"cronq $cmd --help\" for more information."
 done
 cronq status --json --prometheus
 expect "status: --json with --prometheus" 64 "" $'cronq: error: --json and --prometheus cannot be used together\nTry "cronq status --help" for more information.'
+# check's usage errors are UNKNOWN lines (exit 3, nothing on stderr), as a
+# monitoring system expects of a plugin; they need no database.
+export CRONQ_DATABASE_URL="host=/nonexistent"
+cronq check --x
+expect "check: unknown flag" 3 'CRONQ UNKNOWN - unrecognized option "--x"' ""
+cronq check -x
+expect "check: unknown short option" 3 'CRONQ UNKNOWN - invalid option "-x"' ""
+cronq check extra
+expect "check: stray argument" 3 'CRONQ UNKNOWN - too many command-line arguments (first is "extra")' ""
+cronq check --max-dead
+expect "check: missing value" 3 'CRONQ UNKNOWN - option "--max-dead" requires a value' ""
 cronq check --max-dead 10,5
-expect "check: warning above critical" 64 "" 'cronq: error: invalid value "10,5" for --max-dead: the warning level must not exceed the critical level'
+expect "check: warning above critical" 3 'CRONQ UNKNOWN - invalid value "10,5" for --max-dead: the warning level must not exceed the critical level' ""
 cronq check --max-dead many
-expect "check: not a number" 64 "" 'cronq: error: invalid value "many" for --max-dead: must be an integer from 0 to 9223372036854775807'
+expect "check: not a number" 3 'CRONQ UNKNOWN - invalid value "many" for --max-dead: must be an integer from 0 to 9223372036854775807' ""
 cronq check --max-stuck 1,2,3
-expect "check: three levels" 64 "" 'cronq: error: invalid value "2,3" for --max-stuck: must be an integer from 0 to 9223372036854775807'
+expect "check: three levels" 3 'CRONQ UNKNOWN - invalid value "2,3" for --max-stuck: must be an integer from 0 to 9223372036854775807' ""
 cronq check --max-lag 5x
-expect "check: bad duration" 65 "" 'cronq: error: invalid value "5x" for --max-lag: invalid duration "5x": unknown unit "x" (use ms, s, m, h, d or w)'
+expect "check: bad duration" 3 'CRONQ UNKNOWN - invalid value "5x" for --max-lag: invalid duration "5x": unknown unit "x" (use ms, s, m, h, d or w)' ""
+cronq check --timeout 500ms
+expect "check: a timeout under 1s" 3 'CRONQ UNKNOWN - invalid value "500ms" for --timeout: must be at least 1s' ""
+CRONQ_MAX_DEAD=many cronq check
+expect "check: a bad value from the environment" 3 'CRONQ UNKNOWN - invalid value "many" for CRONQ_MAX_DEAD: must be an integer from 0 to 9223372036854775807' ""
+cronq check --log-format xml
+expect "check: a bad common option" 3 'CRONQ UNKNOWN - invalid value "xml" for --log-format: must be "text" or "json"' ""
+cronq check --max-lag $'1s\n\e[2J'
+expect "check: the line stays one line of text" 3 'CRONQ UNKNOWN - invalid value "1s \x1b[2J" for --max-lag: invalid duration "1s \x1b[2J": expected a number at " \x1b[2J"' ""
+CRONQ_MAX_DEAD=many cronq check --help
+check "check --help: exit 0 whatever else is wrong" [ "$RC" = 0 -a -z "$ERR" ]
+unset CRONQ_DATABASE_URL
 
 # The parser itself: it accepts a correct document and names each fault.
 OUT=$'# HELP a_b x\n# TYPE a_b gauge\na_b{q="x\\"y\\\\z\\n",r="2"} 1.5e3\na_b 3 1700000000000\n# HELP c x\n# TYPE c counter\nc +Inf'
@@ -145,6 +170,30 @@ migrate
 cronq status --json
 eq "empty: no jobs, only the purge schedule, no wake" "0|0|0|1|cronq-purge|null|0" \
     "$(jsql "$OUT" "j#>>'{jobs,total}', j->>'due', j->>'lag_seconds', jsonb_array_length(j->'schedules'), j#>>'{schedules,0,name}', jsonb_typeof(j->'last_wake'), jsonb_array_length(j->'queues')")"
+# With no limits, check still finds what is always wrong: no runner ever woke.
+cronq check
+expect "check, no limits: no runner ever woke is CRITICAL" 2 \
+    "CRONQ CRITICAL - lag 0s, dead 0, failed 0, stuck 0, last wake never, overdue 0s | lag=0s dead=0 failed=0 stuck=0 silence=U overdue=0s" ""
+cronq check --max-dead 5 --max-lag 1h
+eq "check: no wake is CRITICAL whatever the limits given" "2|last wake never" "$RC|$(grep -o 'last wake never' <<<"$OUT")"
+
+# --timeout bounds the whole check. A server that accepts the connection
+# and never answers: connect_timeout would wait 60 s, the check 2 s.
+perl -MIO::Socket::INET -e '
+    my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => 0, Listen => 8) or die "listen: $!";
+    $| = 1; print $s->sockport, "\n";
+    my @held; push @held, $s->accept while 1;' >"$T_DIR/port" &
+listener=$!
+for i in $(seq 50); do [ -s "$T_DIR/port" ] && break; sleep 0.1; done
+port=$(cat "$T_DIR/port")
+start=$(date +%s%N)
+cronq check --db "host=127.0.0.1 port=$port connect_timeout=60" --timeout 2s
+took=$(( ($(date +%s%N) - start) / 1000000 ))
+expect "timeout: a server that never answers" 3 "CRONQ UNKNOWN - timed out after 2s connecting to the database" ""
+check "timeout: given up after 2 s, not 60 ($took ms)" [ $took -ge 1900 -a $took -lt 10000 ]
+CRONQ_TIMEOUT=1s cronq check --db "host=127.0.0.1 port=$port"
+expect "timeout: from the environment" 3 "CRONQ UNKNOWN - timed out after 1s connecting to the database" ""
+kill $listener; wait $listener 2>/dev/null
 
 # Jobs in every status, each count different, in three queues (one whose
 # name needs escaping in a Prometheus label).
@@ -238,10 +287,15 @@ if command -v script >/dev/null; then
         $'Last 24 hours[^\n]*\nQUEUE +-24h +now\ndefault +\\.{18}o\\.\\.x\\.\\.\nmail +\\.{24}\n' "$tty_out"
 fi
 
-# check: OK, WARNING and CRITICAL on this data (dead 6, failed 1, stuck 1, lag ~90s).
+# check: OK, WARNING and CRITICAL on this data (dead 6, failed 1, stuck 1,
+# lag ~90s), once a runner has woken (a wake 5 seconds ago).
+q "insert into cronq.wakes (worker, host, pid, started_at, finished_at, exit_status)
+   values ('here:1:aa', 'here', 1, now() - interval '5 seconds', now() - interval '5 seconds', 0)"
+cronq check
+eq "check, no limits: OK once a runner woke, whatever the counts" 0 "$RC"
 cronq check --max-dead 10 --max-lag 1h --max-stuck 5
 eq "check OK: rc" 0 "$RC"
-match "check OK: the line" '^CRONQ OK - lag (1m[3-5][0-9]s|[2-9]m([0-9]+s)?), dead 6, failed 1, stuck 1, last wake never, overdue 0s \| lag=(9[0-9]|[1-5][0-9][0-9])s;;3600 dead=6;;10 failed=1 stuck=1;;5 silence=U overdue=0s$' "$OUT"
+match "check OK: the line" '^CRONQ OK - lag (1m[3-5][0-9]s|[2-9]m([0-9]+s)?), dead 6, failed 1, stuck 1, last wake [5-9]s ago, overdue 0s \| lag=(9[0-9]|[1-5][0-9][0-9])s;;3600 dead=6;;10 failed=1 stuck=1;;5 silence=[5-9]s overdue=0s$' "$OUT"
 eq "check OK: nothing on stderr" "" "$ERR"
 cronq check --max-dead 5,10 --max-lag 1h
 eq "check WARNING: rc" 1 "$RC"
@@ -259,7 +313,7 @@ CRONQ_MAX_DEAD=3 cronq check
 eq "check: thresholds from the environment" 2 "$RC"
 
 # The dead-man's switch.
-q "delete from cronq.jobs; delete from cronq.job_runs"
+q "delete from cronq.jobs; delete from cronq.job_runs; delete from cronq.wakes"
 cronq check --max-silence 2m
 eq "silence: no wake at all is CRITICAL" "2" "$RC"
 match "silence: no wake at all" '^CRONQ CRITICAL - .*last wake never,.* silence=U;;120 ' "$OUT"
@@ -281,6 +335,25 @@ cronq check --max-silence 2m
 eq "silence: OK again after a run" 0 "$RC"
 cronq status --prometheus
 check "status: the last wake's time" [ $(( $(q "select extract(epoch from now())::bigint") - $(prom cronq_last_wake_timestamp_seconds) )) -le 5 ]
+
+# A statement that waits for a lock: the check gives up at --timeout, and the
+# server gives up its statement too (statement_timeout), instead of leaving
+# it waiting for the lock after the check has gone.
+PGAPPNAME=t_status_locker "$PSQL" -XAtq -c "begin; lock table cronq.wakes in access exclusive mode; select pg_sleep(60)" >/dev/null 2>&1 &
+locker=$!
+wait_for "the lock is held" 10 "select exists (select from pg_locks where relation = 'cronq.wakes'::regclass and mode = 'AccessExclusiveLock' and granted)" \
+    || fail "the locking session did not take its lock"
+start=$(date +%s%N)
+cronq check --timeout 2s
+took=$(( ($(date +%s%N) - start) / 1000000 ))
+expect "timeout: a query waiting for a lock" 3 "CRONQ UNKNOWN - timed out after 2s waiting for the database" ""
+check "timeout: given up after 2 s ($took ms)" [ $took -ge 1900 -a $took -lt 10000 ]
+check "timeout: the server gave up the statement too" wait_for "no cronq session waits" 3 \
+    "select not exists (select from pg_stat_activity where datname = current_database() and application_name = 'cronq')"
+q "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 't_status_locker'" >/dev/null
+wait $locker 2>/dev/null
+cronq check
+eq "timeout: the lock gone, the check is OK again" 0 "$RC"
 
 # Overdue schedules: an occurrence left unenqueued.
 "$CRONQ" schedule add late '* * * * *' noop
