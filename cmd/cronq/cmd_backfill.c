@@ -211,8 +211,6 @@ cmd_backfill(int argc, char **argv)
 		return 0;
 	}
 	if (a.schedule) {
-		/* cronq.materialise() is its owner's alone. */
-		pg_set_needed_role(NULL);
 		if ((rc = cli_check_args("backfill", argc, argv, first, 0, 0)) != 0)
 			return rc;
 		if (a.job_option[0])

@@ -333,15 +333,15 @@ read_health(const check_args *a, const char *conninfo, stats_health *h, cq_err *
 
 /*
  * What is wrong whatever the limits given: no runner ever woke (cron does
- * not call "cronq run", or it never reached the database). Schedules that
- * cannot be parsed belong here too, once stats_health counts them.
+ * not call "cronq run", or it never reached the database), or an enabled
+ * schedule a wake cannot plan (it would never run).
  */
 static int
 always_wrong(const stats_health *h)
 {
 	int state = STATE_OK;
 
-	if (!h->woke)
+	if (!h->woke || h->unplannable > 0)
 		state = STATE_CRITICAL;
 	return state;
 }
@@ -437,6 +437,11 @@ cmd_check(int argc, char **argv)
 				}
 			}
 		}
+	}
+	if (h.unplannable > 0) {
+		buf_printf(&out, ", %" PRId64 " schedule%s cannot run (%s)", h.unplannable,
+				   h.unplannable == 1 ? "" : "s", h.unplannable_name);
+		buf_printf(&perf, " unplannable=%" PRId64, h.unplannable);
 	}
 	printf("CRONQ %s - %s |%s\n", state_names[state], buf_str(&out), buf_str(&perf));
 	buf_free(&out);

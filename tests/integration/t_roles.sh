@@ -245,5 +245,11 @@ as app status --json
 match "and counts it" '"unplannable_schedules": *1' "$OUT"
 run 2>"$T_DIR/run.err"
 match "the runner warns about it" 'schedule "a-legacy" cannot run' "$(cat "$T_DIR/run.err")"
+as oncall check
+eq "check is CRITICAL with no limits given" 2 "$RC"
+match "and names it" '^CRONQ CRITICAL - .*1 schedule cannot run \(a-legacy: expected 5 fields, got 4\) \|.* unplannable=1$' "$OUT"
+q "delete from cronq.schedules where name = 'a-legacy'"
+as oncall check
+eq "and OK once it is gone" "0|CRONQ OK" "$RC|${OUT%% -*}"
 
 done_testing
