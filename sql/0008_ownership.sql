@@ -315,34 +315,30 @@ end;
 -- The SQL API for one job. True when this call cancelled (or asked the
 -- worker to cancel) or requeued it, false when there was nothing to do
 -- (already finished; still pending); an error when the caller has no
--- such job.
-create or replace function cronq.cancel(id bigint) returns boolean
-language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
-declare
-    r record;
+-- such job. job_changed() reads one row of cancel_jobs() or retry_jobs().
+create or replace function cronq.job_changed(id bigint, status text, changed boolean)
+returns boolean
+language plpgsql stable set search_path = pg_catalog, pg_temp as $$
 begin
-    select * into r from cronq.cancel_jobs(array[cancel.id]);
-    if r.status is null then
+    if status is null then
         raise exception 'job % does not exist', id using errcode = 'P0002',
             hint = 'A role sees only the jobs it enqueued, unless it is a member of cronq_admin.';
     end if;
-    return r.changed;
+    return changed;
 end
 $$;
 
+create or replace function cronq.cancel(id bigint) returns boolean
+language sql volatile
+begin atomic
+    select cronq.job_changed(c.id, c.status, c.changed) from cronq.cancel_jobs(array[id]) c;
+end;
+
 create or replace function cronq.retry(id bigint) returns boolean
-language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
-declare
-    r record;
-begin
-    select * into r from cronq.retry_jobs(array[retry.id]);
-    if r.status is null then
-        raise exception 'job % does not exist', id using errcode = 'P0002',
-            hint = 'A role sees only the jobs it enqueued, unless it is a member of cronq_admin.';
-    end if;
-    return r.changed;
-end
-$$;
+language sql volatile
+begin atomic
+    select cronq.job_changed(r.id, r.status, r.changed) from cronq.retry_jobs(array[id]) r;
+end;
 
 -- Why text is not a cron expression cronq runs, or NULL: the rules of
 -- lib/sched/cron.c (Vixie cron and cronie's syntax; five fields or one of

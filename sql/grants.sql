@@ -54,16 +54,6 @@ begin
                       timeout, enabled, catchup, overlap, next_run_at),
               delete
             on cronq.schedules to cronq_user;
-        grant execute on function
-            cronq.enqueue(text, jsonb, timestamptz, text, integer, integer, interval, text),
-            cronq.enqueue_job(text, jsonb, timestamptz, text, integer, integer, interval, text),
-            cronq.cancel(bigint), cronq.retry(bigint),
-            cronq.cancel_jobs(bigint[]), cronq.retry_jobs(bigint[]),
-            cronq.schedule(text, text, text, jsonb, text, text, integer, integer, interval,
-                           boolean, text, text),
-            cronq.unschedule(text),
-            cronq.enqueue_occurrences(text[], timestamptz[])
-            to cronq_user;
     end if;
     if exists (select 1 from pg_catalog.pg_roles where rolname = 'cronq_admin') then
         revoke all on all tables in schema cronq from cronq_admin;
@@ -74,7 +64,18 @@ begin
             to cronq_admin;
         grant select, delete on cronq.wakes to cronq_admin;
         grant select on cronq.schema_migrations to cronq_admin;
-        grant execute on function
+    end if;
+end
+$$;
+
+-- The SQL API, for both.
+do $$
+declare
+    r text;
+begin
+    foreach r in array array['cronq_user', 'cronq_admin'] loop
+        continue when not exists (select 1 from pg_catalog.pg_roles where rolname = r);
+        execute pg_catalog.format('grant execute on function
             cronq.enqueue(text, jsonb, timestamptz, text, integer, integer, interval, text),
             cronq.enqueue_job(text, jsonb, timestamptz, text, integer, integer, interval, text),
             cronq.cancel(bigint), cronq.retry(bigint),
@@ -83,7 +84,7 @@ begin
                            boolean, text, text),
             cronq.unschedule(text),
             cronq.enqueue_occurrences(text[], timestamptz[])
-            to cronq_admin;
-    end if;
+            to %I', r);
+    end loop;
 end
 $$;
