@@ -11,6 +11,8 @@
 # PG_LISTEN (default 127.0.0.1) lists the addresses the server listens on.
 # PG_PWFILE (a file holding the superuser's password) makes every login
 # authenticate with SCRAM instead of trust.
+# PG_OPTS (-c NAME=VALUE …) is passed to the server after pg.sh's own
+# options, which it overrides: a test's cluster with a small max_connections.
 set -eu
 
 PGBIN=$(pg_config --bindir 2>/dev/null || true)
@@ -59,6 +61,7 @@ start)
     # Only what a crash of PostgreSQL alone (not of the machine) cannot undo:
     # tests that kill the server must not lose commits.
     [ "${3:-}" = fast ] && opts="$opts -c fsync=off -c full_page_writes=off"
+    [ -n "${PG_OPTS:-}" ] && opts="$opts $PG_OPTS"
     as_owner "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$opts" -w -t 60 start >/dev/null \
         || { tail -n 20 "$dir/server.log" >&2; exit 1; }
     echo "PGHOST=$dir; PGPORT=$port; PGUSER=postgres; PGDATABASE=postgres; PGBIN=$PGBIN; export PGHOST PGPORT PGUSER PGDATABASE PGBIN"

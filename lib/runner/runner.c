@@ -70,6 +70,9 @@ typedef struct shared {
 	pthread_mutex_t lock;
 	int64_t		jobs_left;		/* -1: unlimited */
 	run_summary sum;
+	bool		faulted;		/* the runner could not open a session: claim and start nothing more */
+	char		fault[1024];	/* the first such failure */
+	char		fault_note[1100];	/* why the unstarted jobs are given back */
 } shared;
 
 /* --max-runtime is up: claim nothing more, start nothing more. */
@@ -77,6 +80,50 @@ static bool
 past_max_runtime(const shared *sh)
 {
 	return sh->o->max_runtime_ms > 0 && mono_ms() - sh->start_ms >= sh->o->max_runtime_ms;
+}
+
+/* Copy libpq's message without the newline it ends with. */
+static void
+copy_message(char *dst, size_t len, const char *msg)
+{
+	size_t n;
+
+	snprintf(dst, len, "%s", msg);
+	n = strlen(dst);
+	while (n > 0 && (dst[n - 1] == '\n' || dst[n - 1] == '\r' || dst[n - 1] == ' '))
+		dst[--n] = '\0';
+}
+
+/*
+ * The runner could not open a session it needs: the server is full
+ * (max_connections), starting or stopping, unreachable, or memory ran out.
+ * Not the jobs' fault, and the next session would fail alike: from now on
+ * no worker claims or starts a job, the job that wanted the session and
+ * the jobs not started are given back (attempts not counted), the running
+ * ones finish, and the run exits 75 naming the first failure.
+ */
+static void
+runner_fault(shared *sh, const char *msg)
+{
+	pthread_mutex_lock(&sh->lock);
+	if (!sh->faulted) {
+		copy_message(sh->fault, sizeof sh->fault, msg);
+		snprintf(sh->fault_note, sizeof sh->fault_note, "given back unstarted: %s", sh->fault);
+		sh->faulted = true;
+	}
+	pthread_mutex_unlock(&sh->lock);
+}
+
+/* Whether runner_fault() happened (its strings are set, then, for good). */
+static bool
+faulted(shared *sh)
+{
+	bool f;
+
+	pthread_mutex_lock(&sh->lock);
+	f = sh->faulted;
+	pthread_mutex_unlock(&sh->lock);
+	return f;
 }
 
 /* Where a claimed job stands in its worker. */
@@ -110,6 +157,7 @@ typedef struct worker {
 	int64_t		deadline;		/* the running job's timeout, 0: none */
 	int64_t		shutdown_at;	/* end of the grace period, 0: not shutting down */
 	task_stop	stopped;		/* sticky answer of worker_tick for the running job */
+	char		unavailable[1024];	/* why, when it is TASK_STOP_UNAVAILABLE */
 	run_summary sum;
 	int			code;
 	cq_err		err;
@@ -213,8 +261,24 @@ heartbeat(worker *w)
 }
 
 /*
+ * A session the running job needs could not be opened, for no fault of
+ * the job's: the run stops claiming (runner_fault), and the job, unless
+ * already stopped for another reason, is given back.
+ */
+static void
+worker_unavailable(worker *w, const char *msg)
+{
+	runner_fault(w->sh, msg);
+	if (w->cur >= 0 && w->stopped == TASK_GO) {
+		copy_message(w->unavailable, sizeof w->unavailable, msg);
+		w->stopped = TASK_STOP_UNAVAILABLE;
+	}
+}
+
+/*
  * The worker's task session: opened at first use, kept for the next jobs,
- * opened again when the server dropped it.
+ * opened again when the server dropped it. It logs in as the runner's
+ * own connection did: a failure is never the job's.
  */
 static PGconn *
 worker_session(void *arg, char *why, size_t len)
@@ -226,9 +290,23 @@ worker_session(void *arg, char *why, size_t len)
 		pg_close(w->session);
 		w->session = NULL;
 	}
-	if (w->session == NULL && (w->session = pg_connect(w->sh->o->conninfo, &err)) == NULL)
+	if (w->session == NULL && (w->session = pg_connect(w->sh->o->conninfo, &err)) == NULL) {
 		snprintf(why, len, "%s", err.msg);
+		worker_unavailable(w, err.msg);
+	}
 	return w->session;
+}
+
+/*
+ * Whether a failed login as an author is the author's business, for the
+ * task to judge: refused (credentials, NOLOGIN, pg_hba.conf), or the
+ * role's own CONNECTION LIMIT reached (which must not hold up every other
+ * author's jobs). Any other failure is the runner's.
+ */
+static bool
+authors_own_failure(const char *msg)
+{
+	return pg_login_refused(msg) || strstr(msg, "too many connections for role") != NULL;
 }
 
 /*
@@ -248,6 +326,8 @@ worker_author_session(void *arg, const char *role, cq_err *err)
 	free(w->author_role);
 	w->author_role = xstrdup(role);
 	w->author_conn = pg_connect_as(w->sh->o->conninfo, role, login && strcmp(login, role) == 0, err);
+	if (w->author_conn == NULL && !authors_own_failure(err->msg))
+		worker_unavailable(w, err->msg);
 	return w->author_conn;
 }
 
@@ -488,7 +568,8 @@ run_one(worker *w, int i)
 	 * nothing.)
 	 */
 	if (r->took_effect && r->status == TASK_SUCCEEDED &&
-		(stop == TASK_STOP_TIMEOUT || stop == TASK_STOP_SHUTDOWN || stop == TASK_STOP_CANCELLED))
+		(stop == TASK_STOP_TIMEOUT || stop == TASK_STOP_SHUTDOWN || stop == TASK_STOP_CANCELLED ||
+		 stop == TASK_STOP_UNAVAILABLE))
 		stop = TASK_GO;
 	w->cur = -1;
 	w->deadline = 0;
@@ -525,6 +606,10 @@ run_one(worker *w, int i)
 		}
 		case TASK_STOP_SHUTDOWN:
 			task_result_set(r, TASK_FAILED, NULL, "given back at shutdown");
+			o->outcome = "given_back";
+			break;
+		case TASK_STOP_UNAVAILABLE:
+			task_result_set(r, TASK_FAILED, NULL, "given back: %s", w->unavailable);
 			o->outcome = "given_back";
 			break;
 		case TASK_STOP_CANCELLED:
@@ -572,7 +657,7 @@ run_batch(worker *w)
 
 	for (int i = 0; i < n && w->code == 0; i++) {
 		w->stopped = TASK_GO;
-		if (stop_requests || past_max_runtime(w->sh))
+		if (stop_requests || past_max_runtime(w->sh) || faulted(w->sh))
 			break;
 		if (mono_ms() - w->last_beat >= CANCEL_CHECK_MS)
 			w->next_beat = 0;
@@ -588,6 +673,7 @@ run_batch(worker *w)
 	}
 	if (w->code == 0)
 		give_back_waiting(w, stop_requests ? "given back unstarted at shutdown"
+						  : faulted(w->sh) ? w->sh->fault_note
 						  : "given back unstarted: --max-runtime is up");
 }
 
@@ -621,12 +707,14 @@ worker_main(void *arg)
 		w->conn = pg_connect(o->conninfo, &w->err);
 		w->own_conn = true;
 		if (w->conn == NULL) {
-			w->code = w->err.code;
+			/* Nothing claimed yet; the others stop claiming too. */
+			runner_fault(w->sh, w->err.msg);
+			cq_clear(&w->err);
 			return NULL;
 		}
 	}
 	while (w->code == 0) {
-		bool stopping = stop_requests || past_max_runtime(w->sh);
+		bool stopping = stop_requests || past_max_runtime(w->sh) || faulted(w->sh);
 		int limit = stopping ? 0 : budget_take(w->sh, o->batch);
 		job_outcome *rec = NULL;
 		int *idx = NULL;
@@ -838,6 +926,10 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 		pg_close(w->author_conn);
 		free(w->author_role);
 	}
+	if (code == 0 && sh.faulted)
+		code = cq_fail(err, EX_TEMPFAIL, "the runner could not open a database session, so it claimed no more"
+					   " jobs and gave back %" PRId64 " (their attempts not counted): %s",
+					   sum->given_back, sh.fault);
 
 out:
 	if (wake.wake_id && !wake.finished && pg_alive(conn)) {

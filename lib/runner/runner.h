@@ -52,7 +52,12 @@ typedef struct run_summary {
 #define RUN_DEFAULT_GRACE_MS (10 * 1000)
 #define RUN_DEFAULT_KILL_GRACE_MS (5 * 1000)
 
-/* Run; 0, or an EX_* code with err filled. sum is filled either way. */
+/*
+ * Run; 0, or an EX_* code with err filled. sum is filled either way.
+ * EX_TEMPFAIL also when a session the run needed could not be opened (the
+ * server full, starting or stopping, unreachable): the claiming stopped
+ * there, and the jobs that needed one or had not started were given back.
+ */
 int runner_run(const run_opts *opts, run_summary *sum, cq_err *err)
 	__attribute__((warn_unused_result));
 

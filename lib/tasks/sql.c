@@ -77,9 +77,11 @@ fail_with(task_result *res, const PGresult *r, PGconn *conn, const char *what)
 }
 
 /*
- * A new session logged in as the job's author, or NULL with res filled: a
- * login the server refuses is permanent (no retry brings credentials), any
- * other failure is retried.
+ * A new session logged in as the job's author, or NULL: a login the server
+ * refuses is permanent (no retry brings credentials), the role's own
+ * connection limit is retried; any other failure is the runner's (the
+ * server is full, starting or stopping, unreachable), and the runner gives
+ * the job back, as it says through task_tick().
  */
 static PGconn *
 author_session(const task_ctx *ctx, const task_job *job, task_result *res)
@@ -89,7 +91,9 @@ author_session(const task_ctx *ctx, const task_job *job, task_result *res)
 
 	if (conn)
 		return conn;
-	if (pg_login_refused(err.msg))
+	if (task_tick(ctx) != TASK_GO)
+		;						/* the runner records why it stopped the task */
+	else if (pg_login_refused(err.msg))
 		task_result_set(res, TASK_PERMANENT, "permission_denied",
 						"cannot log in as role \"%s\" to run its sql job: %s; give the runner credentials "
 						"for that role (a ~/.pgpass line, a client certificate or a pg_ident.conf map)",

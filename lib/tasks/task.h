@@ -26,6 +26,7 @@ typedef enum task_stop {
 	TASK_STOP_LOST,				/* the job is no longer ours (lease lost) */
 	TASK_STOP_CANCELLED,		/* an operator cancelled the job */
 	TASK_STOP_DISCONNECTED,		/* the runner lost its database connection */
+	TASK_STOP_UNAVAILABLE,		/* the runner could not open a session the job needs: given back */
 } task_stop;
 
 /* How a task ended, when it was not stopped. */
@@ -68,17 +69,22 @@ typedef struct task_ctx {
 	/*
 	 * The runner's own database session, for the runner's statements that
 	 * a task needs (the exec permission check, purge): owned and kept by the
-	 * runner between jobs (NULL with why filled when it cannot be opened).
+	 * runner between jobs (NULL with why filled when it cannot be opened:
+	 * the runner's fault, so the job is given back, as for author_session).
 	 * No job's SQL ever runs on it.
 	 */
 	PGconn	   *(*session) (void *arg, char *why, size_t len);
 	/*
 	 * A session logged in as role, for a job's own SQL (NULL with err
 	 * filled when it cannot be opened): never one of the runner's, never
-	 * one another role used. The task hands it back with reusable false
-	 * when it stopped the job or cannot vouch for the session's state; the
-	 * runner then closes it, else resets it (DISCARD ALL) for the next job
-	 * of the same author.
+	 * one another role used. A login the server refuses for role, or the
+	 * role's own connection limit, is the job's problem; any other failure
+	 * (the server is full, starting or stopping, unreachable, out of
+	 * memory) is the runner's: task_tick() then says TASK_STOP_UNAVAILABLE
+	 * and the job is given back, its attempt not counted. The task hands
+	 * the session back with reusable false when it stopped the job or
+	 * cannot vouch for the session's state; the runner then closes it,
+	 * else resets it (DISCARD ALL) for the next job of the same author.
 	 */
 	PGconn	   *(*author_session) (void *arg, const char *role, cq_err *err);
 	void		(*author_release) (void *arg, PGconn *conn, bool reusable);
