@@ -397,20 +397,28 @@ occurrences(const cron_expr *e, const tz *zone, int64_t from, int64_t upto, int 
 }
 
 /*
- * The due schedules, locked. One with no next_run_at (written with SQL, or
- * its expression changed) is planned from now: its occurrences are looked
- * for from a second after now (none, then), and its next run is its first
- * fire time after this wake.
+ * The due schedules, locked, in two passes over the partial index
+ * schedules_due, each read in its order with a LIMIT (one "due or NULL"
+ * query cannot be: it sorted every due schedule for each batch, a sixth of
+ * materialising 10,000). First those with no next_run_at (written with
+ * SQL, or their expression changed): planned from now, their occurrences
+ * are looked for from a second after now (none), and their next run is
+ * their first fire time after this wake. Then those due.
  */
-static const char due_sql[] =
-	"select s.name, s.cron, s.timezone, s.catchup, s.overlap,"
-	"   coalesce(floor(extract(epoch from s.next_run_at)), floor(extract(epoch from now())) + 1)::bigint,"
-	"   floor(extract(epoch from now()))::bigint,"
-	"   coalesce(j.status in ('queued', 'running', 'failed'), false)"
-	" from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id"
-	" where s.enabled and (s.next_run_at <= now() or s.next_run_at is null)"
-	" order by s.next_run_at nulls first limit $1::int"
-	" for update of s skip locked";
+#define DUE_SQL(where) \
+	"select s.name, s.cron, s.timezone, s.catchup, s.overlap," \
+	"   coalesce(floor(extract(epoch from s.next_run_at)), floor(extract(epoch from now())) + 1)::bigint," \
+	"   floor(extract(epoch from now()))::bigint," \
+	"   coalesce(j.status in ('queued', 'running', 'failed'), false)" \
+	" from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id" \
+	" where s.enabled and " where \
+	" limit $1::int" \
+	" for update of s skip locked"
+
+static const char *const due_sql[] = {
+	DUE_SQL("s.next_run_at is null"),
+	DUE_SQL("s.next_run_at <= now() order by s.next_run_at"),
+};
 
 static const char materialise_sql[] =
 	"select schedule, job_id from cronq.materialise($1, $2, $3, $4)";
@@ -630,14 +638,15 @@ materialise_slow(PGconn *conn, due_entry *d, int n, int *enqueued, cq_err *err, 
 }
 
 /*
- * One transaction's worth: *due gets how many schedules were due (0: done).
+ * One transaction's worth of the schedules select_sql finds: *due gets how
+ * many (0: done).
  * The due schedules go to cronq.materialise() in one call, or with slow
  * through materialise_slow(). sqlstate gets the SQLSTATE of a failed
  * cronq.materialise() call ("" for any other failure).
  */
 static int
-materialise_batch(PGconn *conn, zone_cache *zones, bool slow, int *enqueued, int *skipped,
-				  int *due, cq_err *err, char *sqlstate)
+materialise_batch(PGconn *conn, const char *select_sql, zone_cache *zones, bool slow,
+				  int *enqueued, int *skipped, int *due, cq_err *err, char *sqlstate)
 {
 	due_entry *d = NULL;
 	due_entry **all = NULL;
@@ -651,7 +660,7 @@ materialise_batch(PGconn *conn, zone_cache *zones, bool slow, int *enqueued, int
 	sqlstate[0] = '\0';
 	if ((rc = pg_run(conn, "begin", 0, NULL, err)) != 0)
 		goto out;
-	if ((res = pg_exec(conn, due_sql, 1, (const char *[]) {batch}, PG_ANY, err, NULL)) == NULL) {
+	if ((res = pg_exec(conn, select_sql, 1, (const char *[]) {batch}, PG_ANY, err, NULL)) == NULL) {
 		rc = err->code;
 		goto out;
 	}
@@ -704,19 +713,23 @@ schedule_materialise(PGconn *conn, int *enqueued, int *skipped, cq_err *err)
 {
 	zone_cache zones = {NULL, NULL, 0, 0};
 	char sqlstate[6];
-	int rc, due;
+	int rc = 0, due;
 
 	*enqueued = 0;
 	*skipped = 0;
-	do {
-		rc = materialise_batch(conn, &zones, false, enqueued, skipped, &due, err, sqlstate);
-		if (rc != 0 && schedule_fault(sqlstate) && pg_alive(conn)) {
-			/* The fast path's one statement was refused: the same batch, in parts. */
-			log_debug("materialising the due schedules in parts: %s", err->msg);
-			cq_clear(err);
-			rc = materialise_batch(conn, &zones, true, enqueued, skipped, &due, err, sqlstate);
-		}
-	} while (rc == 0 && due == MATERIALISE_BATCH);
+	for (size_t pass = 0; rc == 0 && pass < sizeof due_sql / sizeof due_sql[0]; pass++) {
+		do {
+			rc = materialise_batch(conn, due_sql[pass], &zones, false, enqueued, skipped, &due,
+								   err, sqlstate);
+			if (rc != 0 && schedule_fault(sqlstate) && pg_alive(conn)) {
+				/* The fast path's one statement was refused: the same batch, in parts. */
+				log_debug("materialising the due schedules in parts: %s", err->msg);
+				cq_clear(err);
+				rc = materialise_batch(conn, due_sql[pass], &zones, true, enqueued, skipped, &due,
+									   err, sqlstate);
+			}
+		} while (rc == 0 && due == MATERIALISE_BATCH);
+	}
 	zone_cache_free(&zones);
 	return rc;
 }
