@@ -24,7 +24,9 @@ help(void)
 		   "  -h, --help                show this help, then exit\n\n"
 		   "Connection options:\n"
 		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
-		   "Prints one line per job; exits 65 when an ID does not exist.\n");
+		   "Prints one line per job; exits 65 when an ID does not exist. A member of\n"
+		   "cronq_user cancels only the jobs it enqueued (another role's do not exist\n"
+		   "for it); cronq_admin, any.\n");
 }
 
 static int

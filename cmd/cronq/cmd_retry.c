@@ -49,7 +49,8 @@ help(void)
 		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
 		   "By ID, dead, failed, succeeded and cancelled jobs are retried; queued and\n"
 		   "running ones are left alone, with a warning. Prints \"retried N jobs\";\n"
-		   "exits 65 when an ID does not exist.\n");
+		   "exits 65 when an ID does not exist. A member of cronq_user retries only the\n"
+		   "jobs it enqueued (another role's do not exist for it); cronq_admin, any.\n");
 }
 
 static int

@@ -73,7 +73,9 @@ help(void)
 		   "      --count N             how many fire times (default 5)\n"
 		   "%s\n"
 		   "EXPR is a 5-field cron expression (Vixie cron/cronie syntax) or a macro:\n"
-		   "@yearly @annually @monthly @weekly @daily @midnight @hourly.\n",
+		   "@yearly @annually @monthly @weekly @daily @midnight @hourly.\n"
+		   "A member of cronq_user sees and manages only the schedules it created, and\n"
+		   "their jobs run as it; cronq_admin sees and manages all.\n",
 		   SCHEDULE_CATCHUP_CAP, connection_help);
 }
 
