@@ -77,7 +77,7 @@ eq "the runner ran everyone's due jobs" "succeeded,dead,queued,dead" \
 eq "app sees only its own runs" "$a1,$a2" "$(asq app "select string_agg(distinct job_id::text, ',') from cronq.job_runs")"
 eq "oncall sees every run" 3 "$(asq oncall "select count(distinct job_id) from cronq.job_runs where job_id in ($a1, $a2, $b1, $b2)")"
 as app status --json
-eq "status counts only app's jobs" "2|1" "$(python3 -c 'import json, sys; j = json.load(sys.stdin)["jobs"]; print(j["total"], j["dead"], sep="|")' <<<"$OUT")"
+eq "status counts only app's jobs" "2|1" "$(q "select j#>>'{jobs,total}' || '|' || (j#>>'{jobs,dead}') from (select \$j\$$OUT\$j\$::jsonb as j) x")"
 
 # --- 4. cancel and retry: one's own only ----------------------------------
 out=$(asq app "select cronq.cancel($b1)" 2>&1)
