@@ -33,7 +33,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/sql_embed.o
 CMD_OBJ  := $(CMD_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all deps test unit integration asan valgrind soak bench demo demo-stop fuzz install clean
+.PHONY: FORCE all deps test unit integration asan valgrind soak bench mutate demo demo-stop fuzz install clean
 all: $(BIN)
 
 deps:
@@ -104,6 +104,11 @@ soak: deps
 	@SOAK=1 TESTS=t_contention CRONQ=$(abspath $(BIN)) UNIT_DIR=/nonexistent scripts/run-tests.sh
 	@SOAK=1 TESTS=t_crash CRONQ=$(abspath $(BIN)) UNIT_DIR=/nonexistent scripts/run-tests.sh
 	@SOAK=1 TESTS=t_restart CRONQ=$(abspath $(BIN)) UNIT_DIR=/nonexistent scripts/run-tests.sh
+
+# Break each guarantee of tests/mutations in a scratch copy and check that a
+# test fails: "N killed, N survived". Minutes; not part of `make test`.
+mutate: deps
+	@scripts/mutate.sh
 
 bench: deps $(BIN)
 	@CRONQ=$(abspath $(BIN)) scripts/bench.sh

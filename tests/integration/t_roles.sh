@@ -157,6 +157,7 @@ out=$(asq app2 "select cronq.enqueue('noop', key => 'report-2030')" 2>&1)
 match "a key app holds is refused to app2, aloud" 'held by another role' "$out"
 printf '{"type": "noop"}\n{"type": "noop", "key": "report-2030"}\n' | PGUSER=app2 "$CRONQ" enqueue --jsonl 2>"$T_DIR/err"
 eq "in bulk too, all or nothing" "65|$n" "$?|$(( $(count cronq.jobs) - 1 ))"
+match "saying so (not a bare unique violation)" 'held by another role' "$(cat "$T_DIR/err")"
 eq "nothing was written by any attempt" "$((n + 1))" "$(count cronq.jobs)"
 eq "app enqueueing its key again gets its job" "$k" "$(PGUSER=app "$CRONQ" enqueue noop --key report-2030 2>/dev/null)"
 printf '{"type": "noop", "queue": "bulk"}\n{"type": "noop", "queue": "bulk"}\n' | PGUSER=app2 "$CRONQ" enqueue --jsonl
@@ -201,7 +202,7 @@ eq "and every runner still claims: app's job ran" succeeded "$(q "select status 
 # do not keep the rescue going round.
 q "insert into cronq.jobs (type, queue, status, locked_by, locked_until, enqueued_by)
    select 'noop', 'wreck', 'running', null, now() - interval '1 hour', 'app' from generate_series(1, 600)"
-timeout 60 "$CRONQ" run >/dev/null 2>&1
+timeout -k 5 60 "$CRONQ" run >/dev/null 2>&1
 eq "a rescue pass that records nothing ends the rescue" 0 "$?"
 q "delete from cronq.jobs where queue = 'wreck'"
 
