@@ -7,7 +7,11 @@
 # survived". Not part of `make test`: it takes minutes.
 #   MUTATE_ONLY   optional: only entries whose name contains one of these
 #                 space-separated words
+#   TEST_TIMEOUT  seconds per test file (default here 180: a mutant that
+#                 hangs a test fails it, with its name, without costing ten
+#                 minutes)
 set -uo pipefail
+export TEST_TIMEOUT=${TEST_TIMEOUT:-180}
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 catalogue="$root/tests/mutations"
@@ -21,7 +25,7 @@ cd "$scratch" || exit 1
 make -j2 bin/cronq unit-bins >build.log 2>&1 || { echo "mutate: the unmutated tree does not build"; exit 1; }
 
 killed=0; survived=0; broken=0
-while IFS=$'\t' read -r name file tests perl; do
+while IFS=$'\t' read -r -u 3 name file tests perl; do
     case $name in ''|'#'*) continue ;; esac
     if [ -n "${MUTATE_ONLY:-}" ]; then
         wanted=0
@@ -36,7 +40,7 @@ while IFS=$'\t' read -r name file tests perl; do
     elif ! make -j2 bin/cronq unit-bins >build.log 2>&1; then
         echo "broken $name: the mutant does not build"
         broken=$((broken + 1))
-    elif TESTS="$tests" make test >"test-$name.log" 2>&1; then
+    elif TESTS="$tests" make test >"test-$name.log" 2>&1 </dev/null; then
         echo "survived $name ($tests)"
         survived=$((survived + 1))
     else
@@ -45,7 +49,7 @@ while IFS=$'\t' read -r name file tests perl; do
     fi
     mv "$file.orig" "$file"
     touch "$file"
-done <"$catalogue"
+done 3<"$catalogue"  # fd 3: nothing a test runs may read the catalogue
 [ $broken = 0 ] || echo "$broken entries could not be applied"
 echo "$killed killed, $survived survived"
 [ $survived = 0 ] && [ $broken = 0 ]

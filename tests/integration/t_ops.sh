@@ -189,24 +189,26 @@ for i in 1 2; do id=$("$CRONQ" enqueue noop --in 1h); "$CRONQ" cancel "$id" >/de
 for i in 1 2; do "$CRONQ" enqueue fail '{"permanent": true}' >/dev/null; done
 "$CRONQ" run 2>/dev/null
 fq=$("$CRONQ" enqueue fail '{}'); "$CRONQ" run 2>/dev/null
+# A job running its second attempt elsewhere, its first in the history.
+rn=$("$CRONQ" enqueue fail '{}'); "$CRONQ" run 2>/dev/null
+q "update cronq.jobs set status = 'running', attempts = 2, locked_by = 'elsewhere', locked_until = now() + interval '1 hour' where id = $rn"
 "$CRONQ" enqueue noop --in 1h >/dev/null
 ids() { q "select string_agg(id::text, ' ' order by id) from cronq.jobs where $1"; }
 old_s=$(ids "status = 'succeeded' and id in (select id from cronq.jobs where status = 'succeeded' order by id limit 2)")
 old_c=$(ids "status = 'cancelled' and id = (select min(id) from cronq.jobs where status = 'cancelled')")
 old_d=$(ids "status = 'dead' and id = (select min(id) from cronq.jobs where status = 'dead')")
-# Two days ago: two succeeded, one cancelled, one dead, and the pending ones
-# (which no purge may touch, however old).
+# Two days ago: two succeeded, one cancelled, one dead, and the unfinished
+# ones (which no purge may touch, however old).
 q "update cronq.jobs set finished_at = now() - interval '2 days', created_at = now() - interval '3 days'
-   where id in (${old_s// /,}, $old_c, $old_d) or status in ('failed', 'queued')"
-q "update cronq.jobs set finished_at = now() - interval '2 days' where status = 'failed'"
-eq "purge setup" "cancelled|2 dead|2 failed|1 queued|1 succeeded|4" \
+   where id in (${old_s// /,}, $old_c, $old_d) or status in ('failed', 'queued', 'running')"
+eq "purge setup" "cancelled|2 dead|2 failed|1 queued|1 running|1 succeeded|4" \
     "$(q "select string_agg(status || '|' || n, ' ' order by status) from (select status, count(*) n from cronq.jobs group by 1) x")"
 check "purge setup: the old ones have runs" [ "$(q "select count(*) from cronq.job_runs where job_id in (${old_s// /,})")" = 2 ]
 keep=$(ids "id not in (${old_s// /,}, $old_c)")
 cronq purge --older-than 1d
 expect "purge --older-than 1d: succeeded and cancelled" 0 "purged 3 jobs" ""
 eq "exactly the old succeeded and cancelled jobs are gone" "$keep" "$(ids "true")"
-eq "their runs are gone, the others' kept" "0|5" \
+eq "their runs are gone, the others' kept" "0|6" \
     "$(q "select count(*) filter (where job_id in (${old_s// /,}, $old_c)), count(*) from cronq.job_runs")"
 cronq purge --older-than 1d --status dead
 expect "purge --status dead" 0 "purged 1 job" ""
@@ -214,7 +216,9 @@ eq "the old dead job is gone" "" "$(ids "id = $old_d")"
 eq "its run too" 0 "$(q "select count(*) from cronq.job_runs where job_id = $old_d")"
 cronq purge
 expect "purge: default 14d keeps recent jobs" 0 "purged 0 jobs" ""
-eq "failed and queued jobs are never purged" "failed queued" "$(q "select string_agg(status, ' ' order by status) from cronq.jobs where status in ('failed', 'queued')")"
+unfinished() { q "select string_agg(status, ' ' order by status) from cronq.jobs where status in ('failed', 'queued', 'running')"; }
+unfinished_runs() { q "select count(*) from cronq.job_runs where job_id in ($fq, $rn)"; }
+eq "failed, queued and running jobs are never purged" "failed queued running" "$(unfinished)"
 before=$(jobs_count)
 cronq purge --older-than 5x
 expect "purge: bad duration" 65 "" 'cronq: error: invalid value "5x" for --older-than: invalid duration "5x": unknown unit "x" (use ms, s, m, h, d or w)'
@@ -225,7 +229,15 @@ expect "purge: stray argument" 64 "" $'cronq: error: too many command-line argum
 eq "bad purges deleted nothing" "$before" "$(jobs_count)"
 cronq purge --older-than 0 --status succeeded --status dead --status cancelled
 expect "purge --older-than 0: every finished job" 0 "purged 4 jobs" ""
-eq "only pending jobs are left" "failed queued" "$(q "select string_agg(status, ' ' order by status) from cronq.jobs")"
+eq "only unfinished jobs are left" "failed queued running" "$(q "select string_agg(status, ' ' order by status) from cronq.jobs")"
+eq "with their history" 2 "$(unfinished_runs)"
+# The purge task, with every status and no age, keeps them just the same.
+q "update cronq.jobs set finished_at = now() - interval '2 days', created_at = now() - interval '3 days'"
+p=$("$CRONQ" enqueue purge '{"older_than": "0s", "statuses": ["succeeded", "dead", "cancelled"]}')
+"$CRONQ" run
+eq "the purge task ran" "succeeded" "$(q "select status from cronq.jobs where id = $p")"
+eq "the purge task left the unfinished jobs" "failed queued running" "$(unfinished)"
+eq "and their history" 2 "$(unfinished_runs)"
 
 # ---- backfill
 reset

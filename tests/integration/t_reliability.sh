@@ -4,6 +4,33 @@
 . "$(dirname "$0")/lib.sh"
 migrate
 
+# An exec program that says when it started (its pid in a file), sleeps,
+# then leaves a file behind: a job whose progress the tests can see.
+#   mark DIR SECONDS [EXIT]
+exec_dir="$T_DIR/bin"; marks="$T_DIR/marks"
+mkdir -p "$exec_dir" "$marks"
+chmod 755 "$T_DIR" "$exec_dir"; chmod 777 "$marks"
+cat >"$exec_dir/mark" <<'SH'
+#!/bin/sh
+echo $$ >"$1/started.$CRONQ_JOB_ID.$CRONQ_ATTEMPT"
+sleep "$2"
+touch "$1/done.$CRONQ_JOB_ID.$CRONQ_ATTEMPT"
+exit "${3:-0}"
+SH
+chmod 755 "$exec_dir/mark"
+q "grant cronq_exec to postgres" 2>/dev/null
+mark_job() {  # mark_job SECONDS [EXIT [ENQUEUE-OPTION…]]: enqueue one; prints its id
+    local secs=$1 code=${2:-0}
+    shift $(( $# < 2 ? $# : 2 ))
+    "$CRONQ" enqueue exec "{\"command\": \"mark\", \"args\": [\"$marks\", \"$secs\", \"$code\"]}" "$@"
+}
+wait_file() {  # wait_file PATH SECONDS
+    local i
+    for i in $(seq 1 $(( $2 * 10 ))); do [ -s "$1" ] && return 0; sleep 0.1; done
+    return 1
+}
+gone() { ! kill -0 "$1" 2>/dev/null; }
+
 # 4 concurrent runners drain 10,000 noop jobs.
 seq 1 10000 | awk '{ print "{\"type\":\"noop\"}" }' | "$CRONQ" enqueue --jsonl
 for i in 1 2 3 4; do "$CRONQ" run --batch 100 >"$T_DIR/r$i.out" 2>&1 & done
@@ -84,14 +111,16 @@ eq "batch given back: nothing running, attempts not counted" "3|0" "$(q "select 
 
 # Fencing: worker A is frozen (SIGSTOP) past its lease; worker B rescues
 # and completes the job; when A wakes, it cannot overwrite B's outcome.
+# A is frozen once its program has started (a claim alone is not a start:
+# a job A never began leaves no attempt of A's in the history).
 q "delete from cronq.jobs; delete from cronq.job_runs"
-id=$("$CRONQ" enqueue sleep '{"seconds": 1.5}')
-"$CRONQ" run --lease 2s --worker-id worker-a 2>"$T_DIR/a.err" &
+id=$(mark_job 1.5)
+"$CRONQ" run --lease 2s --worker-id worker-a --exec-dir "$exec_dir" 2>"$T_DIR/a.err" &
 pid=$!
-check "A runs the job" wait_for "A" 5 "select locked_by = 'worker-a' from cronq.jobs where id = $id"
+check "A runs the job" wait_file "$marks/started.$id.1" 10
 kill -STOP $pid
 sleep 2.3
-"$CRONQ" run --worker-id worker-b
+"$CRONQ" run --worker-id worker-b --exec-dir "$exec_dir"
 eq "B completed the job" "succeeded|2|worker-b" "$(q "select j.status, j.attempts, r.worker from cronq.jobs j join cronq.job_runs r on r.job_id = j.id and r.outcome = 'succeeded' where j.id = $id")"
 kill -CONT $pid; wait $pid
 eq "A's late outcome did not overwrite B's" "succeeded|2" "$(q "select status, attempts from cronq.jobs where id = $id")"
@@ -105,6 +134,130 @@ id=$("$CRONQ" enqueue noop)
 q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'worker-c', locked_until = now() + interval '1 minute' where id = $id"
 "$CRONQ" run --worker-id worker-c
 eq "another worker's running job is not claimed" "running|worker-c" "$(q "select status, locked_by from cronq.jobs where id = $id")"
+
+# A lease taken over while its job runs (another worker's claim, written
+# here as SQL: the holder can be another worker at the same attempt, or a
+# worker of the same name at a later attempt, after a retry reset the
+# count). The old holder's heartbeat must not renew the new holder's
+# lease, must notice, stop the program before it finishes, and say so.
+far="2100-01-01 00:00:00+00"
+steal() {  # steal ID ATTEMPT WORKER
+    q "update cronq.jobs set attempts = $2, locked_by = '$3', locked_until = '$far' where id = $1"
+}
+holder() { q "select status || '|' || attempts || '|' || locked_by || '|' || (locked_until = '$far') from cronq.jobs where id = $1"; }
+for how in "same attempt|1|thief" "a later attempt, same worker name|2|worker-a"; do
+    IFS='|' read -r label attempt who <<<"$how"
+    q "delete from cronq.jobs; delete from cronq.job_runs"
+    id=$(mark_job 5)
+    "$CRONQ" run --lease 3s --worker-id worker-a --exec-dir "$exec_dir" 2>"$T_DIR/a.err" &
+    pid=$!
+    check "$label: A started the program" wait_file "$marks/started.$id.1" 10
+    steal "$id" "$attempt" "$who"
+    wait $pid
+    eq "$label: A's heartbeat left the new holder's lease alone" "running|$attempt|$who|true" "$(holder "$id")"
+    check "$label: A stopped the program before it finished" [ ! -e "$marks/done.$id.1" ]
+    check "$label: the program is gone" gone "$(cat "$marks/started.$id.1")"
+    match "$label: A says it lost the job" "job $id is no longer held by this worker; stopping it" "$(cat "$T_DIR/a.err")"
+    eq "$label: A's attempt is in the history as lease_lost" "1|lease_lost|worker-a" \
+        "$(q "select string_agg(attempt || '|' || outcome || '|' || worker, ';') from cronq.job_runs where job_id = $id")"
+done
+
+# The fence of every outcome, not only success: the thief takes the row
+# between two heartbeats (lease 60 s), and A's failure, timeout or
+# shutdown give-back arrives first. The thief's row stays the thief's.
+fenced() {  # fenced LABEL ID OUTCOME
+    eq "$1: the thief's row is untouched" "running|1|thief|true" "$(holder "$2")"
+    eq "$1: A's outcome is in the history as refused" "lease_lost|lease lost: outcome $3 not recorded" \
+        "$(q "select string_agg(outcome || '|' || error, ';') from cronq.job_runs where job_id = $2")"
+}
+q "delete from cronq.jobs; delete from cronq.job_runs"
+id=$(mark_job 2)
+"$CRONQ" run --lease 60s --worker-id worker-a --exec-dir "$exec_dir" 2>/dev/null &
+pid=$!
+check "succeeding job: A started the program" wait_file "$marks/started.$id.1" 10
+steal "$id" 1 thief
+wait $pid
+check "succeeding job: the program ran to its end" [ -e "$marks/done.$id.1" ]
+fenced "succeeding job" "$id" succeeded
+
+# (A plain success, no output, is recorded by a statement of its own.)
+q "delete from cronq.jobs; delete from cronq.job_runs"
+id=$("$CRONQ" enqueue sleep '{"seconds": 2}')
+"$CRONQ" run --lease 60s --worker-id worker-a 2>/dev/null &
+pid=$!
+check "plain success: A claimed the job" wait_for "claimed" 10 "select locked_by = 'worker-a' from cronq.jobs where id = $id"
+steal "$id" 1 thief
+wait $pid
+fenced "plain success" "$id" succeeded
+
+q "delete from cronq.jobs; delete from cronq.job_runs"
+id=$(mark_job 2 3)
+"$CRONQ" run --lease 60s --worker-id worker-a --exec-dir "$exec_dir" 2>/dev/null &
+pid=$!
+check "failing job: A started the program" wait_file "$marks/started.$id.1" 10
+steal "$id" 1 thief
+wait $pid
+check "failing job: the program ran to its end (and failed)" [ -e "$marks/done.$id.1" ]
+fenced "failing job" "$id" failed
+
+q "delete from cronq.jobs; delete from cronq.job_runs"
+id=$(mark_job 30 0 --timeout 2s)
+"$CRONQ" run --lease 60s --worker-id worker-a --exec-dir "$exec_dir" --kill-grace 1s 2>/dev/null &
+pid=$!
+check "timing-out job: A started the program" wait_file "$marks/started.$id.1" 10
+steal "$id" 1 thief
+wait $pid
+fenced "timing-out job" "$id" timeout
+
+q "delete from cronq.jobs; delete from cronq.job_runs"
+id=$(mark_job 30)
+"$CRONQ" run --lease 60s --worker-id worker-a --exec-dir "$exec_dir" --grace 0s --kill-grace 1s 2>/dev/null &
+pid=$!
+check "given back at shutdown: A started the program" wait_file "$marks/started.$id.1" 10
+steal "$id" 1 thief
+kill -TERM $pid; wait $pid
+fenced "given back at shutdown" "$id" given_back
+
+# The rescue is fenced too: a lease renewed between the rescue's look
+# (expired) and its write is not rescued. The renewal is held open in a
+# transaction until the rescue waits for its row, then committed.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+id=$("$CRONQ" enqueue noop)
+q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'slow-worker', locked_until = now() - interval '1 second' where id = $id"
+rm -f "$T_DIR/renew"; mkfifo "$T_DIR/renew"
+"$PSQL" -XAtq <"$T_DIR/renew" >/dev/null 2>&1 &
+renewer=$!
+exec 7>"$T_DIR/renew"
+echo "begin; update cronq.jobs set locked_until = '$far' where id = $id;" >&7
+check "the renewal is under way" wait_for "renewing" 10 \
+    "select count(*) = 1 from pg_stat_activity where state = 'idle in transaction' and datname = current_database()"
+"$CRONQ" run 2>"$T_DIR/r.err" &
+pid=$!
+check "the rescue waits for the renewed row" wait_for "waiting" 10 \
+    "select count(*) = 1 from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"
+echo "commit;" >&7
+exec 7>&-
+wait $renewer
+wait $pid
+eq "a lease renewed under the rescue is kept" "running|1|slow-worker|true" "$(holder "$id")"
+eq "and nothing is in its history" 0 "$(q "select count(*) from cronq.job_runs where job_id = $id")"
+
+# SKIP LOCKED: a row another session holds locked (a claim in progress
+# elsewhere) neither blocks a claim nor is taken by it. The run ends while
+# the lock is still held, having run every other job.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+held=$("$CRONQ" enqueue noop --priority 1)
+for i in 1 2 3; do "$CRONQ" enqueue noop >/dev/null; done
+"$PSQL" -XAtq -c "begin; select id from cronq.jobs where id = $held for update; select pg_sleep(60); commit" >/dev/null 2>&1 &
+locker=$!
+check "another session holds a job's row" wait_for "locked" 10 \
+    "select count(*) = 1 from pg_stat_activity where wait_event = 'PgSleep' and datname = current_database()"
+timeout -k 5 30 "$CRONQ" run
+eq "a claim skips a row locked elsewhere: the others ran, it is left queued" "3|queued|0" \
+    "$(q "select count(*) filter (where status = 'succeeded'), (select status || '|' || attempts from cronq.jobs where id = $held) from cronq.jobs")"
+check "the run ended while the row was still locked (it never waited)" kill -0 $locker
+q "select pg_terminate_backend(pid) from pg_stat_activity where wait_event = 'PgSleep' and datname = current_database()" >/dev/null
+wait $locker
 
 # A quick job's outcome is recorded while the next job of its batch runs,
 # not after: kill -9 during the long job must not cost the quick one its

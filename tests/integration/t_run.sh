@@ -42,6 +42,18 @@ eq "3 job_runs rows, all failed" "3|failed|1|3" "$(q "select count(*), max(outco
 cronq run
 eq "a dead job is not run again" "3" "$(q "select count(*) from cronq.job_runs where job_id = $id")"
 
+# The jitter is real: ten jobs failing together wait ten different delays
+# (run_at - updated_at: both written by the statement that records the
+# outcome, at its now()), each in [d/2, d] of the first attempt.
+q "delete from cronq.jobs where status <> 'dead'"
+for i in $(seq 1 10); do "$CRONQ" enqueue fail >/dev/null; done
+"$CRONQ" run --seed 11 2>/dev/null
+eq "ten failed first attempts, ten distinct delays within [5, 10] s" "10|10|t" \
+    "$(q "select count(*), count(distinct run_at - updated_at),
+                 bool_and(run_at - updated_at between interval '5 s' and interval '10 s')
+          from cronq.jobs where status = 'failed'")"
+q "delete from cronq.jobs where status = 'failed'"
+
 # The same seed gives the same jitter.
 a=$("$CRONQ" enqueue fail); b=$("$CRONQ" enqueue fail)
 q "update cronq.jobs set id = id + 1000000 where id in ($a, $b)" 2>/dev/null

@@ -132,10 +132,46 @@ round 20
 eq "overlap skip: nothing new while the previous job is queued; allow: a second job" "1|2" \
     "$(q "select count(*) filter (where schedule = 'busy'), count(*) filter (where schedule = 'free') from cronq.jobs")"
 match "the skip is logged" 'schedule "busy": previous job still unfinished' "$(cat "$T_DIR/err")"
+# Running, and failed awaiting its retry, are unfinished too.
+busy_job=$(q "select last_job_id from cronq.schedules where name = 'busy'")
+q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'elsewhere', locked_until = now() + interval '1 hour' where id = $busy_job"
+round 23
+"$CRONQ" run --queue none-such
+eq "overlap skip: nothing new while the previous job is running" 1 "$(q "select count(*) from cronq.jobs where schedule = 'busy'")"
+q "update cronq.jobs set status = 'failed', locked_by = null, locked_until = null, run_at = now() + interval '1 hour' where id = $busy_job"
+round 26
+"$CRONQ" run --queue none-such
+eq "overlap skip: nothing new while the previous job waits for its retry" 1 "$(q "select count(*) from cronq.jobs where schedule = 'busy'")"
+q "update cronq.jobs set status = 'queued', attempts = 0, run_at = now() where id = $busy_job"
 "$CRONQ" run
 round 30
 "$CRONQ" run --queue none-such
 eq "once the previous job finished, the next occurrence is enqueued" 2 "$(q "select count(*) from cronq.jobs where schedule = 'busy'")"
+
+# An occurrence is enqueued once, however often it is looked at: with its
+# schedule rewound (a runner that read an old next_run_at, an operator's
+# edit), the same fire time finds its key taken and adds nothing.
+q "update cronq.schedules set next_run_at = now() - interval '59 minutes' where name = 'busy'"
+"$CRONQ" run --queue none-such
+eq "a rewound schedule does not enqueue the same occurrence twice" "2|2" \
+    "$(q "select count(*), count(distinct scheduled_for) from cronq.jobs where schedule = 'busy'")"
+
+# A schedule row another runner holds locked (materialising it) is skipped,
+# not waited for: the wake materialises the others and ends while the lock
+# is still held.
+q "update cronq.schedules set next_run_at = now() - interval '59 minutes'"
+round 40
+free_before=$(q "select count(*) from cronq.jobs where schedule = 'free'")
+"$PSQL" -XAtq -c "begin; select name from cronq.schedules where name = 'busy' for update; select pg_sleep(60); commit" >/dev/null 2>&1 &
+locker=$!
+check "another session holds a schedule's row" wait_for "locked" 10 \
+    "select count(*) = 1 from pg_stat_activity where wait_event = 'PgSleep' and datname = current_database()"
+timeout -k 5 30 "$CRONQ" run --queue none-such
+eq "the locked schedule was skipped, the other materialised" "2|$((free_before + 1))" \
+    "$(q "select count(*) filter (where schedule = 'busy'), count(*) filter (where schedule = 'free') from cronq.jobs")"
+check "the wake ended while the schedule was still locked (it never waited)" kill -0 $locker
+q "select pg_terminate_backend(pid) from pg_stat_activity where wait_event = 'PgSleep' and datname = current_database()" >/dev/null
+wait $locker
 
 # Jobs of a schedule are enqueued in its author's name, not the runner's.
 mkrole sched_bob

@@ -179,6 +179,16 @@ eq "vacuum with transaction false" "succeeded|" "$(status_of $id)"
 id=$("$CRONQ" enqueue sql '{"sql": "vacuum guestbook"}')
 "$CRONQ" run 2>/dev/null
 match "vacuum inside a transaction fails" "^(failed|dead)\\|" "$(status_of $id)"
+# ... and as its author too, like any sql job: what it creates is the
+# author's, and what the author may not do, it cannot do this way either.
+id=$(PGUSER=tk_alice "$CRONQ" enqueue sql '{"sql": "create table alices_nt (x int)", "transaction": false}')
+"$CRONQ" run
+eq "transaction false, by tk_alice: succeeded" "succeeded|" "$(status_of $id)"
+eq "transaction false: the table is tk_alice's" tk_alice "$(q "select tableowner from pg_tables where tablename = 'alices_nt'")"
+id=$(PGUSER=tk_mallory "$CRONQ" enqueue sql '{"sql": "insert into secret values (1)", "transaction": false}')
+"$CRONQ" run 2>/dev/null
+eq "transaction false: a role without INSERT cannot write" "dead|permission_denied" "$(status_of $id)"
+eq "transaction false: nothing written" 0 "$(q "select count(*) from secret")"
 
 # cancel: queued at once; running within two heartbeats, ending cancelled.
 q1=$("$CRONQ" enqueue noop --in 1h)
