@@ -162,9 +162,10 @@ for how in "same attempt|1|thief" "a later attempt, same worker name|2|worker-a"
         "$(q "select string_agg(attempt || '|' || outcome || '|' || worker, ';') from cronq.job_runs where job_id = $id")"
 done
 
-# The fence of every outcome, not only success: the thief takes the row
-# between two heartbeats (lease 60 s), and A's failure, timeout or
-# shutdown give-back arrives first. The thief's row stays the thief's.
+# The fence of every outcome: the thief takes the row between two
+# heartbeats (lease 60 s), so A's outcome (a success, a failure, a timeout,
+# a give-back at shutdown) arrives before A knows. The thief's row stays
+# the thief's.
 fenced() {  # fenced LABEL ID OUTCOME
     eq "$1: the thief's row is untouched" "running|1|thief|true" "$(holder "$2")"
     eq "$1: A's outcome is in the history as refused" "lease_lost|lease lost: outcome $3 not recorded" \
