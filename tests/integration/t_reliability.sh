@@ -171,12 +171,18 @@ fenced() {  # fenced LABEL ID OUTCOME
     eq "$1: A's outcome is in the history as refused" "lease_lost|lease lost: outcome $3 not recorded" \
         "$(q "select string_agg(outcome || '|' || error, ';') from cronq.job_runs where job_id = $2")"
 }
+# run_then_steal LABEL ID RUN-OPTION…: A runs job ID (its pid in $pid);
+# once the program has started, the thief takes the row.
+run_then_steal() {
+    local label=$1 id=$2; shift 2
+    "$CRONQ" run --lease 60s --worker-id worker-a --exec-dir "$exec_dir" "$@" 2>/dev/null &
+    pid=$!
+    check "$label: A started the program" wait_file "$marks/started.$id.1" 10
+    steal "$id" 1 thief
+}
 q "delete from cronq.jobs; delete from cronq.job_runs"
 id=$(mark_job 2)
-"$CRONQ" run --lease 60s --worker-id worker-a --exec-dir "$exec_dir" 2>/dev/null &
-pid=$!
-check "succeeding job: A started the program" wait_file "$marks/started.$id.1" 10
-steal "$id" 1 thief
+run_then_steal "succeeding job" "$id"
 wait $pid
 check "succeeding job: the program ran to its end" [ -e "$marks/done.$id.1" ]
 fenced "succeeding job" "$id" succeeded
@@ -193,29 +199,20 @@ fenced "plain success" "$id" succeeded
 
 q "delete from cronq.jobs; delete from cronq.job_runs"
 id=$(mark_job 2 3)
-"$CRONQ" run --lease 60s --worker-id worker-a --exec-dir "$exec_dir" 2>/dev/null &
-pid=$!
-check "failing job: A started the program" wait_file "$marks/started.$id.1" 10
-steal "$id" 1 thief
+run_then_steal "failing job" "$id"
 wait $pid
 check "failing job: the program ran to its end (and failed)" [ -e "$marks/done.$id.1" ]
 fenced "failing job" "$id" failed
 
 q "delete from cronq.jobs; delete from cronq.job_runs"
 id=$(mark_job 30 0 --timeout 2s)
-"$CRONQ" run --lease 60s --worker-id worker-a --exec-dir "$exec_dir" --kill-grace 1s 2>/dev/null &
-pid=$!
-check "timing-out job: A started the program" wait_file "$marks/started.$id.1" 10
-steal "$id" 1 thief
+run_then_steal "timing-out job" "$id" --kill-grace 1s
 wait $pid
 fenced "timing-out job" "$id" timeout
 
 q "delete from cronq.jobs; delete from cronq.job_runs"
 id=$(mark_job 30)
-"$CRONQ" run --lease 60s --worker-id worker-a --exec-dir "$exec_dir" --grace 0s --kill-grace 1s 2>/dev/null &
-pid=$!
-check "given back at shutdown: A started the program" wait_file "$marks/started.$id.1" 10
-steal "$id" 1 thief
+run_then_steal "given back at shutdown" "$id" --grace 0s --kill-grace 1s
 kill -TERM $pid; wait $pid
 fenced "given back at shutdown" "$id" given_back
 
