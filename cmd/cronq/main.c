@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "pg/pg.h"
 
 typedef struct command {
 	const char *name;
@@ -64,8 +65,10 @@ main(int argc, char **argv)
 {
 	const char *name;
 
-	/* jansson seeds its hash function lazily; do it before any thread starts. */
+	/* Both before any thread starts: jansson seeds its hash function
+	 * lazily, and libpq reads $PGTZ at every connection. */
 	json_object_seed(0);
+	pg_init();
 
 	if (argc < 2)
 		return cli_usage_error(NULL, "no command given");

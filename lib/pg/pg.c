@@ -57,14 +57,18 @@ on_notice(void *arg, const PGresult *res)
  * Spelt "GMT" (the same zone): the one name a server knows without
  * reading its zoneinfo files, ~0.1 ms of every connection.
  */
+void
+pg_init(void)
+{
+	setenv("PGTZ", "GMT", 1);
+}
+
 static PGconn *
 connect_params(const char *const *keys, const char *const *vals, int expand,
 			   const char *conninfo, cq_err *err)
 {
-	PGconn *conn;
+	PGconn *conn = PQconnectdbParams(keys, vals, expand);
 
-	setenv("PGTZ", "GMT", 1);
-	conn = PQconnectdbParams(keys, vals, expand);
 	if (conn == NULL) {
 		cq_fail(err, EX_SOFTWARE, "could not connect to database: out of memory");
 		return NULL;

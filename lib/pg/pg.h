@@ -27,6 +27,13 @@ typedef enum pg_shape {
 const char *pg_default_conninfo(void);
 
 /*
+ * Once, before the first connection and before any thread starts: sets
+ * $PGTZ, which libpq reads at every connection (setenv while another
+ * thread reads the environment is a data race).
+ */
+void pg_init(void);
+
+/*
  * Open a session: application_name "cronq" (unless the conninfo names one),
  * client_encoding UTF8, time zone UTC, nothing relying on search_path.
  * NULL with EX_USAGE when conninfo is a connection string libpq cannot

@@ -18,6 +18,8 @@ eq "options stored" 'mail|-5|3|00:01:30|{"seconds": 0.1}|t' \
     "$(q "select queue, priority, max_attempts, timeout, payload, run_at between now() + interval '59 minutes' and now() + interval '61 minutes' from cronq.jobs where id = $id")"
 cronq enqueue noop --run-at '2030-01-02 03:04:05'
 eq "a time without zone is UTC" "2030-01-02 03:04:05+00" "$(q "select run_at from cronq.jobs where id = $OUT")"
+OUT=$(PGTZ=Asia/Kolkata "$CRONQ" enqueue noop --run-at '2030-01-02 03:04:05')
+eq "a time without zone is UTC, whatever \$PGTZ says" "2030-01-02 03:04:05+00" "$(q "select run_at from cronq.jobs where id = $OUT")"
 cronq enqueue noop --run-at '2030-01-02T03:04:05+02:00'
 eq "RFC 3339 with offset" "2030-01-02 01:04:05+00" "$(q "select run_at from cronq.jobs where id = $OUT")"
 cronq_in '{"seconds": 1}' enqueue sleep -
