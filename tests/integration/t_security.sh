@@ -143,10 +143,10 @@ eq "the runner's explicit password is not used for another role" "0|dead|permiss
     "$(q "select count(*) from mallorys")|$(status_of "$m")"
 
 # --- 4. nothing a job leaves in a session reaches what runs next --------
-# Session settings, temporary objects shadowing catalogs, prepared
-# statements, cursors, listeners: then bob's job and the runner's own
-# statements (the exec permission check, the outcome records) must be
-# unaffected. One worker, one batch, alice's traps first.
+# Session settings (the time zone too), temporary objects shadowing
+# catalogs, prepared statements, cursors, listeners: then bob's job and the
+# runner's own statements (the exec permission check, the outcome records)
+# must be unaffected. One worker, one batch, alice's traps first.
 q "grant cronq_exec to sec_bob"
 mkdir -p "$T_DIR/bin"; chmod 755 "$T_DIR" "$T_DIR/bin"
 printf '#!/bin/sh\ntouch %s/exec-ran\n' "$T_DIR" >"$T_DIR/bin/mark"; chmod 755 "$T_DIR/bin/mark"
@@ -161,6 +161,7 @@ traps=(
     'listen cronq'
     'set session characteristics as transaction read only'
     'select set_config($$lock_timeout$$, $$1$$, false)'
+    'set timezone = $$Asia/Kolkata$$'
 )
 first=$(q "select coalesce(max(id), 0) from cronq.jobs")
 for t in "${traps[@]}"; do
@@ -173,7 +174,7 @@ done
 q "create table probe (state text); alter table probe owner to sec_alice"
 as sec_alice alice-pw "select cronq.enqueue('sql', jsonb_build_object('sql', \$p\$insert into probe select concat_ws('|',
     current_setting('default_transaction_read_only'), current_setting('transaction_read_only'),
-    current_setting('statement_timeout'), current_setting('lock_timeout'), current_setting('search_path'),
+    current_setting('statement_timeout'), current_setting('lock_timeout'), current_setting('search_path'), current_setting('TimeZone'),
     (select count(*) from pg_class where relnamespace = pg_my_temp_schema()),
     (select count(*) from pg_prepared_statements), (select count(*) from pg_cursors),
     (select count(*) from pg_listening_channels()), session_user, current_user)\$p\$), priority => -1)" >/dev/null
@@ -182,7 +183,7 @@ q "revoke cronq_exec from sec_bob"   # the runner's check must now refuse it
 b=$(enq sec_bob bob-pw '{"sql": "insert into bobs values (2)"}')
 "$CRONQ" run --batch 20 --exec-dir "$T_DIR/bin" 2>/dev/null
 eq "the traps themselves ran" "$(( ${#traps[@]} * 2 + 1 ))" "$(q "select count(*) from cronq.jobs where id > $first and enqueued_by = 'sec_alice' and status = 'succeeded'")"
-eq "alice's next job starts as on a new session" 'off|off|0|0|"$user", public|0|0|0|0|sec_alice|sec_alice' "$(q "select state from probe")"
+eq "alice's next job starts as on a new session" 'off|off|0|0|"$user", public|GMT|0|0|0|0|sec_alice|sec_alice' "$(q "select state from probe")"
 eq "bob's job after them wrote its row" "succeeded|" "$(status_of "$b")"
 eq "bob's row is there" 2 "$(q "select max(x) from bobs")"
 eq "the runner's exec check was not fooled by a temporary pg_roles" "dead|permission_denied" "$(status_of "$e")"
