@@ -41,6 +41,7 @@ run() { PGUSER=cronq_runner "$CRONQ" run "$@"; }
 # --- 1. migrate by a role that may not create roles -----------------------
 as cronq_runner migrate
 eq "migrate succeeds without the roles" 0 "$RC"
+purge_aside
 match "and says what a superuser must run" \
     'roles cronq_user, cronq_exec, cronq_admin do not exist.*CREATE ROLE cronq_user NOLOGIN; CREATE ROLE cronq_exec NOLOGIN; CREATE ROLE cronq_admin NOLOGIN;.*cronq migrate' "$ERR"
 eq "no role was created" 0 "$(q "select count(*) from pg_roles where rolname like 'cronq\\_%' and rolname <> 'cronq_runner'")"

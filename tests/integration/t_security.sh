@@ -86,6 +86,7 @@ eq "every attempt failed" 0 "$(q "select count(*) from cronq.jobs where enqueued
 q "create database sec2 owner sec_runner"
 runner2="host=$PGHOST port=$PGPORT dbname=sec2 user=sec_runner"
 "$CRONQ" migrate --db "$runner2" 2>/dev/null || fail "migrate as a non-superuser runner"
+PGDATABASE=sec2 purge_aside
 PGDATABASE=sec2 q "grant usage on schema cronq to cronq_user; grant select on cronq.jobs, cronq.job_runs to cronq_user;
     grant insert (queue, type, payload, priority, run_at, max_attempts, timeout, idempotency_key) on cronq.jobs to cronq_user;
     grant execute on all functions in schema cronq to cronq_user;
