@@ -78,6 +78,17 @@ test: deps
 	@$(MAKE) --no-print-directory $(BIN) unit-bins
 	@CRONQ=$(abspath $(BIN)) UNIT_DIR=$(abspath $(BUILD)/tests) scripts/run-tests.sh
 
+# The two halves of `make test`: the unit tests (no database), and the
+# integration tests against a throwaway PostgreSQL (TESTS="t_run t_ops"
+# picks some).
+unit: deps
+	@$(MAKE) --no-print-directory $(BIN) unit-bins
+	@UNIT_ONLY=1 CRONQ=$(abspath $(BIN)) UNIT_DIR=$(abspath $(BUILD)/tests) scripts/run-tests.sh
+
+integration: deps
+	@$(MAKE) --no-print-directory $(BIN)
+	@NO_UNIT=1 CRONQ=$(abspath $(BIN)) UNIT_DIR=$(abspath $(BUILD)/tests) scripts/run-tests.sh
+
 asan:
 	@$(MAKE) --no-print-directory test BUILD=build/asan BIN=build/asan/bin/cronq OPT="-O1 -g" \
 	    SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"

@@ -6,6 +6,8 @@
 #   UNIT_DIR   where the unit test binaries are
 #   TESTS      optional: only integration tests whose name contains one of
 #              these space-separated words
+#   UNIT_ONLY  set: the unit tests alone, no PostgreSQL
+#   NO_UNIT    set: the integration tests alone
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,14 +33,20 @@ cleanup() { "$root/scripts/pg.sh" stop "$tmp/pg" >/dev/null 2>&1; rm -rf "$tmp";
 trap cleanup EXIT INT TERM
 
 echo "== unit tests"
-for t in "$UNIT_DIR"/test_*; do
+# The compiled tests, and the checks of the source (tests/unit/*.sh) with them.
+unit_tests=("$UNIT_DIR"/test_*)
+[ -d "$UNIT_DIR" ] && unit_tests+=("$root"/tests/unit/test_*.sh)
+[ -n "${NO_UNIT:-}" ] && unit_tests=()
+for t in "${unit_tests[@]}"; do
     [ -x "$t" ] || continue
-    name=$(basename "$t")
+    name=$(basename "$t" .sh)
     (cd "$root" && timeout --kill-after=10 "${TEST_TIMEOUT:-600}" "$t") >"$tmp/$name.log" 2>&1 \
         || case $? in 124|137) echo "not ok $name: timed out"; failed=$((failed + 1)) ;; esac
     grep -E '^not ok|: [0-9]+ passed' "$tmp/$name.log"
     tally "$tmp/$name.log" "$name"
 done
+
+[ -n "${UNIT_ONLY:-}" ] && { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit; }
 
 echo "== integration tests"
 env_line=$("$root/scripts/pg.sh" start "$tmp/pg" fast) || { echo "could not start PostgreSQL"; echo "$passed passed, $((failed + 1)) failed"; exit 1; }

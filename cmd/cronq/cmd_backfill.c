@@ -13,9 +13,10 @@
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
-#include "queue/backfill.h"
+#include "sched/backfill.h"
 #include "queue/enqueue.h"
-#include "sched/cron.h"
+#include "time/cron.h"
+#include "time/rfc3339.h"
 #include "schema/migrate.h"
 #include "util/log.h"
 
@@ -119,10 +120,10 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 static void
 print_line(int64_t t, const char *key, const char *payload, void *arg)
 {
-	char ts[CRON_TIME_BUFLEN];
+	char ts[RFC3339_BUFLEN];
 
 	(void) arg;
-	cron_format_utc(t, ts, sizeof ts);
+	rfc3339_format(t, ts, sizeof ts);
 	printf("%s\t%s\t%s\n", ts, key, payload);
 }
 
@@ -152,10 +153,10 @@ read_range(PGconn *conn, const backfill_args *a, int64_t *from, int64_t *to, cq_
 		return rc;
 	}
 	if (*to < *from) {
-		char f[CRON_TIME_BUFLEN], t[CRON_TIME_BUFLEN];
+		char f[RFC3339_BUFLEN], t[RFC3339_BUFLEN];
 
-		cron_format_utc(*from, f, sizeof f);
-		cron_format_utc(*to, t, sizeof t);
+		rfc3339_format(*from, f, sizeof f);
+		rfc3339_format(*to, t, sizeof t);
 		return cq_fail(err, EX_USAGE, "--to %s is before --from %s", t, f);
 	}
 	return 0;

@@ -2,7 +2,7 @@
  * cmd_check — "cronq check [--max-lag D[,D]] …": one line and an exit code
  * in the monitoring-plugin convention (0 OK, 1 WARNING, 2 CRITICAL,
  * 3 UNKNOWN), whatever happens: a usage error or a check that outlives
- * --timeout is an UNKNOWN line too. Options, lib/queue/stats, a verdict; it
+ * --timeout is an UNKNOWN line too. Options, lib/report/stats, a verdict; it
  * changes nothing and prints nothing else.
  */
 #include <ctype.h>
@@ -17,7 +17,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
-#include "queue/stats.h"
+#include "report/stats.h"
 #include "schema/migrate.h"
 #include "util/buf.h"
 #include "util/duration.h"

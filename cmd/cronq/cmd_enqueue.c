@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "pg/pg.h"
 #include "queue/enqueue.h"
+#include "tasks/payload.h"
 #include "schema/migrate.h"
 #include "util/buf.h"
 #include "util/log.h"
@@ -149,7 +150,7 @@ cmd_enqueue(int argc, char **argv)
 		if (a.req.payload && strcmp(a.req.payload, "-") == 0)
 			a.req.payload = stdin_payload = read_stdin();
 		/* Refuse bad input before connecting: nothing can be written. */
-		if ((rc = enqueue_check(&a.req, &err)) != 0)
+		if ((rc = enqueue_check(&a.req, payload_validate, &err)) != 0)
 			goto out;
 	}
 
@@ -159,14 +160,14 @@ cmd_enqueue(int argc, char **argv)
 	if (a.jsonl) {
 		int64_t lines, created;
 
-		rc = enqueue_jsonl(conn, stdin, progress, &lines, &created, &err);
+		rc = enqueue_jsonl(conn, stdin, payload_validate, progress, &lines, &created, &err);
 		if (rc == 0)
 			log_info("enqueued %" PRId64 " jobs (%" PRId64 " already existed)", created, lines - created);
 	} else {
 		int64_t id;
 		bool created;
 
-		rc = enqueue_one(conn, &a.req, &id, &created, &err);
+		rc = enqueue_one(conn, &a.req, payload_validate, &id, &created, &err);
 		if (rc == 0) {
 			printf("%" PRId64 "\n", id);
 			if (!created)

@@ -1,6 +1,6 @@
 /*
  * cmd_purge — "cronq purge [--older-than D] [--status S]…": what the purge
- * task does, on demand: options, then purge_run() of lib/tasks/purge.
+ * task does, on demand: options, then purge_run() of lib/queue/purge.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "commands.h"
 #include "pg/pg.h"
 #include "schema/migrate.h"
-#include "tasks/purge.h"
+#include "queue/purge.h"
 #include "util/log.h"
 
 enum {

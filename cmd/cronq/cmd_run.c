@@ -1,5 +1,5 @@
 /*
- * cmd_run — "cronq run": options and signals, then lib/queue/runner.
+ * cmd_run — "cronq run": options and signals, then lib/run/runner.
  * Silent when all is well; problems go to stderr.
  */
 #include <inttypes.h>
@@ -16,7 +16,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
-#include "runner/runner.h"
+#include "run/runner.h"
 #include "tasks/exec.h"
 #include "tasks/task.h"
 #include "util/log.h"

@@ -11,8 +11,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
-#include "sched/cron.h"
-#include "sched/rfc3339.h"
+#include "time/cron.h"
+#include "time/rfc3339.h"
 #include "sched/schedule.h"
 #include "schema/migrate.h"
 #include "util/json.h"
@@ -156,7 +156,7 @@ static const struct option next_opts[] = {
 static int
 cmd_next(sched_args *a, const char *expr)
 {
-	char why[512], ts[CRON_TIME_BUFLEN];
+	char why[512], ts[RFC3339_BUFLEN];
 	cron_expr *e;
 	tz *zone;
 	int64_t t;
@@ -186,7 +186,7 @@ cmd_next(sched_args *a, const char *expr)
 			}
 			break;
 		}
-		cron_format_utc(t, ts, sizeof ts);
+		rfc3339_format(t, ts, sizeof ts);
 		printf("%s\n", ts);
 	}
 	cron_free(e);

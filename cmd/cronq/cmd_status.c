@@ -1,7 +1,7 @@
 /*
  * cmd_status — "cronq status [--json | --prometheus] [--output FILE]":
- * options, then lib/queue/stats, then one of three renderings of the same
- * document: JSON, lib/queue/prometheus, or the tables below for people.
+ * options, then lib/report/stats, then one of three renderings of the same
+ * document: JSON, lib/report/prometheus, or the tables below for people.
  * Judges nothing (that is `cronq check`) and changes nothing.
  */
 #include <errno.h>
@@ -16,8 +16,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
-#include "queue/prometheus.h"
-#include "queue/stats.h"
+#include "report/prometheus.h"
+#include "report/stats.h"
 #include "schema/migrate.h"
 #include "util/buf.h"
 #include "util/duration.h"

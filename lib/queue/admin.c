@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg/literal.h"
 #include "pg/pg.h"
 #include "util/buf.h"
 
@@ -30,7 +31,7 @@ jobs_cancel(PGconn *conn, const int64_t *ids, int n, cancel_result *result, cq_e
 
 	for (int i = 0; i < n; i++)
 		result[i] = CANCEL_NOT_FOUND;
-	buf_array_ids(&arr, ids, n);
+	pg_array_ids(&arr, ids, n);
 	params[0] = buf_str(&arr);
 	res = pg_exec(conn, cancel_sql, 1, params, PG_ANY, err, NULL);
 	buf_free(&arr);

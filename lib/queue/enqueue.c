@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg/literal.h"
 #include "pg/pg.h"
-#include "tasks/payload.h"
+#include "queue/payload.h"
 #include "util/buf.h"
 #include "util/duration.h"
 #include "util/xalloc.h"
@@ -51,7 +52,7 @@ static const char stage_insert_sql[] =
 	" select " COPY_COLUMNS " from pg_temp.cronq_jsonl order by n";
 
 int
-enqueue_check(const enqueue_req *req, cq_err *err)
+enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
 {
 	char why[1024];
 	json_t *payload = NULL;
@@ -62,7 +63,7 @@ enqueue_check(const enqueue_req *req, cq_err *err)
 		if (payload == NULL)
 			return cq_fail(err, EX_DATAERR, "%s", why);
 	}
-	if (payload_validate(req->type, payload, why, sizeof why) != 0)
+	if (rules(req->type, payload, why, sizeof why) != 0)
 		rc = cq_fail(err, EX_DATAERR, "%s", why);
 	else if (req->opts.queue && (req->opts.queue[0] == '\0' || strlen(req->opts.queue) > ENQUEUE_MAX_NAME))
 		rc = cq_fail(err, EX_DATAERR, "queue name must be 1 to %d bytes", ENQUEUE_MAX_NAME);
@@ -79,14 +80,15 @@ enqueue_check(const enqueue_req *req, cq_err *err)
 }
 
 int
-enqueue_one(PGconn *conn, const enqueue_req *req, int64_t *id, bool *created, cq_err *err)
+enqueue_one(PGconn *conn, const enqueue_req *req, enqueue_rules_fn rules, int64_t *id, bool *created,
+			cq_err *err)
 {
 	char in[32], prio[16], attempts[16], timeout[32];
 	const char *params[9];
 	PGresult *res;
 	int rc;
 
-	if ((rc = enqueue_check(req, err)) != 0)
+	if ((rc = enqueue_check(req, rules, err)) != 0)
 		return rc;
 	snprintf(in, sizeof in, "%" PRId64, req->in_ms);
 	snprintf(prio, sizeof prio, "%d", req->opts.priority);
@@ -176,8 +178,8 @@ static const char *const jsonl_fields[] = {
 };
 
 int
-enqueue_parse_line(const char *line, size_t len, json_t **obj, char **payload_copy,
-				   enqueue_req *req, cq_err *err)
+enqueue_parse_line(const char *line, size_t len, enqueue_rules_fn rules, json_t **obj,
+				   char **payload_copy, enqueue_req *req, cq_err *err)
 {
 	json_error_t jerr;
 	const char *key;
@@ -244,7 +246,7 @@ enqueue_parse_line(const char *line, size_t len, json_t **obj, char **payload_co
 		*payload_copy = xstrndup(line + start, plen);
 		req->payload = *payload_copy;
 	}
-	return enqueue_check(req, err);
+	return enqueue_check(req, rules, err);
 }
 
 static void
@@ -252,24 +254,24 @@ append_row(buf *b, const enqueue_req *req)
 {
 	char num[64];
 
-	buf_copy_field(b, req->type);
+	pg_copy_field(b, req->type);
 	buf_putc(b, '\t');
-	buf_copy_field(b, req->payload);
+	pg_copy_field(b, req->payload);
 	buf_putc(b, '\t');
-	buf_copy_field(b, req->run_at);
+	pg_copy_field(b, req->run_at);
 	buf_putc(b, '\t');
-	buf_copy_field(b, req->opts.queue);
+	pg_copy_field(b, req->opts.queue);
 	buf_putc(b, '\t');
 	snprintf(num, sizeof num, "%d", req->opts.priority);
-	buf_copy_field(b, req->opts.has_priority ? num : NULL);
+	pg_copy_field(b, req->opts.has_priority ? num : NULL);
 	buf_putc(b, '\t');
 	snprintf(num, sizeof num, "%d", req->opts.max_attempts);
-	buf_copy_field(b, req->opts.max_attempts > 0 ? num : NULL);
+	pg_copy_field(b, req->opts.max_attempts > 0 ? num : NULL);
 	buf_putc(b, '\t');
 	snprintf(num, sizeof num, "%" PRId64 " milliseconds", req->opts.timeout_ms);
-	buf_copy_field(b, req->opts.timeout_ms > 0 ? num : NULL);
+	pg_copy_field(b, req->opts.timeout_ms > 0 ? num : NULL);
 	buf_putc(b, '\t');
-	buf_copy_field(b, req->key);
+	pg_copy_field(b, req->key);
 	buf_putc(b, '\n');
 }
 
@@ -374,8 +376,8 @@ copy_start(PGconn *conn, bool *staged, cq_err *err)
 }
 
 int
-enqueue_jsonl(PGconn *conn, FILE *in, enqueue_progress progress, int64_t *lines_out,
-			  int64_t *created, cq_err *err)
+enqueue_jsonl(PGconn *conn, FILE *in, enqueue_rules_fn rules, enqueue_progress progress,
+			  int64_t *lines_out, int64_t *created, cq_err *err)
 {
 	buf rows = BUF_INIT;
 	line_map map = {NULL, 0, 0};
@@ -413,7 +415,7 @@ enqueue_jsonl(PGconn *conn, FILE *in, enqueue_progress progress, int64_t *lines_
 		}
 		if (n > JSONL_MAX_LINE)
 			rc = cq_fail(err, EX_DATAERR, "line %" PRId64 ": longer than 2 MiB", lineno);
-		else if (enqueue_parse_line(line, n, &obj, &payload, &req, err) != 0) {
+		else if (enqueue_parse_line(line, n, rules, &obj, &payload, &req, err) != 0) {
 			cq_prefix(err, "line %" PRId64 ": ", lineno);
 			rc = err->code;
 		} else

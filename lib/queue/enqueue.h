@@ -2,7 +2,9 @@
  * enqueue — adding jobs: one at a time through cronq.enqueue_job() (the
  * same function the SQL API uses), or in bulk from JSON lines streamed
  * into COPY, all or nothing. Every job is validated here before anything
- * is sent, and again by the database.
+ * is sent (the limits, and its task's rules through the enqueue_rules_fn
+ * the caller passes: the tasks sit above the queue), and again by the
+ * database.
  */
 #ifndef CRONQ_ENQUEUE_H
 #define CRONQ_ENQUEUE_H
@@ -40,17 +42,25 @@ typedef struct enqueue_req {
 #define ENQUEUE_MAX_KEY 1000
 
 /*
- * Check a request without the database: task type, payload, queue, key and
- * numbers. 0, or EX_DATAERR with the reason in err.
+ * A job's task rules: 0, or -1 with the reason in err. payload may be NULL
+ * for "{}". tasks/payload.h's payload_validate is the one cronq uses.
  */
-int enqueue_check(const enqueue_req *req, cq_err *err) __attribute__((warn_unused_result));
+typedef int (*enqueue_rules_fn) (const char *type, const json_t *payload, char *err, size_t errlen);
+
+/*
+ * Check a request without the database: payload limits, task type and
+ * rules (by rules), queue, key and numbers. 0, or EX_DATAERR with the
+ * reason in err.
+ */
+int enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
+	__attribute__((warn_unused_result));
 
 /*
  * Enqueue one job. *created is false when a job with that key existed, in
  * which case *id is that job's and nothing was written.
  */
-int enqueue_one(PGconn *conn, const enqueue_req *req, int64_t *id, bool *created,
-				cq_err *err) __attribute__((warn_unused_result));
+int enqueue_one(PGconn *conn, const enqueue_req *req, enqueue_rules_fn rules, int64_t *id,
+				bool *created, cq_err *err) __attribute__((warn_unused_result));
 
 /*
  * Read one --jsonl line into req (its strings borrowed from *obj, the
@@ -58,8 +68,9 @@ int enqueue_one(PGconn *conn, const enqueue_req *req, int64_t *id, bool *created
  * *obj and frees *payload_copy, both set even on failure). 0, or EX_DATAERR
  * with the reason, without the line number, in err.
  */
-int enqueue_parse_line(const char *line, size_t len, json_t **obj, char **payload_copy,
-					   enqueue_req *req, cq_err *err) __attribute__((warn_unused_result));
+int enqueue_parse_line(const char *line, size_t len, enqueue_rules_fn rules, json_t **obj,
+					   char **payload_copy, enqueue_req *req, cq_err *err)
+	__attribute__((warn_unused_result));
 
 /* Progress callback for long operations: lines read so far. */
 typedef void (*enqueue_progress) (int64_t lines, bool done);
@@ -70,7 +81,7 @@ typedef void (*enqueue_progress) (int64_t lines, bool done);
  * whose key already exists are skipped. *created gets how many were written,
  * *lines how many jobs were read.
  */
-int enqueue_jsonl(PGconn *conn, FILE *in, enqueue_progress progress,
+int enqueue_jsonl(PGconn *conn, FILE *in, enqueue_rules_fn rules, enqueue_progress progress,
 				  int64_t *lines, int64_t *created, cq_err *err)
 	__attribute__((warn_unused_result));
 

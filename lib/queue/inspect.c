@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg/literal.h"
 #include "pg/pg.h"
 #include "util/buf.h"
 #include "util/xalloc.h"
@@ -50,10 +51,10 @@ text_array(const char **names, int n)
 
 	if (n == 0)
 		return NULL;
-	buf_array_begin(&b);
+	pg_array_begin(&b);
 	for (int i = 0; i < n; i++)
-		buf_array_text(&b, names[i]);
-	buf_array_end(&b);
+		pg_array_text(&b, names[i]);
+	pg_array_end(&b);
 	return buf_steal(&b);
 }
 
@@ -138,7 +139,7 @@ inspect_retry(PGconn *conn, const int64_t *ids, int n, retry_outcome *result, in
 
 	*retried = 0;
 	memset(result, 0, (size_t) n * sizeof *result);
-	buf_array_ids(&arr, ids, n);
+	pg_array_ids(&arr, ids, n);
 	params[0] = buf_str(&arr);
 	res = pg_exec(conn, retry_sql, 1, params, PG_ANY, err, NULL);
 	buf_free(&arr);

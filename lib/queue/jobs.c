@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg/literal.h"
 #include "pg/pg.h"
 #include "util/buf.h"
 #include "util/log.h"
@@ -259,10 +260,10 @@ text_array(const char *const *items, int n)
 
 	if (n == 0)
 		return NULL;
-	buf_array_begin(&b);
+	pg_array_begin(&b);
 	for (int i = 0; i < n; i++)
-		buf_array_text(&b, items[i]);
-	buf_array_end(&b);
+		pg_array_text(&b, items[i]);
+	pg_array_end(&b);
 	return buf_steal(&b);
 }
 
@@ -402,18 +403,18 @@ jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 
 	if (n == 0)
 		return 0;
-	buf_array_begin(&idb);
-	buf_array_begin(&atb);
+	pg_array_begin(&idb);
+	pg_array_begin(&atb);
 	for (int i = 0; i < n; i++) {
 		snprintf(num, sizeof num, "%" PRId64, ids[i]);
-		buf_array_raw(&idb, num);
+		pg_array_raw(&idb, num);
 		snprintf(num, sizeof num, "%d", attempts[i]);
-		buf_array_raw(&atb, num);
+		pg_array_raw(&atb, num);
 		owned[i] = false;
 		cancel[i] = false;
 	}
-	buf_array_end(&idb);
-	buf_array_end(&atb);
+	pg_array_end(&idb);
+	pg_array_end(&atb);
 	snprintf(lease, sizeof lease, "%" PRId64, lease_ms);
 	params[0] = worker;
 	params[1] = lease;
@@ -468,31 +469,31 @@ outcome_params(job_outcome *o, int n, bool plain, bool expired_only, buf a[12],
 	char num[32];
 
 	for (int k = 0; k < 12; k++)
-		buf_array_begin(&a[k]);
+		pg_array_begin(&a[k]);
 	for (int i = 0; i < n; i++) {
 		o[i].new_status[0] = '\0';
 		snprintf(num, sizeof num, "%" PRId64, o[i].id);
-		buf_array_raw(&a[0], num);
+		pg_array_raw(&a[0], num);
 		snprintf(num, sizeof num, "%d", o[i].attempt);
-		buf_array_raw(&a[1], num);
+		pg_array_raw(&a[1], num);
 		snprintf(num, sizeof num, "%" PRId64, o[i].start_ms);
-		buf_array_raw(&a[10], num);
+		pg_array_raw(&a[10], num);
 		snprintf(num, sizeof num, "%" PRId64, o[i].end_ms);
-		buf_array_raw(&a[11], o[i].end_ms < 0 ? NULL : num);
+		pg_array_raw(&a[11], o[i].end_ms < 0 ? NULL : num);
 		if (plain)
 			continue;
-		buf_array_text(&a[2], o[i].worker);
-		buf_array_text(&a[3], o[i].outcome);
-		buf_array_raw(&a[4], o[i].permanent ? "t" : "f");
-		buf_array_text(&a[5], o[i].error_code);
-		buf_array_text(&a[6], o[i].error);
-		buf_array_text(&a[7], o[i].output);
+		pg_array_text(&a[2], o[i].worker);
+		pg_array_text(&a[3], o[i].outcome);
+		pg_array_raw(&a[4], o[i].permanent ? "t" : "f");
+		pg_array_text(&a[5], o[i].error_code);
+		pg_array_text(&a[6], o[i].error);
+		pg_array_text(&a[7], o[i].output);
 		snprintf(num, sizeof num, "%" PRId64, o[i].delay_ms);
-		buf_array_raw(&a[8], num);
-		buf_array_text(&a[9], o[i].base_time);
+		pg_array_raw(&a[8], num);
+		pg_array_text(&a[9], o[i].base_time);
 	}
 	for (int k = 0; k < 12; k++) {
-		buf_array_end(&a[k]);
+		pg_array_end(&a[k]);
 		params[k] = buf_str(&a[k]);
 	}
 	if (plain) {

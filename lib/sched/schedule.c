@@ -17,10 +17,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "pg/literal.h"
 #include "pg/pg.h"
 #include "queue/enqueue.h"
-#include "sched/cron.h"
-#include "sched/tz.h"
+#include "tasks/payload.h"
+#include "time/cron.h"
+#include "time/rfc3339.h"
+#include "time/tz.h"
 #include "util/buf.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -69,7 +72,7 @@ schedule_check(const schedule_def *d, cq_err *err)
 	req.payload = d->payload;
 	req.opts = d->opts;
 	req.in_ms = -1;
-	return enqueue_check(&req, err);
+	return enqueue_check(&req, payload_validate, err);
 }
 
 /* The database's now(), as epoch seconds. */
@@ -143,7 +146,7 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 	snprintf(prio, sizeof prio, "%d", d->opts.priority);
 	snprintf(attempts, sizeof attempts, "%d", d->opts.max_attempts);
 	snprintf(timeout, sizeof timeout, "%" PRId64, d->opts.timeout_ms);
-	cron_format_utc(next, next_text, sizeof next_text);
+	rfc3339_format(next, next_text, sizeof next_text);
 	vals[0] = d->name;
 	vals[1] = d->cron;
 	vals[2] = d->timezone;
@@ -238,7 +241,7 @@ schedule_set_enabled(PGconn *conn, const char *name, bool enabled, cq_err *err)
 		PQclear(res);
 		if (rc != 0)
 			return rc;
-		cron_format_utc(next, next_text, sizeof next_text);
+		rfc3339_format(next, next_text, sizeof next_text);
 		params[2] = next_text;
 	}
 	res = pg_exec(conn, "update cronq.schedules set enabled = $2::bool,"
@@ -442,7 +445,7 @@ typedef struct due_entry {
 	int			skipped;		/* occurrences skipped by a policy */
 	const char *skip_why;		/* which one, for the log */
 	char	   *refusal;		/* why it cannot run, or NULL */
-	char		next[CRON_TIME_BUFLEN];		/* its next run; "" for never */
+	char		next[RFC3339_BUFLEN];		/* its next run; "" for never */
 	cron_expr  *expr;			/* NULL when it does not parse */
 	tz		   *zone;
 } due_entry;
@@ -482,7 +485,7 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 	d->name = PQgetvalue(res, i, 0);
 	if (e == NULL || zone == NULL) {
 		d->refusal = xstrdup(why);
-		cron_format_utc(now + SCHEDULE_RETRY_S, d->next, sizeof d->next);
+		rfc3339_format(now + SCHEDULE_RETRY_S, d->next, sizeof d->next);
 		cron_free(e);
 		return;
 	}
@@ -503,7 +506,7 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 		d->nfires = 0;
 	}
 	if (cron_next(e, zone, now, &after) == 0)
-		cron_format_utc(after, d->next, sizeof d->next);
+		rfc3339_format(after, d->next, sizeof d->next);
 }
 
 /*
@@ -519,7 +522,7 @@ entry_refuse(due_entry *d, const char *why)
 	d->refusal = xstrdup(why);
 	d->next[0] = '\0';
 	if (cron_next(d->expr, d->zone, d->fires[d->nfires - 1] + SCHEDULE_RETRY_S - 1, &after) == 0)
-		cron_format_utc(after, d->next, sizeof d->next);
+		rfc3339_format(after, d->next, sizeof d->next);
 	d->nfires = 0;
 }
 
@@ -533,27 +536,27 @@ materialise_call(PGconn *conn, due_entry *const *list, int n, int *enqueued, cq_
 	buf names = BUF_INIT, fires = BUF_INIT, sched = BUF_INIT, next = BUF_INIT;
 	const char *params[4];
 	PGresult *res;
-	char ts[CRON_TIME_BUFLEN];
+	char ts[RFC3339_BUFLEN];
 
-	buf_array_begin(&names);
-	buf_array_begin(&fires);
-	buf_array_begin(&sched);
-	buf_array_begin(&next);
+	pg_array_begin(&names);
+	pg_array_begin(&fires);
+	pg_array_begin(&sched);
+	pg_array_begin(&next);
 	for (int i = 0; i < n; i++) {
 		const due_entry *d = list[i];
 
 		for (int k = 0; k < d->nfires; k++) {
-			cron_format_utc(d->fires[k], ts, sizeof ts);
-			buf_array_text(&names, d->name);
-			buf_array_text(&fires, ts);
+			rfc3339_format(d->fires[k], ts, sizeof ts);
+			pg_array_text(&names, d->name);
+			pg_array_text(&fires, ts);
 		}
-		buf_array_text(&sched, d->name);
-		buf_array_text(&next, d->next[0] ? d->next : NULL);
+		pg_array_text(&sched, d->name);
+		pg_array_text(&next, d->next[0] ? d->next : NULL);
 	}
-	buf_array_end(&names);
-	buf_array_end(&fires);
-	buf_array_end(&sched);
-	buf_array_end(&next);
+	pg_array_end(&names);
+	pg_array_end(&fires);
+	pg_array_end(&sched);
+	pg_array_end(&next);
 	params[0] = buf_str(&names);
 	params[1] = buf_str(&fires);
 	params[2] = buf_str(&sched);

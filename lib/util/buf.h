@@ -28,18 +28,4 @@ char *buf_steal(buf *b);
 /* The contents, "" when empty (never NULL). */
 const char *buf_str(const buf *b);
 
-/*
- * PostgreSQL array literals, built element by element:
- * buf_array_begin, then buf_array_text/buf_array_null…, then buf_array_end.
- */
-void buf_array_begin(buf *b);
-void buf_array_text(buf *b, const char *s);		/* NULL appends NULL */
-void buf_array_raw(buf *b, const char *s);		/* numbers: no quoting */
-void buf_array_end(buf *b);
-/* A whole bigint[] literal: {1,2,3}. */
-void buf_array_ids(buf *b, const int64_t *ids, int n);
-
-/* COPY text format: one field's escaped value (NULL appends \N). */
-void buf_copy_field(buf *b, const char *s);
-
 #endif

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/cron.h"
-#include "sched/tz.h"
+#include "time/cron.h"
+#include "time/tz.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/rfc3339.h"
+#include "time/rfc3339.h"
 #include "tasks/payload.h"
 #include "tasks/task.h"
 #include "util/duration.h"

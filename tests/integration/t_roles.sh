@@ -220,7 +220,7 @@ eq "oncall may purge" 0 "$RC"
 
 # --- 8. the database's cron rules are the binary's -------------------------
 # cronq.cron_error() checks what the schedules_guard trigger stores; it
-# must accept exactly what the parser in lib/sched/cron.c accepts.
+# must accept exactly what the parser in lib/time/cron.c accepts.
 corpus=('* * * * *' '0 0 1 1 *' '*/15 9-17 * * mon-fri' '0 0 */2 * 1' '30 2 * * 7' '5,10-20/5 0 1-31 JAN-DEC SUN-SAT'
         '@daily' '@HOURLY' '@yearly x' '@reboot' '@every 5m' '0 0 30 2 *' '0 0 31 4 *' '0 0 31 4 1' '0 0 29 2 *'
         '60 * * * *' '* 24 * * *' '* * 0 * *' '* * * 13 *' '* * * * 8' '5-1 * * * *' '*/0 * * * *' '*/61 * * * *'

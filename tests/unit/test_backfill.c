@@ -1,5 +1,5 @@
 /*
- * Unit tests of lib/queue/backfill's pure parts: {date}/{ts} templating of
+ * Unit tests of lib/sched/backfill's pure parts: {date}/{ts} templating of
  * keys and payload texts (keys of objects and numbers untouched), step
  * counting, the checks made before anything is written, and a schedule's
  * occurrences in a range. Messages are compared in full.
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "queue/backfill.h"
+#include "sched/backfill.h"
 #include "util/buf.h"
 #include "util/err.h"
 

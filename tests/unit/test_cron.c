@@ -12,8 +12,9 @@
 #include <time.h>
 
 #include "check.h"
-#include "sched/cron.h"
-#include "sched/tz.h"
+#include "time/cron.h"
+#include "time/rfc3339.h"
+#include "time/tz.h"
 
 #define ZONE_COUNT 5
 
@@ -68,7 +69,7 @@ parse_time(const char *s, int64_t *out)
 static const char *
 fmt(int64_t t, char *buf)
 {
-	cron_format_utc(t, buf, CRON_TIME_BUFLEN);
+	rfc3339_format(t, buf, RFC3339_BUFLEN);
 	return buf;
 }
 
@@ -297,9 +298,9 @@ static void
 test_next_table(void)
 {
 	char		err[256];
-	char		b1[CRON_TIME_BUFLEN],
-				b2[CRON_TIME_BUFLEN],
-				b3[CRON_TIME_BUFLEN];
+	char		b1[RFC3339_BUFLEN],
+				b2[RFC3339_BUFLEN],
+				b3[RFC3339_BUFLEN];
 
 	for (size_t i = 0; i < sizeof(next_cases) / sizeof(next_cases[0]); i++)
 	{
@@ -478,7 +479,7 @@ test_parse_misc(void)
 		{"0 * * * *", false},
 	};
 	char		err[256];
-	char		buf[CRON_TIME_BUFLEN];
+	char		buf[RFC3339_BUFLEN];
 	cron_expr  *e;
 
 	for (size_t i = 0; i < sizeof(fixed_cases) / sizeof(fixed_cases[0]); i++)
@@ -495,11 +496,11 @@ test_parse_misc(void)
 	CHECK(e == NULL && strcmp(err, "minute:") == 0, "short error buffer truncates: \"%s\"", err);
 	cron_free(NULL);
 
-	cron_format_utc(0, buf, sizeof(buf));
+	rfc3339_format(0, buf, sizeof(buf));
 	CHECK(strcmp(buf, "1970-01-01T00:00:00Z") == 0, "format epoch: %s", buf);
-	cron_format_utc(INT64_C(1772953200), buf, sizeof(buf));
+	rfc3339_format(INT64_C(1772953200), buf, sizeof(buf));
 	CHECK(strcmp(buf, "2026-03-08T07:00:00Z") == 0, "format 2026-03-08T07:00:00Z: %s", buf);
-	cron_format_utc(-1, buf, sizeof(buf));
+	rfc3339_format(-1, buf, sizeof(buf));
 	CHECK(strcmp(buf, "1969-12-31T23:59:59Z") == 0, "format -1: %s", buf);
 
 	/* next() refuses to go past year 9999 and accepts anything */
@@ -747,9 +748,9 @@ test_properties(void)
 				first_fixed[512] = "";
 	int			brute_checked = 0;
 	char		err[256];
-	char		b1[CRON_TIME_BUFLEN],
-				b2[CRON_TIME_BUFLEN],
-				b3[CRON_TIME_BUFLEN];
+	char		b1[RFC3339_BUFLEN],
+				b2[RFC3339_BUFLEN],
+				b3[RFC3339_BUFLEN];
 
 	for (int i = 0; i < iterations; i++)
 	{
@@ -1016,7 +1017,7 @@ test_tz(void)
 			{
 				if (tz_offset_at(file, t) != tz_offset_at(rule, t) && first[0] == '\0')
 				{
-					char		b[CRON_TIME_BUFLEN];
+					char		b[RFC3339_BUFLEN];
 
 					snprintf(first, sizeof(first), "%s at %s: file %d, rule %d", pairs[p][0],
 							 fmt(t, b), tz_offset_at(file, t), tz_offset_at(rule, t));

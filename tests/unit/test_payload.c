@@ -11,6 +11,7 @@
 #include "check.h"
 #include "schema/embedded.h"
 #include "tasks/exec.h"
+#include "queue/payload.h"
 #include "tasks/payload.h"
 #include "util/buf.h"
 #include "util/xalloc.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests of lib/queue/prometheus: a status document in, the exposition
+ * Unit tests of lib/report/prometheus: a status document in, the exposition
  * format out — families, label escaping, sums over the last 24 hours, and
  * the samples left out when the document has no value for them.
  */
@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "queue/prometheus.h"
-#include "queue/stats.h"
+#include "report/prometheus.h"
+#include "report/stats.h"
 
 static char *
 render(const char *json)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "pg/literal.h"
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/utf8.h"
@@ -45,21 +46,21 @@ main(void)
 	CHECK(strcmp(s, "") == 0, "never-used buffer steals as \"\"");
 	free(s);
 
-	buf_array_begin(&b);
-	buf_array_text(&b, "a\"b\\c");
-	buf_array_text(&b, NULL);
-	buf_array_raw(&b, "42");
-	buf_array_text(&b, "");
-	buf_array_end(&b);
+	pg_array_begin(&b);
+	pg_array_text(&b, "a\"b\\c");
+	pg_array_text(&b, NULL);
+	pg_array_raw(&b, "42");
+	pg_array_text(&b, "");
+	pg_array_end(&b);
 	CHECK(strcmp(buf_str(&b), "{\"a\\\"b\\\\c\",NULL,42,\"\"}") == 0, "array literal: %s", buf_str(&b));
 	buf_reset(&b);
-	buf_array_begin(&b);
-	buf_array_end(&b);
+	pg_array_begin(&b);
+	pg_array_end(&b);
 	CHECK(strcmp(buf_str(&b), "{}") == 0, "empty array literal: %s", buf_str(&b));
 	buf_reset(&b);
-	buf_copy_field(&b, "t\tn\nr\rb\\");
+	pg_copy_field(&b, "t\tn\nr\rb\\");
 	buf_putc(&b, '|');
-	buf_copy_field(&b, NULL);
+	pg_copy_field(&b, NULL);
 	CHECK(strcmp(buf_str(&b), "t\\tn\\nr\\rb\\\\|\\N") == 0, "COPY escaping: %s", buf_str(&b));
 	buf_reset(&b);
 	buf_printf(&b, "%d-%s", 7, "x");

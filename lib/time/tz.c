@@ -4,7 +4,7 @@
  * length and count in a file is checked before use: a file is untrusted
  * input. Time zone abbreviations and leap seconds are deliberately ignored.
  */
-#include "sched/tz.h"
+#include "time/tz.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -90,8 +90,8 @@ tz_is_leap(int64_t y)
 	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
 }
 
-static int
-month_days(int64_t y, int m)
+int
+tz_month_days(int64_t y, int m)
 {
 	static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 
@@ -169,7 +169,7 @@ rule_instant(const tz_rule_date *r, int64_t year, int32_t utoff)
 				int			first_wday = (int) (first + 4 - tz_floor_div(first + 4, 7) * 7);
 				int			mday = 1 + (r->wday - first_wday + 7) % 7 + 7 * (r->week - 1);
 
-				if (mday > month_days(year, r->mon))
+				if (mday > tz_month_days(year, r->mon))
 					mday -= 7;
 				day = first + mday - 1;
 			}

@@ -4,7 +4,7 @@
  * its claimed batch and its pending outcomes. Tasks run cooperatively:
  * worker_tick() is where timeouts, shutdown and lease renewal happen.
  */
-#include "runner/runner.h"
+#include "run/runner.h"
 
 #include <inttypes.h>
 #include <pthread.h>

@@ -3,7 +3,7 @@
  * text itself, not through jansson, so numbers reach the database exactly
  * as the user wrote them (a re-printed 0.1 would become 0.10000000000000001).
  */
-#include "queue/backfill.h"
+#include "sched/backfill.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -11,10 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg/literal.h"
 #include "pg/pg.h"
 #include "queue/enqueue.h"
-#include "sched/cron.h"
-#include "sched/tz.h"
+#include "queue/payload.h"
+#include "time/cron.h"
+#include "time/rfc3339.h"
+#include "time/tz.h"
 #include "tasks/payload.h"
 #include "tasks/task.h"
 #include "util/xalloc.h"
@@ -77,9 +80,9 @@ expand_span(const char *s, size_t n, bool json, int64_t t, buf *out, char *err, 
 			tz_break_down(t, 0, &tm);
 			buf_printf(out, "%04d-%02d-%02d", tm.year, tm.mon, tm.mday);
 		} else if (w == 2 && memcmp(s + i + 1, "ts", 2) == 0) {
-			char ts[CRON_TIME_BUFLEN];
+			char ts[RFC3339_BUFLEN];
 
-			cron_format_utc(t, ts, sizeof ts);
+			rfc3339_format(t, ts, sizeof ts);
 			buf_puts(out, ts);
 		} else {
 			snprintf(err, errlen, "unknown placeholder \"%.*s\" (use {date} or {ts})",
@@ -170,13 +173,13 @@ backfill_uses(const char *tmpl, const char *name)
 int
 backfill_count(int64_t from, int64_t to, int64_t step, int64_t max, int64_t *count, cq_err *err)
 {
-	char a[CRON_TIME_BUFLEN], b[CRON_TIME_BUFLEN];
+	char a[RFC3339_BUFLEN], b[RFC3339_BUFLEN];
 
 	if (step <= 0)
 		return cq_fail(err, EX_USAGE, "the step must be positive");
 	if (to < from) {
-		cron_format_utc(from, a, sizeof a);
-		cron_format_utc(to, b, sizeof b);
+		rfc3339_format(from, a, sizeof a);
+		rfc3339_format(to, b, sizeof b);
 		return cq_fail(err, EX_USAGE, "the end of the range (%s) is before its start (%s)", b, a);
 	}
 	/* No overflow: both ends are within the years 1 to 9999. */
@@ -243,7 +246,7 @@ backfill_check(const backfill_req *req, cq_err *err)
 		memset(&bare, 0, sizeof bare);
 		bare.type = req->type;
 		bare.in_ms = -1;
-		rc = enqueue_check(&bare, err);
+		rc = enqueue_check(&bare, payload_validate, err);
 		goto out;
 	}
 	/* Without a count the times are not known yet: check what does not depend on them. */
@@ -263,7 +266,7 @@ int
 backfill_job(const backfill_req *req, int64_t i, buf *key, buf *payload, cq_err *err)
 {
 	int64_t t = req->from + i * req->step;
-	char why[1024], ts[CRON_TIME_BUFLEN];
+	char why[1024], ts[RFC3339_BUFLEN];
 	char *tmpl = key_template(req);
 	enqueue_req job;
 	size_t key_at = key->len, payload_at = payload->len;
@@ -282,12 +285,12 @@ backfill_job(const backfill_req *req, int64_t i, buf *key, buf *payload, cq_err 
 	/* The fields but type and payload first (noop takes no payload): a bad
 	 * queue is not a step's fault, so its message names none. */
 	job.type = "noop";
-	if ((rc = enqueue_check(&job, err)) != 0)
+	if ((rc = enqueue_check(&job, payload_validate, err)) != 0)
 		return rc;
 	job.type = req->type;
 	job.payload = payload->data + payload_at;
-	if ((rc = enqueue_check(&job, err)) != 0 && templated(req)) {
-		cron_format_utc(t, ts, sizeof ts);
+	if ((rc = enqueue_check(&job, payload_validate, err)) != 0 && templated(req)) {
+		rfc3339_format(t, ts, sizeof ts);
 		cq_prefix(err, "step %s: ", ts);
 	}
 	return rc;
@@ -376,8 +379,8 @@ batch_reset(batch *b)
 {
 	buf_reset(&b->keys);
 	buf_reset(&b->payloads);
-	buf_array_begin(&b->keys);
-	buf_array_begin(&b->payloads);
+	pg_array_begin(&b->keys);
+	pg_array_begin(&b->payloads);
 	b->n = 0;
 }
 
@@ -511,8 +514,8 @@ flush(PGconn *conn, const backfill_req *req, batch *b, bool dry, strings *keys,
 	PGresult *res;
 	int64_t created;
 
-	buf_array_end(&b->keys);
-	buf_array_end(&b->payloads);
+	pg_array_end(&b->keys);
+	pg_array_end(&b->payloads);
 	if (dry)
 		return dry_batch(conn, b, keys->v, payloads->v, line, arg, out, err);
 	snprintf(prio, sizeof prio, "%d", req->opts.priority);
@@ -557,8 +560,8 @@ backfill_run(PGconn *conn, const backfill_req *req, bool dry, backfill_line_fn l
 		buf_reset(&payload);
 		if ((rc = backfill_job(req, i, &key, &payload, err)) != 0)
 			goto out;
-		buf_array_text(&b.keys, key.data);
-		buf_array_text(&b.payloads, payload.data);
+		pg_array_text(&b.keys, key.data);
+		pg_array_text(&b.payloads, payload.data);
 		b.times[b.n++] = req->from + i * req->step;
 		if (dry) {
 			strings_add(&keys, key.data, key.len);
@@ -641,29 +644,29 @@ backfill_schedule_run(PGconn *conn, const char *name, const int64_t *fires, int6
 		goto out;
 	rc = 0;
 	for (int64_t i = 0; i < n; i++) {
-		char ts[CRON_TIME_BUFLEN];
+		char ts[RFC3339_BUFLEN];
 		char *key;
 
-		cron_format_utc(fires[i], ts, sizeof ts);
+		rfc3339_format(fires[i], ts, sizeof ts);
 		key = xasprintf("schedule:%s:%s", name, ts);
 		if (b.n == 0) {
 			buf_reset(&names);
 			buf_reset(&times);
-			buf_array_begin(&names);
-			buf_array_begin(&times);
+			pg_array_begin(&names);
+			pg_array_begin(&times);
 		}
-		buf_array_text(&b.keys, key);
-		buf_array_text(&names, name);
-		buf_array_text(&times, ts);
+		pg_array_text(&b.keys, key);
+		pg_array_text(&names, name);
+		pg_array_text(&times, ts);
 		b.times[b.n++] = fires[i];
 		keys.v[keys.n++] = key;
 		if (dry)
 			strings_add(&payloads, payload, strlen(payload));
 		if (b.n == BACKFILL_BATCH || i == n - 1) {
-			buf_array_end(&names);
-			buf_array_end(&times);
+			pg_array_end(&names);
+			pg_array_end(&times);
 			if (dry) {
-				buf_array_end(&b.keys);
+				pg_array_end(&b.keys);
 				rc = dry_batch(conn, &b, keys.v, payloads.v, line, arg, out, err);
 			} else {
 				const char *params[2] = {buf_str(&names), buf_str(&times)};

@@ -4,7 +4,7 @@
  * minute, and maps wall time back to instants one stretch of constant UTC
  * offset at a time. No parsing of crontab lines (commands, users, env).
  */
-#include "sched/cron.h"
+#include "time/cron.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -494,14 +494,6 @@ cron_is_fixed_time(const cron_expr *e)
 
 /* ---- matching and searching --------------------------------------------- */
 
-static int
-month_days(int64_t y, int m)
-{
-	static const int days[13] = {0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-
-	return m == 2 && tz_is_leap(y) ? 29 : days[m];
-}
-
 static bool
 day_matches(const cron_expr *e, int mday, int wday)
 {
@@ -537,7 +529,7 @@ static void
 next_day(day_cursor *d)
 {
 	d->days++;
-	if (++d->mday > month_days(d->year, d->mon))
+	if (++d->mday > tz_month_days(d->year, d->mon))
 	{
 		d->mday = 1;
 		if (++d->mon > 12)
@@ -551,7 +543,7 @@ next_day(day_cursor *d)
 static void
 next_month(day_cursor *d)
 {
-	d->days += month_days(d->year, d->mon) - d->mday + 1;
+	d->days += tz_month_days(d->year, d->mon) - d->mday + 1;
 	d->mday = 1;
 	if (++d->mon > 12)
 	{
@@ -726,12 +718,3 @@ cron_next(const cron_expr *e, const tz *zone, int64_t after, int64_t *next)
 	return next_any(e, zone, after, limit, next);
 }
 
-void
-cron_format_utc(int64_t t, char *buf, size_t len)
-{
-	struct tz_tm tm;
-
-	tz_break_down(t, 0, &tm);
-	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02dZ",
-			 tm.year, tm.mon, tm.mday, tm.hour, tm.min, tm.sec);
-}

@@ -1,11 +1,11 @@
 /* rfc3339 — see rfc3339.h. */
-#include "sched/rfc3339.h"
+#include "time/rfc3339.h"
 
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "sched/tz.h"
+#include "time/tz.h"
 
 /* Read exactly n digits at *p into *v. */
 static bool
@@ -18,13 +18,6 @@ digits(const char **p, int n, int *v)
 		*v = *v * 10 + (**p - '0');
 	}
 	return true;
-}
-
-static int
-days_in_month(int y, int m)
-{
-	static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-	return m == 2 && tz_is_leap(y) ? 29 : days[m - 1];
 }
 
 int
@@ -66,7 +59,7 @@ rfc3339_parse(const char *text, int64_t *t, char *err, size_t errlen)
 	}
 	if (*p != '\0')
 		goto bad;
-	if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 ||
+	if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > tz_month_days(y, mo) || h > 23 || mi > 59 ||
 		s > 60 || oh > 23 || om > 59) {
 		snprintf(err, errlen, "time \"%s\" is out of range", text);
 		return -1;
@@ -78,4 +71,14 @@ rfc3339_parse(const char *text, int64_t *t, char *err, size_t errlen)
 bad:
 	snprintf(err, errlen, "invalid time \"%s\": expected RFC 3339, such as 2026-03-08T10:00:00Z", text);
 	return -1;
+}
+
+void
+rfc3339_format(int64_t t, char *buf, size_t len)
+{
+	struct tz_tm tm;
+
+	tz_break_down(t, 0, &tm);
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02dZ",
+			 tm.year, tm.mon, tm.mday, tm.hour, tm.min, tm.sec);
 }

@@ -3,7 +3,7 @@
  * (json_build_object, json_agg) so that this file holds the queries and
  * nothing of their presentation.
  */
-#include "queue/stats.h"
+#include "report/stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>

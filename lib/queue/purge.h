@@ -1,8 +1,8 @@
 /*
  * purge — deleting finished jobs and their runs, oldest first, in small
  * batches (each its own short transaction), so runners claiming new jobs
- * never wait on it. Used by the purge task and by `cronq purge`. Lives with
- * the tasks because the queue depends on them, not the other way round.
+ * never wait on it. Used by the purge task (tasks/purge.c) and by
+ * `cronq purge`.
  */
 #ifndef CRONQ_PURGE_H
 #define CRONQ_PURGE_H

@@ -75,6 +75,8 @@ int64_t		tz_days_from_civil(int64_t year, int mon, int mday);
 /* Floor division (rounds toward minus infinity), and the Gregorian leap rule. */
 int64_t		tz_floor_div(int64_t a, int64_t b);
 bool		tz_is_leap(int64_t year);
+/* Days in month mon (1-12) of year. */
+int			tz_month_days(int64_t year, int mon);
 void		tz_civil_from_days(int64_t days, int64_t *year, int *mon, int *mday);
 
 /*

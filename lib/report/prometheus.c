@@ -3,13 +3,13 @@
  * needs; a key that is missing reads as 0 or "", so an older or newer
  * document still gives well-formed output.
  */
-#include "queue/prometheus.h"
+#include "report/prometheus.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "queue/stats.h"
-#include "sched/rfc3339.h"
+#include "report/stats.h"
+#include "time/rfc3339.h"
 #include "util/json.h"
 
 /* One metric family's HELP and TYPE lines; its samples must follow at once. */

@@ -14,12 +14,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sched/tz.h"
+#include "time/tz.h"
 
 typedef struct cron_expr cron_expr;
 
-/* Size cron_format_utc needs: "2026-03-08T07:00:00Z" and its NUL. */
-#define CRON_TIME_BUFLEN 21
 
 /*
  * Instants cron_next works with: 0001-01-01T00:00:00Z to
@@ -61,7 +59,5 @@ int			cron_next(const cron_expr *e, const tz *zone, int64_t after, int64_t *next
 /* Does a local wall time match, to the minute (seconds ignored)? */
 bool		cron_matches_local(const cron_expr *e, const struct tz_tm *local);
 
-/* Format t as RFC 3339 UTC, "2026-03-08T07:00:00Z", into buf (truncated to len). */
-void		cron_format_utc(int64_t t, char *buf, size_t len);
 
 #endif
