@@ -18,8 +18,7 @@
 #define SEARCH_SECS		(INT64_C(100) * 366 * SECS_PER_DAY)		/* 100 years */
 #define OFFSET_MAX		(26 * 3600)		/* no zone is further from UTC */
 
-struct cron_expr
-{
+struct cron_expr {
 	uint64_t	minutes;		/* bit m: minute m, 0-59 */
 	uint32_t	hours;			/* bit h: hour h, 0-23 */
 	uint32_t	mdays;			/* bit d: day of month d, 1-31 */
@@ -30,8 +29,7 @@ struct cron_expr
 	bool		fixed;			/* one minute and one hour */
 };
 
-typedef struct field_spec
-{
+typedef struct field_spec {
 	const char *name;
 	int			low;
 	int			high;
@@ -48,8 +46,7 @@ static const char *const wday_names[] = {
 	"sun", "mon", "tue", "wed", "thu", "fri", "sat", NULL
 };
 
-enum
-{
+enum {
 	F_MINUTE, F_HOUR, F_MDAY, F_MONTH, F_WDAY, NFIELDS
 };
 
@@ -122,8 +119,7 @@ quote_text(char *out, size_t outlen, const char *s, size_t len)
 	size_t		o = 0;
 	size_t		n = len > 32 ? 32 : len;
 
-	for (size_t i = 0; i < n && o + 5 < outlen; i++)
-	{
+	for (size_t i = 0; i < n && o + 5 < outlen; i++) {
 		unsigned char ch = (unsigned char) s[i];
 
 		if (ch >= 0x20 && ch < 0x7f && ch != '"' && ch != '\\')
@@ -131,8 +127,7 @@ quote_text(char *out, size_t outlen, const char *s, size_t len)
 		else
 			o += (size_t) snprintf(out + o, outlen - o, "\\x%02x", ch);
 	}
-	if (n < len && o + 4 <= outlen)
-	{
+	if (n < len && o + 4 <= outlen) {
 		memcpy(out + o, "...", 3);
 		o += 3;
 	}
@@ -140,8 +135,7 @@ quote_text(char *out, size_t outlen, const char *s, size_t len)
 }
 
 /* State while parsing one field; `err` messages get the field name prefixed. */
-typedef struct field_parser
-{
+typedef struct field_parser {
 	const field_spec *spec;
 	const char *s;
 	size_t		len;
@@ -180,8 +174,7 @@ fail_char(field_parser *fp, const char *context)
 	int			ch = peek(fp);
 	char		q[8];
 
-	switch (ch)
-	{
+	switch (ch) {
 		case -1:
 		case ',':
 			return fail(fp, "%s", context);
@@ -223,8 +216,7 @@ parse_value(field_parser *fp, const char *context, int *value,
 	const char *tok = fp->s + start;
 	int			shown;
 
-	while (fp->pos < fp->len && (is_digit(peek(fp)) || is_alpha(peek(fp))))
-	{
+	while (fp->pos < fp->len && (is_digit(peek(fp)) || is_alpha(peek(fp)))) {
 		if (is_digit(peek(fp)) && ndigits == fp->pos - start)
 			ndigits++;
 		fp->pos++;
@@ -236,8 +228,7 @@ parse_value(field_parser *fp, const char *context, int *value,
 	*text = tok;
 	*tlen = shown;
 
-	if (ndigits == len)
-	{
+	if (ndigits == len) {
 		long		v = 0;
 
 		for (size_t i = 0; i < len && v <= 1000; i++)
@@ -250,12 +241,9 @@ parse_value(field_parser *fp, const char *context, int *value,
 	}
 	if (ndigits > 0 && is_quartz_letters(tok + ndigits, len - ndigits))
 		return fail(fp, "\"%.*s\" is not supported", (int) (len - ndigits), tok + ndigits);
-	if (ndigits == 0 && f->names != NULL)
-	{
-		for (int i = 0; f->names[i] != NULL; i++)
-		{
-			if (equal_nocase(tok, len, f->names[i]))
-			{
+	if (ndigits == 0 && f->names != NULL) {
+		for (int i = 0; f->names[i] != NULL; i++) {
+			if (equal_nocase(tok, len, f->names[i])) {
 				*value = f->names_base + i;
 				return true;
 			}
@@ -287,8 +275,7 @@ parse_step(field_parser *fp, int *step)
 	len = fp->pos - start;
 	if (len == 0)
 		return fail_char(fp, "missing step after \"/\"");
-	for (size_t i = 0; i < len; i++)
-	{
+	for (size_t i = 0; i < len; i++) {
 		if (!is_digit((unsigned char) fp->s[start + i]))
 			return fail(fp, "step \"%.*s%s\" is not a number", len > 32 ? 32 : (int) len,
 						fp->s + start, len > 32 ? "..." : "");
@@ -312,30 +299,25 @@ parse_field(field_parser *fp, uint64_t *bits)
 	const field_spec *f = fp->spec;
 
 	*bits = 0;
-	for (;;)
-	{
+	for (;;) {
 		int			lo,
 					hi,
 					step = 1;
 
-		if (peek(fp) == '*')
-		{
+		if (peek(fp) == '*') {
 			fp->pos++;
 			lo = f->low;
 			hi = f->high;
 			if (peek(fp) != '/' && peek(fp) != ',' && peek(fp) != -1)
 				return fail_char(fp, "");
-		}
-		else
-		{
+		} else {
 			const char *t1;
 			int			l1;
 
 			if (!parse_value(fp, "empty item in list", &lo, &t1, &l1))
 				return false;
 			hi = lo;
-			if (peek(fp) == '-')
-			{
+			if (peek(fp) == '-') {
 				const char *t2;
 				int			l2;
 				char		ctx[64];
@@ -346,12 +328,10 @@ parse_field(field_parser *fp, uint64_t *bits)
 					return false;
 				if (lo > hi)
 					return fail(fp, "range %.*s-%.*s is reversed", l1, t1, l2, t2);
-			}
-			else if (peek(fp) == '/')
+			} else if (peek(fp) == '/')
 				hi = f->high;
 		}
-		if (peek(fp) == '/')
-		{
+		if (peek(fp) == '/') {
 			fp->pos++;
 			if (!parse_step(fp, &step))
 				return false;
@@ -375,8 +355,7 @@ dates_possible(uint32_t months, uint32_t mdays)
 {
 	static const int max_days[13] = {0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 
-	for (int m = 1; m <= 12; m++)
-	{
+	for (int m = 1; m <= 12; m++) {
 		uint32_t	upto = (uint32_t) ((UINT64_C(1) << (max_days[m] + 1)) - 2);
 
 		if ((months & (UINT32_C(1) << m)) && (mdays & upto))
@@ -404,8 +383,7 @@ cron_parse(const char *text, char *err, size_t errlen)
 	uint64_t	bits[NFIELDS];
 	cron_expr  *e;
 
-	for (const char *p = text; *p;)
-	{
+	for (const char *p = text; *p;) {
 		const char *start;
 
 		while (*p && is_space((unsigned char) *p))
@@ -415,36 +393,30 @@ cron_parse(const char *text, char *err, size_t errlen)
 		start = p;
 		while (*p && !is_space((unsigned char) *p))
 			p++;
-		if (ntok < NFIELDS)
-		{
+		if (ntok < NFIELDS) {
 			tok[ntok] = start;
 			toklen[ntok] = (size_t) (p - start);
 		}
 		ntok++;
 	}
-	if (ntok == 0)
-	{
+	if (ntok == 0) {
 		cq_errbuf(err, errlen, "empty expression");
 		return NULL;
 	}
 
-	if (tok[0][0] == '@')
-	{
+	if (tok[0][0] == '@') {
 		char		q[160];
 
-		for (size_t i = 0; i < sizeof(macros) / sizeof(macros[0]); i++)
-		{
+		for (size_t i = 0; i < sizeof(macros) / sizeof(macros[0]); i++) {
 			if (!equal_nocase(tok[0], toklen[0], macros[i].name))
 				continue;
-			if (ntok > 1)
-			{
+			if (ntok > 1) {
 				cq_errbuf(err, errlen, "unexpected text after %s", macros[i].name);
 				return NULL;
 			}
 			return cron_parse(macros[i].expansion, err, errlen);
 		}
-		if (equal_nocase(tok[0], toklen[0], "@reboot"))
-		{
+		if (equal_nocase(tok[0], toklen[0], "@reboot")) {
 			cq_errbuf(err, errlen, "@reboot is not supported");
 			return NULL;
 		}
@@ -453,13 +425,11 @@ cron_parse(const char *text, char *err, size_t errlen)
 		return NULL;
 	}
 
-	if (ntok != NFIELDS)
-	{
+	if (ntok != NFIELDS) {
 		cq_errbuf(err, errlen, "expected 5 fields, got %zu", ntok);
 		return NULL;
 	}
-	for (int i = 0; i < NFIELDS; i++)
-	{
+	for (int i = 0; i < NFIELDS; i++) {
 		field_parser fp = {&fields[i], tok[i], toklen[i], 0, err, errlen};
 
 		if (!parse_field(&fp, &bits[i]))
@@ -517,8 +487,7 @@ cron_matches_local(const cron_expr *e, const struct tz_tm *local)
 }
 
 /* A calendar day being walked forward. */
-typedef struct day_cursor
-{
+typedef struct day_cursor {
 	int64_t		days;			/* since 1970-01-01 */
 	int64_t		year;
 	int			mon;
@@ -529,11 +498,9 @@ static void
 next_day(day_cursor *d)
 {
 	d->days++;
-	if (++d->mday > tz_month_days(d->year, d->mon))
-	{
+	if (++d->mday > tz_month_days(d->year, d->mon)) {
 		d->mday = 1;
-		if (++d->mon > 12)
-		{
+		if (++d->mon > 12) {
 			d->mon = 1;
 			d->year++;
 		}
@@ -545,8 +512,7 @@ next_month(day_cursor *d)
 {
 	d->days += tz_month_days(d->year, d->mon) - d->mday + 1;
 	d->mday = 1;
-	if (++d->mon > 12)
-	{
+	if (++d->mon > 12) {
 		d->mon = 1;
 		d->year++;
 	}
@@ -573,42 +539,35 @@ next_wall(const cron_expr *e, int64_t from, int64_t limit, int64_t *out)
 	min = (int) (secs / 60 % 60);
 	tz_civil_from_days(d.days, &d.year, &d.mon, &d.mday);
 
-	while (d.days <= limit_days)
-	{
+	while (d.days <= limit_days) {
 		uint32_t	hours;
 		uint64_t	mins;
 		int64_t		wall;
 
-		if (!((e->months >> d.mon) & 1))
-		{
+		if (!((e->months >> d.mon) & 1)) {
 			next_month(&d);
 			hour = min = 0;
 			continue;
 		}
-		if (!day_matches(e, d.mday, (int) (d.days + 4 - tz_floor_div(d.days + 4, 7) * 7)))
-		{
+		if (!day_matches(e, d.mday, (int) (d.days + 4 - tz_floor_div(d.days + 4, 7) * 7))) {
 			next_day(&d);
 			hour = min = 0;
 			continue;
 		}
 		hours = e->hours & (UINT32_MAX << hour);
-		if (hours == 0)
-		{
+		if (hours == 0) {
 			next_day(&d);
 			hour = min = 0;
 			continue;
 		}
-		if (__builtin_ctz(hours) != hour)
-		{
+		if (__builtin_ctz(hours) != hour) {
 			hour = __builtin_ctz(hours);
 			min = 0;
 		}
 		mins = e->minutes & (UINT64_MAX << min);
-		if (mins == 0)
-		{
+		if (mins == 0) {
 			min = 0;
-			if (++hour == 24)
-			{
+			if (++hour == 24) {
 				next_day(&d);
 				hour = 0;
 			}
@@ -635,8 +594,7 @@ first_reach(const tz *zone, int64_t wall)
 {
 	int64_t		t = wall - OFFSET_MAX - 3600;
 
-	for (;;)
-	{
+	for (;;) {
 		int64_t		until;
 		int			off = tz_offset_until(zone, t, &until);
 
@@ -661,14 +619,12 @@ next_fixed(const cron_expr *e, const tz *zone, int64_t after, int64_t limit,
 	int64_t		from = after + tz_offset_at(zone, after) + 1;
 	int64_t		wall;
 
-	while (next_wall(e, from, limit + OFFSET_MAX, &wall))
-	{
+	while (next_wall(e, from, limit + OFFSET_MAX, &wall)) {
 		int64_t		t = first_reach(zone, wall);
 
 		if (t > limit)
 			return -1;
-		if (t > after)
-		{
+		if (t > after) {
 			*next = t;
 			return 0;
 		}
@@ -684,15 +640,13 @@ next_any(const cron_expr *e, const tz *zone, int64_t after, int64_t limit,
 {
 	int64_t		t = after + 1;
 
-	while (t <= limit)
-	{
+	while (t <= limit) {
 		int64_t		until;
 		int			off = tz_offset_until(zone, t, &until);
 		int64_t		last = until - 1 < limit ? until - 1 : limit;
 		int64_t		wall;
 
-		if (next_wall(e, t + off, last + off, &wall))
-		{
+		if (next_wall(e, t + off, last + off, &wall)) {
 			*next = wall - off;
 			return 0;
 		}

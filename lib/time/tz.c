@@ -34,8 +34,7 @@
 #define SECS_PER_DAY	86400
 
 /* One end of a daylight saving period in a POSIX TZ rule. */
-typedef struct tz_rule_date
-{
+typedef struct tz_rule_date {
 	char		kind;			/* 'J' (1-365, no 29 Feb), 'D' (0-365), 'M' */
 	int			n;				/* day for 'J' and 'D' */
 	int			mon;			/* 'M': month 1-12 */
@@ -44,8 +43,7 @@ typedef struct tz_rule_date
 	int32_t		secs;			/* local time of day, -167h to 167h */
 } tz_rule_date;
 
-typedef struct tz_rule
-{
+typedef struct tz_rule {
 	int32_t		std_off;		/* seconds east of UTC */
 	int32_t		dst_off;
 	bool		has_dst;
@@ -53,8 +51,7 @@ typedef struct tz_rule
 	tz_rule_date end;			/* switch back, read on daylight time */
 } tz_rule;
 
-struct tz
-{
+struct tz {
 	char	   *name;
 	size_t		ntrans;
 	int64_t    *trans;			/* strictly ascending transition instants */
@@ -153,8 +150,7 @@ rule_instant(const tz_rule_date *r, int64_t year, int32_t utoff)
 {
 	int64_t		day;
 
-	switch (r->kind)
-	{
+	switch (r->kind) {
 		case 'J':
 			day = tz_days_from_civil(year, 1, 1) + r->n - 1;
 			if (tz_is_leap(year) && r->n >= 60)
@@ -178,8 +174,7 @@ rule_instant(const tz_rule_date *r, int64_t year, int32_t utoff)
 	return day * SECS_PER_DAY + r->secs - utoff;
 }
 
-typedef struct rule_event
-{
+typedef struct rule_event {
 	int64_t		at;
 	bool		to_dst;
 } rule_event;
@@ -205,20 +200,17 @@ rule_offset_until(const tz_rule *r, int64_t t, int64_t *until)
 		return r->std_off;
 
 	tz_civil_from_days(tz_floor_div(t + r->std_off, SECS_PER_DAY), &year, &mon, &mday);
-	for (int k = 0; k < 4; k++)
-	{
+	for (int k = 0; k < 4; k++) {
 		ev[2 * k].at = rule_instant(&r->start, year - 1 + k, r->std_off);
 		ev[2 * k].to_dst = true;
 		ev[2 * k + 1].at = rule_instant(&r->end, year - 1 + k, r->dst_off);
 		ev[2 * k + 1].to_dst = false;
 	}
-	for (int i = 1; i < 8; i++)
-	{
+	for (int i = 1; i < 8; i++) {
 		rule_event	e = ev[i];
 		int			j = i;
 
-		while (j > 0 && ev[j - 1].at > e.at)
-		{
+		while (j > 0 && ev[j - 1].at > e.at) {
 			ev[j] = ev[j - 1];
 			j--;
 		}
@@ -228,10 +220,8 @@ rule_offset_until(const tz_rule *r, int64_t t, int64_t *until)
 	for (int i = 0; i < 8 && ev[i].at <= t; i++)
 		dst = ev[i].to_dst;
 	off = dst ? r->dst_off : r->std_off;
-	for (int i = 0; i < 8; i++)
-	{
-		if (ev[i].at > t && ev[i].to_dst != dst)
-		{
+	for (int i = 0; i < 8; i++) {
+		if (ev[i].at > t && ev[i].to_dst != dst) {
 			*until = ev[i].at;
 			break;
 		}
@@ -240,8 +230,7 @@ rule_offset_until(const tz_rule *r, int64_t t, int64_t *until)
 }
 
 /* A cursor over a rule string that need not be NUL-terminated. */
-typedef struct rule_cursor
-{
+typedef struct rule_cursor {
 	const char *s;
 	size_t		len;
 	size_t		pos;
@@ -276,8 +265,7 @@ parse_uint(rule_cursor *c, int maxdigits, int max, int *out)
 	int			v = 0;
 	int			n = 0;
 
-	while (cur_is_digit(c))
-	{
+	while (cur_is_digit(c)) {
 		if (++n > maxdigits)
 			return false;
 		v = v * 10 + (cur_peek(c) - '0');
@@ -295,12 +283,10 @@ parse_abbr(rule_cursor *c)
 {
 	size_t		start;
 
-	if (cur_peek(c) == '<')
-	{
+	if (cur_peek(c) == '<') {
 		c->pos++;
 		start = c->pos;
-		while (c->pos < c->len && c->s[c->pos] != '>')
-		{
+		while (c->pos < c->len && c->s[c->pos] != '>') {
 			int			ch = cur_peek(c);
 
 			if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
@@ -328,20 +314,17 @@ parse_hms(rule_cursor *c, int maxhours, int32_t *out)
 				m = 0,
 				s = 0;
 
-	if (cur_peek(c) == '+' || cur_peek(c) == '-')
-	{
+	if (cur_peek(c) == '+' || cur_peek(c) == '-') {
 		sign = cur_peek(c) == '-' ? -1 : 1;
 		c->pos++;
 	}
 	if (!parse_uint(c, 3, maxhours, &h))
 		return false;
-	if (cur_peek(c) == ':')
-	{
+	if (cur_peek(c) == ':') {
 		c->pos++;
 		if (!parse_uint(c, 2, 59, &m))
 			return false;
-		if (cur_peek(c) == ':')
-		{
+		if (cur_peek(c) == ':') {
 			c->pos++;
 			if (!parse_uint(c, 2, 59, &s))
 				return false;
@@ -355,15 +338,12 @@ static bool
 parse_rule_date(rule_cursor *c, tz_rule_date *d)
 {
 	d->secs = 2 * 3600;
-	if (cur_peek(c) == 'J')
-	{
+	if (cur_peek(c) == 'J') {
 		c->pos++;
 		d->kind = 'J';
 		if (!parse_uint(c, 3, 365, &d->n) || d->n < 1)
 			return false;
-	}
-	else if (cur_peek(c) == 'M')
-	{
+	} else if (cur_peek(c) == 'M') {
 		c->pos++;
 		d->kind = 'M';
 		if (!parse_uint(c, 2, 12, &d->mon) || d->mon < 1 || cur_peek(c) != '.')
@@ -374,15 +354,12 @@ parse_rule_date(rule_cursor *c, tz_rule_date *d)
 		c->pos++;
 		if (!parse_uint(c, 1, 6, &d->wday))
 			return false;
-	}
-	else
-	{
+	} else {
 		d->kind = 'D';
 		if (!parse_uint(c, 3, 365, &d->n))
 			return false;
 	}
-	if (cur_peek(c) == '/')
-	{
+	if (cur_peek(c) == '/') {
 		c->pos++;
 		if (!parse_hms(c, 167, &d->secs))
 			return false;
@@ -412,14 +389,12 @@ parse_rule(const char *s, size_t len, tz_rule *r)
 		return false;
 	r->has_dst = true;
 	r->dst_off = r->std_off + 3600;
-	if (cur_is_digit(&c) || cur_peek(&c) == '+' || cur_peek(&c) == '-')
-	{
+	if (cur_is_digit(&c) || cur_peek(&c) == '+' || cur_peek(&c) == '-') {
 		if (!parse_hms(&c, 24, &off))
 			return false;
 		r->dst_off = -off;
 	}
-	if (c.pos == c.len)
-	{
+	if (c.pos == c.len) {
 		r->start = (tz_rule_date) {'M', 0, 3, 2, 0, 2 * 3600};
 		r->end = (tz_rule_date) {'M', 0, 11, 1, 0, 2 * 3600};
 		return true;
@@ -437,8 +412,7 @@ parse_rule(const char *s, size_t len, tz_rule *r)
 
 /* ---- TZif files --------------------------------------------------------- */
 
-typedef struct tzif_header
-{
+typedef struct tzif_header {
 	uint32_t	isutcnt;
 	uint32_t	isstdcnt;
 	uint32_t	leapcnt;
@@ -508,8 +482,7 @@ parse_tzif(tz *zone, const unsigned char *p, size_t len)
 		return "truncated data";
 	data = p + TZIF_HEADER_LEN;
 
-	if (p[4] != '\0')
-	{
+	if (p[4] != '\0') {
 		/* Version 2 and later: skip to the second, 64-bit, header. */
 		size_t		off2 = TZIF_HEADER_LEN + (size_t) blen;
 
@@ -533,8 +506,7 @@ parse_tzif(tz *zone, const unsigned char *p, size_t len)
 		return "leap seconds are not supported";
 
 	types = data + (size_t) h.timecnt * (size_t) (tsize + 1);
-	for (uint32_t i = 0; i < h.typecnt; i++)
-	{
+	for (uint32_t i = 0; i < h.typecnt; i++) {
 		int32_t		utoff = (int32_t) get_be32(types + 6 * i);
 
 		if (utoff < -TZ_OFFSET_MAX || utoff > TZ_OFFSET_MAX)
@@ -548,8 +520,7 @@ parse_tzif(tz *zone, const unsigned char *p, size_t len)
 	zone->ntrans = h.timecnt;
 	zone->trans = xmalloc(sizeof(int64_t) * (h.timecnt ? h.timecnt : 1));
 	zone->trans_off = xmalloc(sizeof(int32_t) * (h.timecnt ? h.timecnt : 1));
-	for (uint32_t i = 0; i < h.timecnt; i++)
-	{
+	for (uint32_t i = 0; i < h.timecnt; i++) {
 		const unsigned char *tp = data + (size_t) i * (size_t) tsize;
 		uint8_t		idx = data[(size_t) h.timecnt * (size_t) tsize + i];
 
@@ -561,8 +532,7 @@ parse_tzif(tz *zone, const unsigned char *p, size_t len)
 		zone->trans_off[i] = offs[idx];
 	}
 
-	if (tsize == 8)
-	{
+	if (tsize == 8) {
 		/* The footer: "\n" rule "\n", the rule possibly empty. */
 		const unsigned char *f = data + blen;
 		size_t		flen = len - (size_t) (f - p);
@@ -573,8 +543,7 @@ parse_tzif(tz *zone, const unsigned char *p, size_t len)
 		nl = memchr(f + 1, '\n', flen - 1);
 		if (nl == NULL)
 			return "unterminated footer";
-		if (nl > f + 1)
-		{
+		if (nl > f + 1) {
 			if (!parse_rule((const char *) f + 1, (size_t) (nl - f - 1), &zone->rule))
 				return "invalid TZ rule in footer";
 			zone->has_rule = true;
@@ -610,8 +579,7 @@ tz_open_tzif(const char *name, const void *data, size_t len,
 	tz		   *zone = zone_new(name);
 	const char *why = parse_tzif(zone, data, len);
 
-	if (why != NULL)
-	{
+	if (why != NULL) {
 		cq_errbuf(err, errlen, "invalid time zone data for \"%s\": %s", name, why);
 		tz_free(zone);
 		return NULL;
@@ -624,14 +592,12 @@ tz_open_posix(const char *rule, char *err, size_t errlen)
 {
 	tz		   *zone;
 
-	if (strlen(rule) > TZ_NAME_MAX)
-	{
+	if (strlen(rule) > TZ_NAME_MAX) {
 		cq_errbuf(err, errlen, "invalid TZ rule: too long");
 		return NULL;
 	}
 	zone = zone_new(rule);
-	if (!parse_rule(rule, strlen(rule), &zone->rule))
-	{
+	if (!parse_rule(rule, strlen(rule), &zone->rule)) {
 		cq_errbuf(err, errlen, "invalid TZ rule \"%s\"", rule);
 		tz_free(zone);
 		return NULL;
@@ -650,8 +616,7 @@ valid_zone_name(const char *name)
 	if (len == 0 || len > TZ_NAME_MAX || name[0] == '/' || name[len - 1] == '/' ||
 		strstr(name, "..") != NULL || strstr(name, "//") != NULL)
 		return false;
-	for (const char *p = name; *p; p++)
-	{
+	for (const char *p = name; *p; p++) {
 		unsigned char ch = (unsigned char) *p;
 
 		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
@@ -682,30 +647,25 @@ read_file(const char *path, unsigned char **data, size_t *len)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return errno;
-	if (fstat(fd, &st) != 0)
-	{
+	if (fstat(fd, &st) != 0) {
 		rc = errno;
 		goto out;
 	}
-	if (!S_ISREG(st.st_mode))
-	{
+	if (!S_ISREG(st.st_mode)) {
 		rc = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		goto out;
 	}
-	if (st.st_size > TZ_FILE_MAX)
-	{
+	if (st.st_size > TZ_FILE_MAX) {
 		rc = EFBIG;
 		goto out;
 	}
 	buf = xmalloc((size_t) st.st_size + 1);
-	while (n < (size_t) st.st_size)
-	{
+	while (n < (size_t) st.st_size) {
 		ssize_t		r = read(fd, buf + n, (size_t) st.st_size - n);
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0)
-		{
+		if (r < 0) {
 			rc = errno;
 			goto out;
 		}
@@ -715,8 +675,7 @@ read_file(const char *path, unsigned char **data, size_t *len)
 	}
 out:
 	close(fd);
-	if (rc != 0)
-	{
+	if (rc != 0) {
 		free(buf);
 		return rc;
 	}
@@ -735,12 +694,10 @@ tz_open(const char *name, char *err, size_t errlen)
 	int			rc;
 	tz		   *zone = NULL;
 
-	if (strcmp(name, "UTC") == 0)
-	{
+	if (strcmp(name, "UTC") == 0) {
 		return zone_new(name);
 	}
-	if (!valid_zone_name(name))
-	{
+	if (!valid_zone_name(name)) {
 		cq_errbuf(err, errlen, "invalid time zone name \"%.64s%s\"", name,
 				strlen(name) > 64 ? "..." : "");
 		return NULL;
@@ -782,23 +739,20 @@ offset_until(const tz *zone, int64_t t, int64_t *until)
 	size_t		lo,
 				hi;
 
-	if (zone->ntrans == 0 || t >= zone->trans[zone->ntrans - 1])
-	{
+	if (zone->ntrans == 0 || t >= zone->trans[zone->ntrans - 1]) {
 		if (zone->has_rule)
 			return rule_offset_until(&zone->rule, t, until);
 		*until = INT64_MAX;
 		return zone->ntrans == 0 ? zone->initial_off : zone->trans_off[zone->ntrans - 1];
 	}
-	if (t < zone->trans[0])
-	{
+	if (t < zone->trans[0]) {
 		*until = zone->trans[0];
 		return zone->initial_off;
 	}
 	/* invariant: trans[lo] <= t < trans[hi] */
 	lo = 0;
 	hi = zone->ntrans - 1;
-	while (hi - lo > 1)
-	{
+	while (hi - lo > 1) {
 		size_t		mid = lo + (hi - lo) / 2;
 
 		if (zone->trans[mid] <= t)

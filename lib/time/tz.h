@@ -14,8 +14,7 @@
 #include <stdint.h>
 
 /* A local broken-down time, like struct tm but with a full year and 1-12 months. */
-struct tz_tm
-{
+struct tz_tm {
 	int			year;			/* full year, e.g. 2026 */
 	int			mon;			/* 1-12 */
 	int			mday;			/* 1-31 */

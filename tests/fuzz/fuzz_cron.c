@@ -28,8 +28,7 @@ open_zones(void)
 
 	if (zones[0] != NULL)
 		return;
-	for (int i = 0; i < NZONES; i++)
-	{
+	for (int i = 0; i < NZONES; i++) {
 		zones[i] = tz_open(names[i], err, sizeof(err));
 		/* without zone files, fall back to UTC rather than test nothing */
 		if (zones[i] == NULL)
@@ -53,8 +52,7 @@ walk(const cron_expr *e, const tz *zone, int64_t start)
 {
 	int64_t		t = start;
 
-	for (int i = 0; i < 4; i++)
-	{
+	for (int i = 0; i < 4; i++) {
 		int64_t		next;
 		struct tz_tm tm;
 
@@ -96,8 +94,7 @@ check_zone(const tz *zone, uint64_t h)
 {
 	int64_t		t = (int64_t) (h % (UINT64_C(400) * 366 * 86400)) - INT64_C(2208988800);
 
-	for (int i = 0; i < 8; i++)
-	{
+	for (int i = 0; i < 8; i++) {
 		int64_t		until;
 		int			off = tz_offset_until(zone, t, &until);
 
@@ -131,14 +128,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	open_zones();
 
-	if (size >= 4 && memcmp(data, "TZif", 4) == 0)
-	{
+	if (size >= 4 && memcmp(data, "TZif", 4) == 0) {
 		tz		   *zone = tz_open_tzif("fuzz", data, size, err, sizeof(err));
 		cron_expr  *fixed = cron_parse("30 2 * * *", err, sizeof(err));
 		cron_expr  *any = cron_parse("*/7 1-3 * * *", err, sizeof(err));
 
-		if (zone != NULL)
-		{
+		if (zone != NULL) {
 			check_zone(zone, h);
 			walk_all(fixed, zone, h);
 			walk_all(any, zone, h);
@@ -149,8 +144,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 
-	if (size >= 3 && memcmp(data, "TZ:", 3) == 0)
-	{
+	if (size >= 3 && memcmp(data, "TZ:", 3) == 0) {
 		const uint8_t *nl = memchr(data + 3, '\n', size - 3);
 		size_t		rule_len = nl ? (size_t) (nl - data - 3) : size - 3;
 		char	   *rule = cstring(data + 3, rule_len);
@@ -158,8 +152,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tz		   *zone = tz_open_posix(rule, err, sizeof(err));
 		cron_expr  *e = cron_parse(text[0] ? text : "*/30 * * * *", err, sizeof(err));
 
-		if (zone != NULL)
-		{
+		if (zone != NULL) {
 			check_zone(zone, h);
 			if (e != NULL)
 				walk_all(e, zone, h);
@@ -175,14 +168,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char	   *text = cstring(data, size);
 		cron_expr  *e = cron_parse(text, err, sizeof(err));
 
-		if (e == NULL)
-		{
+		if (e == NULL) {
 			/* a failure always explains itself on one line */
 			if (err[0] == '\0' || strchr(err, '\n') != NULL)
 				abort();
-		}
-		else
-		{
+		} else {
 			for (int i = 0; i < NZONES; i++)
 				walk_all(e, zones[i], h);
 		}

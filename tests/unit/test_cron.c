@@ -49,13 +49,11 @@ parse_time(const char *s, int64_t *out)
 	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6 || n != 19)
 		return false;
 	t = tz_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec;
-	if (s[19] == 'Z' && s[20] == '\0')
-	{
+	if (s[19] == 'Z' && s[20] == '\0') {
 		*out = t;
 		return true;
 	}
-	if ((s[19] == '+' || s[19] == '-') && strlen(s) == 25 && s[22] == ':')
-	{
+	if ((s[19] == '+' || s[19] == '-') && strlen(s) == 25 && s[22] == ':') {
 		int			oh = atoi(s + 20),
 					om = atoi(s + 23),
 					off = oh * 3600 + om * 60;
@@ -75,8 +73,7 @@ fmt(int64_t t, char *buf)
 
 /* ---- next fire times ---------------------------------------------------- */
 
-typedef struct next_case
-{
+typedef struct next_case {
 	int			line;
 	const char *expr;
 	const char *zone;
@@ -302,8 +299,7 @@ test_next_table(void)
 				b2[RFC3339_BUFLEN],
 				b3[RFC3339_BUFLEN];
 
-	for (size_t i = 0; i < sizeof(next_cases) / sizeof(next_cases[0]); i++)
-	{
+	for (size_t i = 0; i < sizeof(next_cases) / sizeof(next_cases[0]); i++) {
 		const next_case *c = &next_cases[i];
 		cron_expr  *e = cron_parse(c->expr, err, sizeof(err));
 		const tz   *z = zone(c->zone);
@@ -313,40 +309,31 @@ test_next_table(void)
 		bool		ok = true;
 		char		why[256] = "";
 
-		if (e == NULL || z == NULL || !parse_time(c->start, &t))
-		{
+		if (e == NULL || z == NULL || !parse_time(c->start, &t)) {
 			CHECK(false, "line %d: \"%s\": %s", c->line, c->expr, e ? "bad zone or start" : err);
 			cron_free(e);
 			continue;
 		}
 		snprintf(expect, sizeof(expect), "%s", c->expect);
-		for (char *w = strtok_r(expect, " ", &save); w && ok; w = strtok_r(NULL, " ", &save))
-		{
+		for (char *w = strtok_r(expect, " ", &save); w && ok; w = strtok_r(NULL, " ", &save)) {
 			int64_t		want,
 						got;
 			int			rc = cron_next(e, z, t, &got);
 
-			if (strcmp(w, "none") == 0)
-			{
-				if (rc != -1)
-				{
+			if (strcmp(w, "none") == 0) {
+				if (rc != -1) {
 					ok = false;
 					snprintf(why, sizeof(why), "after %s want none, got %s", fmt(t, b1), fmt(got, b2));
 				}
 				break;
 			}
-			if (!parse_time(w, &want))
-			{
+			if (!parse_time(w, &want)) {
 				ok = false;
 				snprintf(why, sizeof(why), "bad expected time %s", w);
-			}
-			else if (rc != 0)
-			{
+			} else if (rc != 0) {
 				ok = false;
 				snprintf(why, sizeof(why), "after %s want %s, got none", fmt(t, b1), w);
-			}
-			else if (got != want)
-			{
+			} else if (got != want) {
 				ok = false;
 				snprintf(why, sizeof(why), "after %s want %s (%s), got %s",
 						 fmt(t, b1), fmt(want, b2), w, fmt(got, b3));
@@ -360,8 +347,7 @@ test_next_table(void)
 
 /* ---- rejected expressions ------------------------------------------------ */
 
-typedef struct bad_case
-{
+typedef struct bad_case {
 	int			line;
 	const char *expr;
 	const char *message;
@@ -446,8 +432,7 @@ static const bad_case bad_cases[] = {
 static void
 test_bad_table(void)
 {
-	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++)
-	{
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
 		const bad_case *c = &bad_cases[i];
 		char		err[256] = "";
 		cron_expr  *e = cron_parse(c->expr, err, sizeof(err));
@@ -482,8 +467,7 @@ test_parse_misc(void)
 	char		buf[RFC3339_BUFLEN];
 	cron_expr  *e;
 
-	for (size_t i = 0; i < sizeof(fixed_cases) / sizeof(fixed_cases[0]); i++)
-	{
+	for (size_t i = 0; i < sizeof(fixed_cases) / sizeof(fixed_cases[0]); i++) {
 		e = cron_parse(fixed_cases[i].expr, err, sizeof(err));
 		CHECK(e != NULL && cron_is_fixed_time(e) == fixed_cases[i].fixed,
 			  "\"%s\" fixed-time should be %d", fixed_cases[i].expr, fixed_cases[i].fixed);
@@ -560,50 +544,42 @@ random_field(char *out, size_t len, int lo, int hi, int star_pct, const char *co
 				b = rnd(lo, hi);
 	int			step;
 
-	if (a > b)
-	{
+	if (a > b) {
 		int			tmp = a;
 
 		a = b;
 		b = tmp;
 	}
-	if (kind < star_pct)
-	{
+	if (kind < star_pct) {
 		snprintf(out, len, "*");
 		return span(lo, hi, 1);
 	}
-	if (kind < star_pct + 10)
-	{
+	if (kind < star_pct + 10) {
 		step = rnd(1, (hi - lo + 1) / 2 > 1 ? (hi - lo + 1) / 2 : 1);
 		snprintf(out, len, "*/%d", step);
 		return span(lo, hi, step);
 	}
-	if (kind < star_pct + 20)
-	{
+	if (kind < star_pct + 20) {
 		snprintf(out, len, "%d-%d", a, b);
 		return span(a, b, 1);
 	}
-	if (kind < star_pct + 27)
-	{
+	if (kind < star_pct + 27) {
 		step = rnd(1, 4);
 		snprintf(out, len, "%d-%d/%d", a, b, step);
 		return span(a, b, step);
 	}
-	if (kind < star_pct + 34)
-	{
+	if (kind < star_pct + 34) {
 		int			c = rnd(lo, hi);
 
 		snprintf(out, len, "%d,%d,%d", a, c, b);
 		return span(a, a, 1) | span(b, b, 1) | span(c, c, 1);
 	}
-	if (kind < star_pct + 40)
-	{
+	if (kind < star_pct + 40) {
 		step = rnd(1, 5);
 		snprintf(out, len, "%d/%d", a, step);
 		return span(a, hi, step);
 	}
-	if (names != NULL && kind < star_pct + 50 && names[b - names_base] != NULL)
-	{
+	if (names != NULL && kind < star_pct + 50 && names[b - names_base] != NULL) {
 		snprintf(out, len, "%s-%s", names[a - names_base], names[b - names_base]);
 		return span(a, b, 1);
 	}
@@ -628,8 +604,7 @@ random_expr(char *out, size_t len, int *h, int *m)
 	uint64_t	mins,
 				hours;
 
-	if (rnd(0, 4) == 0)
-	{
+	if (rnd(0, 4) == 0) {
 		/* a fixed-time expression, often at an hour DST likes to skip */
 		int			mm = rnd(0, 3) == 0 ? rnd(0, 59) : 30 * rnd(0, 1) + 15 * rnd(0, 1);
 		int			hh = rnd(0, 1) ? rnd(0, 3) : rnd(0, 23);
@@ -638,9 +613,7 @@ random_expr(char *out, size_t len, int *h, int *m)
 		snprintf(f[1], sizeof(f[1]), "%d", hh);
 		mins = UINT64_C(1) << mm;
 		hours = UINT64_C(1) << hh;
-	}
-	else
-	{
+	} else {
 		mins = random_field(f[0], sizeof(f[0]), 0, 59, 35, NULL, 0);
 		hours = random_field(f[1], sizeof(f[1]), 0, 23, 45, NULL, 0);
 	}
@@ -665,8 +638,7 @@ random_instant(void)
 	};
 	int64_t		t;
 
-	if (rnd(0, 2) == 0)
-	{
+	if (rnd(0, 2) == 0) {
 		(void) parse_time(near[rnd(0, (int) (sizeof(near) / sizeof(near[0])) - 1)], &t);
 		return t + rnd(-3 * 86400, 86400);
 	}
@@ -702,14 +674,11 @@ brute_fixed(const cron_expr *e, const tz *z, int h, int m, int64_t start, int64_
 	int64_t		t = (start - 3 * 86400) / 60 * 60;
 	int64_t		runmax = wall_of(z, t);
 
-	for (t += 60; t <= stop; t += 60)
-	{
+	for (t += 60; t <= stop; t += 60) {
 		int64_t		w = wall_of(z, t);
 
-		if (w > runmax)
-		{
-			for (int64_t d = runmax / 86400 - 1; d <= w / 86400; d++)
-			{
+		if (w > runmax) {
+			for (int64_t d = runmax / 86400 - 1; d <= w / 86400; d++) {
 				int64_t		target = d * 86400 + h * 3600 + m * 60;
 
 				if (target > runmax && target <= w && t > start && day_time_matches(e, d, h, m))
@@ -725,8 +694,7 @@ brute_fixed(const cron_expr *e, const tz *z, int h, int m, int64_t start, int64_
 static int64_t
 brute_any(const cron_expr *e, const tz *z, int64_t start, int64_t stop)
 {
-	for (int64_t t = (start / 60 + 1) * 60; t <= stop; t += 60)
-	{
+	for (int64_t t = (start / 60 + 1) * 60; t <= stop; t += 60) {
 		struct tz_tm tm;
 
 		tz_local(z, t, &tm);
@@ -752,8 +720,7 @@ test_properties(void)
 				b2[RFC3339_BUFLEN],
 				b3[RFC3339_BUFLEN];
 
-	for (int i = 0; i < iterations; i++)
-	{
+	for (int i = 0; i < iterations; i++) {
 		char		text[200];
 		cron_expr  *e;
 		const tz   *z = zones[rnd(0, ZONE_COUNT - 1)];
@@ -768,13 +735,11 @@ test_properties(void)
 
 		random_expr(text, sizeof(text), &h, &m);
 		e = cron_parse(text, err, sizeof(err));
-		if (e == NULL)
-		{
+		if (e == NULL) {
 			CHECK(false, "generated \"%s\" rejected: %s", text, err);
 			continue;
 		}
-		if (cron_next(e, z, start, &next) != 0)
-		{
+		if (cron_next(e, z, start, &next) != 0) {
 			/* no next time: then the brute force must find none either */
 			brute = h >= 0 && m >= 0 ? brute_fixed(e, z, h, m, start, start + window)
 				: brute_any(e, z, start, start + window);
@@ -790,8 +755,7 @@ test_properties(void)
 
 		/* the wall time of next matches, except a fixed time moved out of a gap */
 		tz_local(z, next, &tm);
-		if (!cron_matches_local(e, &tm) && first_match[0] == '\0')
-		{
+		if (!cron_matches_local(e, &tm) && first_match[0] == '\0') {
 			int64_t		before = wall_of(z, next - 1);
 			bool		gap_end = wall_of(z, next) - before > 1;
 
@@ -807,8 +771,7 @@ test_properties(void)
 			brute = brute_fixed(e, z, h, m, start, start + window);
 		else
 			brute = brute_any(e, z, start, start + window);
-		if (brute != INT64_MAX || next <= start + window)
-		{
+		if (brute != INT64_MAX || next <= start + window) {
 			brute_checked++;
 			if (brute != next && first_brute[0] == '\0')
 				snprintf(first_brute, sizeof(first_brute), "\"%s\" in %s from %s: next %s, brute force %s",
@@ -833,8 +796,7 @@ test_properties(void)
 
 /* ---- time zones ------------------------------------------------------------ */
 
-typedef struct offset_case
-{
+typedef struct offset_case {
 	const char *zone;			/* name, or a POSIX rule when it has a ',' or digit */
 	const char *at;
 	int			offset;
@@ -939,8 +901,7 @@ build_tzif(unsigned char *buf, char version, int64_t trans, int32_t off0, int32_
 	buf[n++] = 0;
 	memcpy(buf + n, "AAA", 4);
 	n += 4;
-	for (uint32_t i = 0; i < leapcnt; i++)
-	{
+	for (uint32_t i = 0; i < leapcnt; i++) {
 		PUT32(0);
 		PUT32(1);
 	}
@@ -958,8 +919,7 @@ build_tzif(unsigned char *buf, char version, int64_t trans, int32_t off0, int32_
 	buf[n++] = 0;
 	memcpy(buf + n, "AAA", 4);
 	n += 4;
-	for (uint32_t i = 0; i < leapcnt; i++)
-	{
+	for (uint32_t i = 0; i < leapcnt; i++) {
 		PUT32(0);
 		PUT32(0);
 		PUT32(1);
@@ -984,8 +944,7 @@ test_tz(void)
 	unsigned char img[512];
 	size_t		len;
 
-	for (size_t i = 0; i < sizeof(offset_cases) / sizeof(offset_cases[0]); i++)
-	{
+	for (size_t i = 0; i < sizeof(offset_cases) / sizeof(offset_cases[0]); i++) {
 		const offset_case *c = &offset_cases[i];
 		int			got = 0;
 
@@ -1006,17 +965,14 @@ test_tz(void)
 		};
 		char		first[256] = "";
 
-		for (size_t p = 0; p < 3; p++)
-		{
+		for (size_t p = 0; p < 3; p++) {
 			tz		   *file = tz_open(pairs[p][0], err, sizeof(err));
 			tz		   *rule = tz_open_posix(pairs[p][1], err, sizeof(err));
 			int64_t		from = tz_days_from_civil(atoi(pairs[p][2]), 1, 1) * 86400;
 			int64_t		to = tz_days_from_civil(2037, 1, 1) * 86400;
 
-			for (t = from; file && rule && t < to; t += 3 * 3600 + 17)
-			{
-				if (tz_offset_at(file, t) != tz_offset_at(rule, t) && first[0] == '\0')
-				{
+			for (t = from; file && rule && t < to; t += 3 * 3600 + 17) {
+				if (tz_offset_at(file, t) != tz_offset_at(rule, t) && first[0] == '\0') {
 					char		b[RFC3339_BUFLEN];
 
 					snprintf(first, sizeof(first), "%s at %s: file %d, rule %d", pairs[p][0],
@@ -1084,8 +1040,7 @@ test_tz(void)
 			{"right/UTC", "invalid time zone data for \"right/UTC\": leap seconds are not supported"},
 		};
 
-		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		{
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			err[0] = '\0';
 			z = tz_open(bad[i][0], err, sizeof(err));
 			CHECK(z == NULL && strcmp(err, bad[i][1]) == 0, "tz_open(\"%s\"): want \"%s\", got \"%s\"",
@@ -1116,8 +1071,7 @@ test_tz(void)
 			"<+05", "EST5EDT,M3.2.0,M11.1.0,", "EST+", "EST5EDT4,",
 		};
 
-		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		{
+		for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 			z = tz_open_posix(bad[i], err, sizeof(err));
 			CHECK(z == NULL, "rule \"%s\" should be rejected", bad[i]);
 			tz_free(z);
@@ -1160,8 +1114,7 @@ test_tz(void)
 	CHECK(z && tz_offset_at(z, 999) == -3600 && tz_offset_at(z, 1000) == 7200, "version 1 file");
 	tz_free(z);
 	len = build_tzif(img, '2', 0, 0, 3600, "CET-1CEST,M3.5.0,M10.5.0/3", 0);
-	for (size_t cut = 0; cut < len; cut++)
-	{
+	for (size_t cut = 0; cut < len; cut++) {
 		z = tz_open_tzif("cut", img, cut, err, sizeof(err));
 		if (z != NULL)
 			break;
@@ -1191,12 +1144,10 @@ test_speed(void)
 	clock_t		c0 = clock();
 	double		secs;
 
-	for (size_t i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++)
-	{
+	for (size_t i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++) {
 		cron_expr  *e = cron_parse(exprs[i], err, sizeof(err));
 
-		for (int zi = 0; zi < ZONE_COUNT; zi++)
-		{
+		for (int zi = 0; zi < ZONE_COUNT; zi++) {
 			int64_t		t = INT64_C(1767225600);
 
 			for (int k = 0; k < 2000 && cron_next(e, zones[zi], t, &t) == 0; k++)
@@ -1213,11 +1164,9 @@ main(void)
 {
 	char		err[256];
 
-	for (int i = 0; i < ZONE_COUNT; i++)
-	{
+	for (int i = 0; i < ZONE_COUNT; i++) {
 		zones[i] = tz_open(zone_names[i], err, sizeof(err));
-		if (zones[i] == NULL)
-		{
+		if (zones[i] == NULL) {
 			printf("not ok: cannot open %s: %s\n", zone_names[i], err);
 			return 1;
 		}
