@@ -139,7 +139,8 @@ cli_conninfo(const cli_common *common)
 int
 cli_report(const cq_err *err)
 {
-	log_full(LOG_ERROR, NULL, NULL, err->hint[0] ? err->hint : NULL, "%s", err->msg);
+	log_full(LOG_ERROR, NULL, err->detail[0] ? err->detail : NULL, err->hint[0] ? err->hint : NULL,
+			 "%s", err->msg);
 	return err->code ? err->code : EX_SOFTWARE;
 }
 

@@ -336,6 +336,7 @@ pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate)
 {
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	const char *detail = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL) : NULL;
 	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
 	int code = code_for(conn, state);
 
@@ -351,6 +352,8 @@ pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate)
 	if (code == EX_TEMPFAIL && !pg_alive(conn))
 		return cq_fail(err, code, "connection to database lost: %s", primary);
 	cq_fail(err, code, "%s", primary);
+	if (detail)
+		cq_detail(err, "%s", detail);
 	if (hint)
 		cq_hint(err, "%s", hint);
 	else if (res && missing_privilege(res))

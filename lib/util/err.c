@@ -13,11 +13,24 @@ cq_fail(cq_err *err, int code, const char *fmt, ...)
 	if (err == NULL)
 		return code;
 	err->code = code;
+	err->detail[0] = '\0';
 	err->hint[0] = '\0';
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 	va_end(ap);
 	return code;
+}
+
+void
+cq_detail(cq_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->detail, sizeof err->detail, fmt, ap);
+	va_end(ap);
 }
 
 void
@@ -39,6 +52,7 @@ cq_clear(cq_err *err)
 		return;
 	err->code = 0;
 	err->msg[0] = '\0';
+	err->detail[0] = '\0';
 	err->hint[0] = '\0';
 }
 

@@ -151,4 +151,16 @@ printf '{"type":"noop","key":"k2"}\n{"type":"sleep","payload":{"seconds":0.5},"k
 eq "existing key skipped, new one added" 3 "$(count)"
 eq "jsonl fields stored" '{"seconds": 0.5}|00:05:00|2030-01-01 00:00:00+00|2' "$(q "select payload, timeout, run_at, max_attempts from cronq.jobs where idempotency_key = 'k3'")"
 
+# An error keeps PostgreSQL's detail and hint, each on a line of its own.
+q "create function public.refuse() returns trigger language plpgsql as \$\$
+   begin raise exception 'refused by a trigger' using detail = 'the queue is frozen', hint = 'thaw it first'; end \$\$;
+   create trigger refuse before insert on cronq.jobs for each row execute function public.refuse()"
+before=$(count)
+"$CRONQ" enqueue noop >"$T_DIR/out" 2>"$T_DIR/err"
+eq "an error with detail and hint: exit, the three lines" "70|cronq: error: refused by a trigger
+cronq: detail: the queue is frozen
+cronq: hint: thaw it first" "$?|$(cat "$T_DIR/err")"
+eq "and nothing written" "$before" "$(count)"
+q "drop trigger refuse on cronq.jobs; drop function public.refuse()"
+
 done_testing
