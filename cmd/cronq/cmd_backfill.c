@@ -17,7 +17,6 @@
 #include "queue/enqueue.h"
 #include "time/cron.h"
 #include "time/rfc3339.h"
-#include "schema/migrate.h"
 #include "util/log.h"
 
 enum {

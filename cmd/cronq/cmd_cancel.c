@@ -7,7 +7,6 @@
 #include "commands.h"
 #include "pg/pg.h"
 #include "queue/admin.h"
-#include "schema/migrate.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 

@@ -13,7 +13,6 @@
 #include "pg/pg.h"
 #include "queue/enqueue.h"
 #include "tasks/payload.h"
-#include "schema/migrate.h"
 #include "util/buf.h"
 #include "util/log.h"
 

@@ -13,7 +13,6 @@
 #include "commands.h"
 #include "pg/pg.h"
 #include "queue/inspect.h"
-#include "schema/migrate.h"
 #include "util/buf.h"
 #include "util/duration.h"
 #include "util/json.h"

@@ -11,7 +11,6 @@
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
-#include "schema/migrate.h"
 #include "queue/purge.h"
 #include "util/log.h"
 

@@ -11,7 +11,6 @@
 #include "commands.h"
 #include "pg/pg.h"
 #include "queue/inspect.h"
-#include "schema/migrate.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 

@@ -14,7 +14,6 @@
 #include "time/cron.h"
 #include "time/rfc3339.h"
 #include "sched/schedule.h"
-#include "schema/migrate.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/utf8.h"
