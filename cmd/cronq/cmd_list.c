@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "pg/pg.h"
 #include "queue/inspect.h"
+#include "report/table.h"
 #include "util/buf.h"
 #include "util/duration.h"
 #include "util/json.h"
@@ -121,35 +122,20 @@ utf8_tail(const char *s, size_t n)
 	return p;
 }
 
-/* Append at most width bytes of s on one line (newlines and tabs become spaces). */
-static void
-append_clipped(buf *b, const char *s, size_t width)
-{
-	size_t n = 0;
-
-	for (; *s && n < width; s++, n++)
-		buf_putc(b, *s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s);
-	if (*s) {
-		/* Never end inside a UTF-8 sequence. */
-		while (b->len > 0 && ((unsigned char) b->data[b->len - 1] & 0xC0) == 0x80)
-			b->len--;
-		if (b->len > 0 && ((unsigned char) b->data[b->len - 1] & 0xC0) == 0xC0)
-			b->len--;
-		b->data[b->len] = '\0';
-		buf_puts(b, "...");
-	}
-}
-
 static void
 print_list_text(const json_t *list)
 {
+	static const int widths[] = {8, 9, 8, 10, 8, 20, 20, 0};
+	static const char *const head[] = {"ID", "STATUS", "TYPE", "QUEUE", "ATTEMPTS", "RUN AT", "FINISHED AT",
+									   "ERROR"};
+	buf line = BUF_INIT;
 	size_t i;
 	json_t *job;
 
-	printf("%-8s %-9s %-8s %-10s %-8s %-20s %-20s %s\n", "ID", "STATUS", "TYPE", "QUEUE",
-		   "ATTEMPTS", "RUN AT", "FINISHED AT", "ERROR");
+	table_row(&line, 8, widths, head);
+	fputs(buf_str(&line), stdout);
 	json_array_foreach(list, i, job) {
-		char id[32], attempts[32], *clean, *queue;
+		char id[32], attempts[32], *clean, *queue, *clipped;
 		buf error = BUF_INIT;
 
 		snprintf(id, sizeof id, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(job, "id")));
@@ -158,16 +144,25 @@ print_list_text(const json_t *list)
 				 json_integer_value(json_object_get(job, "max_attempts")));
 		if (cq_json_str(job, "error_code", "")[0])
 			buf_printf(&error, "%s: ", cq_json_str(job, "error_code", ""));
-		append_clipped(&error, cq_json_str(job, "last_error", ""), ERROR_WIDTH);
+		clipped = utf8_clip(cq_json_str(job, "last_error", ""), ERROR_WIDTH, UTF8_CLIP_BYTES);
+		buf_puts(&error, clipped);
 		clean = utf8_printable(buf_str(&error), false);
 		queue = utf8_printable(cq_json_str(job, "queue", ""), false);
-		printf("%-8s %-9s %-8s %-10s %-8s %-20s %-20s %s\n", id, cq_json_str(job, "status", ""),
-			   cq_json_str(job, "type", ""), queue, attempts, cq_json_str(job, "run_at", ""),
-			   cq_json_str(job, "finished_at", ""), clean);
+		{
+			const char *const cells[] = {id, cq_json_str(job, "status", ""), cq_json_str(job, "type", ""), queue,
+										 attempts, cq_json_str(job, "run_at", ""),
+										 cq_json_str(job, "finished_at", ""), clean};
+
+			buf_reset(&line);
+			table_row(&line, 8, widths, cells);
+			fputs(buf_str(&line), stdout);
+		}
+		free(clipped);
 		free(clean);
 		free(queue);
 		buf_free(&error);
 	}
+	buf_free(&line);
 }
 
 /* A JSON value for people: strings bare, null empty, the rest as compact JSON. */

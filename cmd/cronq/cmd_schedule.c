@@ -13,7 +13,9 @@
 #include "pg/pg.h"
 #include "time/cron.h"
 #include "time/rfc3339.h"
+#include "report/table.h"
 #include "sched/schedule.h"
+#include "util/buf.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/utf8.h"
@@ -212,11 +214,15 @@ print_schedule_text(const json_t *s)
 static void
 print_list_text(const json_t *list)
 {
+	static const int widths[] = {24, 18, 16, 8, 10, 8, 21, 0};
+	static const char *const head[] = {"NAME", "CRON", "TIMEZONE", "TYPE", "QUEUE", "ENABLED", "NEXT RUN",
+									   "LAST JOB"};
+	buf line = BUF_INIT;
 	size_t i;
 	json_t *s;
 
-	printf("%-24s %-18s %-16s %-8s %-10s %-8s %-21s %s\n", "NAME", "CRON", "TIMEZONE", "TYPE",
-		   "QUEUE", "ENABLED", "NEXT RUN", "LAST JOB");
+	table_row(&line, 8, widths, head);
+	fputs(buf_str(&line), stdout);
 	json_array_foreach(list, i, s) {
 		static const char *const names[] = {"name", "cron", "timezone", "type", "queue"};
 		json_t *last = json_object_get(s, "last_job_id");
@@ -228,12 +234,19 @@ print_list_text(const json_t *list)
 		/* Anyone who may write a schedule writes these: escaped for the terminal. */
 		for (size_t c = 0; c < 5; c++)
 			cell[c] = utf8_printable(cq_json_str(s, names[c], "-"), false);
-		printf("%-24s %-18s %-16s %-8s %-10s %-8s %-21s %s\n", cell[0], cell[1], cell[2], cell[3], cell[4],
-			   json_is_true(json_object_get(s, "enabled")) ? "yes" : "no", cq_json_str(s, "next_run_at", "-"),
-			   lastbuf);
+		{
+			const char *const cells[] = {cell[0], cell[1], cell[2], cell[3], cell[4],
+										 json_is_true(json_object_get(s, "enabled")) ? "yes" : "no",
+										 cq_json_str(s, "next_run_at", "-"), lastbuf};
+
+			buf_reset(&line);
+			table_row(&line, 8, widths, cells);
+			fputs(buf_str(&line), stdout);
+		}
 		for (size_t c = 0; c < 5; c++)
 			free(cell[c]);
 	}
+	buf_free(&line);
 }
 
 int

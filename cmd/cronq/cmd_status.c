@@ -18,9 +18,11 @@
 #include "pg/pg.h"
 #include "report/prometheus.h"
 #include "report/stats.h"
+#include "report/table.h"
 #include "schema/migrate.h"
 #include "util/buf.h"
 #include "util/duration.h"
+#include "util/file.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/utf8.h"
@@ -35,9 +37,6 @@ typedef struct status_args {
 	bool		prometheus;
 	const char *output;
 } status_args;
-
-/* Widest cell of a text table, in characters; longer values are clipped. */
-#define CELL_MAX 48
 
 static void
 help(void)
@@ -95,127 +94,6 @@ secs(int64_t s, char *out, size_t len)
 {
 	duration_format(s * 1000, out, len);
 	return out;
-}
-
-/* ---- text tables ---- */
-
-typedef struct table {
-	int			ncols;
-	const char *const *head;
-	unsigned	right;			/* bit i: column i is right-aligned */
-	char	  **cells;			/* row-major, ncols per row */
-	size_t		n, cap;
-} table;
-
-/* Characters, not bytes, in UTF-8 text. */
-static size_t
-text_width(const char *s)
-{
-	size_t w = 0;
-
-	for (; *s; s++)
-		if (((unsigned char) *s & 0xC0) != 0x80)
-			w++;
-	return w;
-}
-
-/*
- * A copy of s fit for one table cell: its first line, at most CELL_MAX
- * characters, cut on a character boundary with "..." marking any cut, and
- * control characters escaped as \xNN (job errors hold programs' output,
- * which must not drive the operator's terminal; queue names are anyone's).
- */
-static char *
-clip(const char *s)
-{
-	size_t len = strcspn(s, "\r\n"), chars = 0, keep = 0;
-	bool more = s[len] != '\0';
-	char *cut, *out;
-
-	for (size_t i = 0; i < len; i++) {
-		if (((unsigned char) s[i] & 0xC0) == 0x80)
-			continue;
-		if (chars == CELL_MAX - 3)
-			keep = i;
-		chars++;
-	}
-	if (chars > CELL_MAX || (more && chars > CELL_MAX - 3))
-		cut = xasprintf("%.*s...", (int) keep, s);
-	else if (more)
-		cut = xasprintf("%.*s...", (int) len, s);
-	else
-		cut = xstrndup(s, len);
-	out = utf8_printable(cut, false);
-	free(cut);
-	return out;
-}
-
-static void
-table_cell(table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-table_cell(table *t, const char *fmt, ...)
-{
-	va_list ap;
-	char *raw;
-	int need;
-
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 64;
-		t->cells = xrealloc(t->cells, t->cap * sizeof *t->cells);
-	}
-	va_start(ap, fmt);
-	need = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	raw = xmalloc((size_t) (need < 0 ? 0 : need) + 1);
-	raw[0] = '\0';
-	va_start(ap, fmt);
-	if (need >= 0)
-		vsnprintf(raw, (size_t) need + 1, fmt, ap);
-	va_end(ap);
-	t->cells[t->n++] = clip(raw);
-	free(raw);
-}
-
-/* Append the table to out (header and rows, columns two spaces apart), then empty it. */
-static void
-table_flush(table *t, buf *out)
-{
-	size_t width[16] = {0};
-	size_t rows = t->n / (size_t) t->ncols;
-
-	for (int c = 0; c < t->ncols; c++)
-		width[c] = strlen(t->head[c]);
-	for (size_t i = 0; i < t->n; i++) {
-		size_t w = text_width(t->cells[i]);
-		int c = (int) (i % (size_t) t->ncols);
-
-		if (w > width[c])
-			width[c] = w;
-	}
-	for (size_t r = 0; r <= rows; r++) {
-		for (int c = 0; c < t->ncols; c++) {
-			const char *s = r == 0 ? t->head[c] : t->cells[(r - 1) * (size_t) t->ncols + (size_t) c];
-			size_t pad = width[c] - text_width(s);
-			bool last = c == t->ncols - 1;
-
-			if (c > 0)
-				buf_puts(out, "  ");
-			if (t->right & (1u << c))
-				for (size_t k = 0; k < pad; k++)
-					buf_putc(out, ' ');
-			buf_puts(out, s);
-			if (!(t->right & (1u << c)) && !last)
-				for (size_t k = 0; k < pad; k++)
-					buf_putc(out, ' ');
-		}
-		buf_putc(out, '\n');
-	}
-	for (size_t i = 0; i < t->n; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	t->cells = NULL;
-	t->n = t->cap = 0;
 }
 
 /* ---- text ---- */
@@ -406,10 +284,10 @@ text_history(buf *out, const json_t *doc)
 	if (json_array_size(queues) == 0)
 		return;
 	json_array_foreach(queues, i, q) {
-		size_t qw = text_width(cq_json_str(q, "queue", "?"));
+		size_t qw = utf8_width(cq_json_str(q, "queue", "?"));
 
 		if (qw > w)
-			w = qw < CELL_MAX ? qw : CELL_MAX;
+			w = qw < TABLE_CELL_MAX ? qw : TABLE_CELL_MAX;
 	}
 	buf_printf(out, "\nLast 24 hours (one character per hour, oldest first: . none finished,"
 			   " o all succeeded, x some failed)\n");
@@ -418,10 +296,10 @@ text_history(buf *out, const json_t *doc)
 		const json_t *runs = json_object_get(q, "runs_24h");
 		const json_t *ok = json_object_get(runs, "succeeded");
 		const json_t *bad = json_object_get(runs, "failed");
-		char *name = clip(cq_json_str(q, "queue", "?"));
+		char *name = table_clip(cq_json_str(q, "queue", "?"));
 
 		buf_puts(out, name);
-		for (size_t k = text_width(name); k < w + 2; k++)
+		for (size_t k = utf8_width(name); k < w + 2; k++)
 			buf_putc(out, ' ');
 		free(name);
 		for (size_t h = 0; h < json_array_size(ok); h++)
@@ -440,57 +318,6 @@ render_text(buf *out, const json_t *doc, bool chart)
 	text_schedules(out, doc);
 	if (chart)
 		text_history(out, doc);
-}
-
-/* ---- output ---- */
-
-/*
- * Replace path with data atomically: a temporary file in the same directory
- * (so rename(2) cannot cross file systems), flushed to disk, then renamed
- * over path. Readers (node_exporter) never see a partial file. 0 or an exit
- * code with the error printed; the temporary file never outlives a failure.
- */
-static int
-write_atomic(const char *path, const char *data, size_t len)
-{
-	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
-	int fd, rc = 0;
-	size_t done = 0;
-
-	if ((fd = mkstemp(tmp)) < 0) {
-		log_error("could not create a temporary file for \"%s\": %s", path, strerror(errno));
-		free(tmp);
-		return EX_CANTCREAT;
-	}
-	/* mkstemp makes it 0600; the collector usually runs as another user. */
-	if (fchmod(fd, 0644) != 0)
-		rc = -1;
-	while (rc == 0 && done < len) {
-		ssize_t n = write(fd, data + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			rc = -1;
-		else
-			done += (size_t) n;
-	}
-	if (rc == 0 && fsync(fd) != 0)
-		rc = -1;
-	if (rc != 0)
-		log_error("could not write file \"%s\": %s", tmp, strerror(errno));
-	if (close(fd) != 0 && rc == 0) {
-		log_error("could not write file \"%s\": %s", tmp, strerror(errno));
-		rc = -1;
-	}
-	if (rc == 0 && rename(tmp, path) != 0) {
-		log_error("could not rename file \"%s\" to \"%s\": %s", tmp, path, strerror(errno));
-		rc = -1;
-	}
-	if (rc != 0)
-		unlink(tmp);
-	free(tmp);
-	return rc ? EX_IOERR : 0;
 }
 
 int
@@ -544,9 +371,10 @@ cmd_status(int argc, char **argv)
 		render_text(&out, doc, a.output == NULL && isatty(STDOUT_FILENO));
 	json_decref(doc);
 
-	if (a.output)
-		rc = write_atomic(a.output, buf_str(&out), out.len);
-	else
+	if (a.output) {
+		if ((rc = file_write_atomic(a.output, buf_str(&out), out.len, &err)) != 0)
+			cli_report(&err);
+	} else
 		fwrite(buf_str(&out), 1, out.len, stdout);
 	buf_free(&out);
 	return rc;
