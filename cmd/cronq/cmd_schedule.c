@@ -14,6 +14,7 @@
 #include "time/cron.h"
 #include "time/rfc3339.h"
 #include "report/table.h"
+#include "sched/next.h"
 #include "sched/schedule.h"
 #include "util/buf.h"
 #include "util/json.h"
@@ -154,45 +155,22 @@ static const struct option next_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
+/* Print the next fire times of expr, one RFC 3339 time a line. */
 static int
-cmd_next(sched_args *a, const char *expr)
+cmd_next(const sched_args *a, const char *expr)
 {
-	char why[512], ts[RFC3339_BUFLEN];
-	cron_expr *e;
-	tz *zone;
-	int64_t t;
-	int rc = 0;
+	char ts[RFC3339_BUFLEN];
+	cq_err err = {0};
+	int64_t *times, n;
 
-	if ((e = cron_parse(expr, why, sizeof why)) == NULL) {
-		log_error("invalid cron expression \"%s\": %s", expr, why);
-		return EX_DATAERR;
-	}
-	if ((zone = tz_open(a->def.timezone ? a->def.timezone : "UTC", why, sizeof why)) == NULL) {
-		log_error("%s", why);
-		cron_free(e);
-		return EX_DATAERR;
-	}
-	if (a->from) {
-		if (rfc3339_parse(a->from, &t, why, sizeof why) != 0) {
-			log_error("%s", why);
-			rc = EX_DATAERR;
-		}
-	} else
-		t = (int64_t) time(NULL);
-	for (int64_t i = 0; rc == 0 && i < a->count; i++) {
-		if (cron_next(e, zone, t, &t) != 0) {
-			if (i == 0) {
-				log_error("cron expression \"%s\" never fires", expr);
-				rc = EX_DATAERR;
-			}
-			break;
-		}
-		rfc3339_format(t, ts, sizeof ts);
+	if (sched_next(expr, a->def.timezone, a->from, (int64_t) time(NULL), a->count, &times, &n, &err) != 0)
+		return cli_report(&err);
+	for (int64_t i = 0; i < n; i++) {
+		rfc3339_format(times[i], ts, sizeof ts);
 		printf("%s\n", ts);
 	}
-	cron_free(e);
-	tz_free(zone);
-	return rc;
+	free(times);
+	return 0;
 }
 
 static void
