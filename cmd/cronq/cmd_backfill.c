@@ -140,17 +140,17 @@ progress(int64_t done, int64_t total)
 int
 cmd_backfill(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"from", required_argument, NULL, OPT_FROM},
-		{"to", required_argument, NULL, OPT_TO},
-		{"step", required_argument, NULL, OPT_STEP},
-		{"payload", required_argument, NULL, OPT_PAYLOAD},
-		{"key", required_argument, NULL, OPT_KEY},
-		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
-		{"schedule", required_argument, NULL, OPT_SCHEDULE},
+	static const cli_option opts[] = {
+		{"from", required_argument, OPT_FROM, 0, NULL},
+		{"to", required_argument, OPT_TO, 0, NULL},
+		{"step", required_argument, OPT_STEP, 0, NULL},
+		{"payload", required_argument, OPT_PAYLOAD, 0, NULL},
+		{"key", required_argument, OPT_KEY, 0, NULL},
+		{"dry-run", no_argument, OPT_DRY_RUN, 0, NULL},
+		{"schedule", required_argument, OPT_SCHEDULE, 0, "step payload key queue priority max-attempts timeout"},
 		CLI_JOB_OPTIONS,
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	backfill_args a;
 	backfill_out out = {0, 0};

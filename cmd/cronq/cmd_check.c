@@ -244,16 +244,16 @@ read_health(const check_args *a, const char *conninfo, stats_health *h, cq_err *
 int
 cmd_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"max-lag", required_argument, NULL, OPT_MAX_LAG},
-		{"max-dead", required_argument, NULL, OPT_MAX_DEAD},
-		{"max-failed", required_argument, NULL, OPT_MAX_FAILED},
-		{"max-stuck", required_argument, NULL, OPT_MAX_STUCK},
-		{"max-silence", required_argument, NULL, OPT_MAX_SILENCE},
-		{"max-overdue", required_argument, NULL, OPT_MAX_OVERDUE},
-		{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	static const cli_option opts[] = {
+		{"max-lag", required_argument, OPT_MAX_LAG, 0, NULL},
+		{"max-dead", required_argument, OPT_MAX_DEAD, 0, NULL},
+		{"max-failed", required_argument, OPT_MAX_FAILED, 0, NULL},
+		{"max-stuck", required_argument, OPT_MAX_STUCK, 0, NULL},
+		{"max-silence", required_argument, OPT_MAX_SILENCE, 0, NULL},
+		{"max-overdue", required_argument, OPT_MAX_OVERDUE, 0, NULL},
+		{"timeout", required_argument, OPT_TIMEOUT, 0, NULL},
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	check_args a;
 	cli_common common;

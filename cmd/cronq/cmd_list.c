@@ -332,14 +332,14 @@ print_answer(const char *text, bool json, void (*print_text) (const json_t *), c
 int
 cmd_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"status", required_argument, NULL, OPT_STATUS},
-		{"queue", required_argument, NULL, OPT_QUEUE},
-		{"type", required_argument, NULL, OPT_TYPE},
-		{"limit", required_argument, NULL, OPT_LIMIT},
-		{"json", no_argument, NULL, OPT_JSON},
+	static const cli_option opts[] = {
+		{"status", required_argument, OPT_STATUS, CLI_REPEATS, NULL},
+		{"queue", required_argument, OPT_QUEUE, CLI_REPEATS, NULL},
+		{"type", required_argument, OPT_TYPE, CLI_REPEATS, NULL},
+		{"limit", required_argument, OPT_LIMIT, 0, NULL},
+		{"json", no_argument, OPT_JSON, 0, NULL},
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	list_args a;
 	cli_common common;
@@ -375,10 +375,10 @@ out:
 int
 cmd_show(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, OPT_JSON},
+	static const cli_option opts[] = {
+		{"json", no_argument, OPT_JSON, 0, NULL},
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	list_args a;
 	cli_common common;

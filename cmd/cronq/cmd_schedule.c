@@ -127,32 +127,32 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 }
 
 /* Which options each subcommand takes, so that others are usage errors. */
-static const struct option add_opts[] = {
-	{"tz", required_argument, NULL, OPT_TZ},
-	{"catchup", required_argument, NULL, OPT_CATCHUP},
-	{"overlap", required_argument, NULL, OPT_OVERLAP},
-	{"replace", no_argument, NULL, OPT_REPLACE},
-	{"disabled", no_argument, NULL, OPT_DISABLED},
+static const cli_option add_opts[] = {
+	{"tz", required_argument, OPT_TZ, 0, NULL},
+	{"catchup", required_argument, OPT_CATCHUP, 0, NULL},
+	{"overlap", required_argument, OPT_OVERLAP, 0, NULL},
+	{"replace", no_argument, OPT_REPLACE, 0, NULL},
+	{"disabled", no_argument, OPT_DISABLED, 0, NULL},
 	CLI_JOB_OPTIONS,
 	CLI_COMMON_OPTIONS,
-	{NULL, 0, NULL, 0},
+	{NULL, 0, 0, 0, NULL},
 };
-static const struct option list_opts[] = {
-	{"json", no_argument, NULL, OPT_JSON},
+static const cli_option list_opts[] = {
+	{"json", no_argument, OPT_JSON, 0, NULL},
 	CLI_COMMON_OPTIONS,
-	{NULL, 0, NULL, 0},
+	{NULL, 0, 0, 0, NULL},
 };
-static const struct option plain_opts[] = {
+static const cli_option plain_opts[] = {
 	CLI_COMMON_OPTIONS,
-	{NULL, 0, NULL, 0},
+	{NULL, 0, 0, 0, NULL},
 };
 /* next takes the common options too, as every command does; --db is unused. */
-static const struct option next_opts[] = {
-	{"tz", required_argument, NULL, OPT_TZ},
-	{"from", required_argument, NULL, OPT_FROM},
-	{"count", required_argument, NULL, OPT_COUNT},
+static const cli_option next_opts[] = {
+	{"tz", required_argument, OPT_TZ, 0, NULL},
+	{"from", required_argument, OPT_FROM, 0, NULL},
+	{"count", required_argument, OPT_COUNT, 0, NULL},
 	CLI_COMMON_OPTIONS,
-	{NULL, 0, NULL, 0},
+	{NULL, 0, 0, 0, NULL},
 };
 
 /* Print the next fire times of expr, one RFC 3339 time a line. */
@@ -232,7 +232,7 @@ cmd_schedule(int argc, char **argv)
 {
 	static const struct {
 		const char *name;
-		const struct option *opts;
+		const cli_option *opts;
 		int			min, max;	/* positional arguments after the subcommand */
 	} subs[] = {
 		{"add", add_opts, 3, 4}, {"list", list_opts, 0, 0}, {"show", list_opts, 1, 1},

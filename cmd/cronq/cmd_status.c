@@ -323,12 +323,12 @@ render_text(buf *out, const json_t *doc, bool chart)
 int
 cmd_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, OPT_JSON},
-		{"prometheus", no_argument, NULL, OPT_PROMETHEUS},
-		{"output", required_argument, NULL, OPT_OUTPUT},
+	static const cli_option opts[] = {
+		{"json", no_argument, OPT_JSON, 0, "prometheus"},
+		{"prometheus", no_argument, OPT_PROMETHEUS, 0, NULL},
+		{"output", required_argument, OPT_OUTPUT, 0, NULL},
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	status_args a = {0};
 	cli_common common;
