@@ -120,7 +120,7 @@ cli_duration(const cli_src *src, const char *arg, int64_t min_ms, int64_t *out_m
 
 	if (duration_parse(arg, out_ms, why, sizeof why) != 0) {
 		cli_error("invalid value \"%s\" for %s: %s", arg, src->name, why);
-		return EX_DATAERR;
+		return EX_USAGE;
 	}
 	if (*out_ms < min_ms) {
 		duration_format(min_ms, min, sizeof min);
