@@ -6,7 +6,6 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,8 +13,6 @@
 #include "commands.h"
 #include "pg/pg.h"
 #include "sched/backfill.h"
-#include "queue/enqueue.h"
-#include "time/cron.h"
 #include "time/rfc3339.h"
 #include "util/log.h"
 

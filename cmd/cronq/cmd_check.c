@@ -5,7 +5,6 @@
  * --timeout is an UNKNOWN line too. Options, lib/report/stats, then the
  * verdict of lib/report/check; it changes nothing and prints nothing else.
  */
-#include <ctype.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,7 +21,6 @@
 #include "schema/migrate.h"
 #include "util/buf.h"
 #include "util/duration.h"
-#include "util/utf8.h"
 #include "util/xalloc.h"
 
 enum {

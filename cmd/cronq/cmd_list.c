@@ -3,7 +3,6 @@
  * (one job with every attempt): options, then lib/queue/inspect. --json
  * prints the database's JSON untouched; text is laid out here for people.
  */
-#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,6 @@
  * cmd_schedule — "cronq schedule add|list|show|remove|enable|disable|next":
  * options, then lib/sched. `next` needs no database.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,6 @@
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
-#include "time/cron.h"
 #include "time/rfc3339.h"
 #include "report/table.h"
 #include "sched/next.h"

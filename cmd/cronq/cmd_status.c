@@ -4,13 +4,10 @@
  * document: JSON, lib/report/prometheus, or the tables below for people.
  * Judges nothing (that is `cronq check`) and changes nothing.
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -24,9 +21,7 @@
 #include "util/duration.h"
 #include "util/file.h"
 #include "util/json.h"
-#include "util/log.h"
 #include "util/utf8.h"
-#include "util/xalloc.h"
 
 enum {
 	OPT_JSON = OPT_FIRST_CMD, OPT_PROMETHEUS, OPT_OUTPUT,
