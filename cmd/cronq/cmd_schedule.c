@@ -1,6 +1,7 @@
 /*
  * cmd_schedule — "cronq schedule add|list|show|remove|enable|disable|next":
- * options, then lib/sched. `next` needs no database.
+ * options, then lib/sched (next: lib/sched/next, no database needed), and
+ * lib/report/schedules_text for text output.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,14 +11,12 @@
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
-#include "time/rfc3339.h"
-#include "report/table.h"
+#include "report/schedules_text.h"
 #include "sched/next.h"
 #include "sched/schedule.h"
+#include "time/rfc3339.h"
 #include "util/buf.h"
-#include "util/json.h"
 #include "util/log.h"
-#include "util/utf8.h"
 
 enum {
 	OPT_TZ = OPT_FIRST_CMD, OPT_CATCHUP, OPT_OVERLAP, OPT_REPLACE, OPT_DISABLED, OPT_JSON,
@@ -171,60 +170,6 @@ cmd_next(const sched_args *a, const char *expr)
 	return 0;
 }
 
-static void
-print_schedule_text(const json_t *s)
-{
-	const char *key;
-	json_t *v;
-
-	json_object_foreach((json_t *) s, key, v) {
-		char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-		char *clean = utf8_printable(json_is_null(v) ? "" : text ? text : json_string_value(v), false);
-
-		printf("%-17s %s\n", key, clean);
-		free(clean);
-		free(text);
-	}
-}
-
-static void
-print_list_text(const json_t *list)
-{
-	static const int widths[] = {24, 18, 16, 8, 10, 8, 21, 0};
-	static const char *const head[] = {"NAME", "CRON", "TIMEZONE", "TYPE", "QUEUE", "ENABLED", "NEXT RUN",
-									   "LAST JOB"};
-	buf line = BUF_INIT;
-	size_t i;
-	json_t *s;
-
-	table_row(&line, 8, widths, head);
-	fputs(buf_str(&line), stdout);
-	json_array_foreach(list, i, s) {
-		static const char *const names[] = {"name", "cron", "timezone", "type", "queue"};
-		json_t *last = json_object_get(s, "last_job_id");
-		char lastbuf[64] = "-", *cell[5];
-
-		if (json_is_integer(last))
-			snprintf(lastbuf, sizeof lastbuf, "%" JSON_INTEGER_FORMAT " %s", json_integer_value(last),
-					 cq_json_str(s, "last_job_status", "-"));
-		/* Anyone who may write a schedule writes these: escaped for the terminal. */
-		for (size_t c = 0; c < 5; c++)
-			cell[c] = utf8_printable(cq_json_str(s, names[c], "-"), false);
-		{
-			const char *const cells[] = {cell[0], cell[1], cell[2], cell[3], cell[4],
-										 json_is_true(json_object_get(s, "enabled")) ? "yes" : "no",
-										 cq_json_str(s, "next_run_at", "-"), lastbuf};
-
-			buf_reset(&line);
-			table_row(&line, 8, widths, cells);
-			fputs(buf_str(&line), stdout);
-		}
-		for (size_t c = 0; c < 5; c++)
-			free(cell[c]);
-	}
-	buf_free(&line);
-}
-
 int
 cmd_schedule(int argc, char **argv)
 {
@@ -301,10 +246,16 @@ cmd_schedule(int argc, char **argv)
 
 			printf("%s\n", text);
 			free(text);
-		} else if (strcmp(sub, "show") == 0)
-			print_schedule_text(json_array_get(list, 0));
-		else
-			print_list_text(list);
+		} else {
+			buf out = BUF_INIT;
+
+			if (strcmp(sub, "show") == 0)
+				schedules_show_text(&out, json_array_get(list, 0));
+			else
+				schedules_list_text(&out, list);
+			fwrite(buf_str(&out), 1, out.len, stdout);
+			buf_free(&out);
+		}
 		json_decref(list);
 	}
 out:
