@@ -120,7 +120,7 @@ cli_duration(const cli_src *src, const char *arg, int64_t min_ms, int64_t *out_m
 
 	if (duration_parse(arg, out_ms, why, sizeof why) != 0) {
 		cli_error("invalid value \"%s\" for %s: %s", arg, src->name, why);
-		return EX_DATAERR;
+		return EX_USAGE;
 	}
 	if (*out_ms < min_ms) {
 		duration_format(min_ms, min, sizeof min);
@@ -188,43 +188,6 @@ dispatch(int opt, const char *arg, const cli_src *src, cli_handler handler,
 	return rc >= 0 ? rc : handler(opt, arg, src, state);
 }
 
-/*
- * The options a command repeats take a comma-separated list from the
- * environment; anywhere else a value is taken whole, as the flag would be.
- */
-static const struct {
-	const char *cmd, *option;
-} list_options[] = {
-	{"run", "queue"}, {"run", "type"},
-	{"list", "status"}, {"list", "queue"}, {"list", "type"},
-	{"retry", "queue"}, {"retry", "type"},
-	{"purge", "status"},
-};
-
-/*
- * Options that cannot be used together: when the command line gives one
- * side, the environment's values for the other side are not used (they are
- * meant for other invocations), so that flags win. Each command still checks
- * its own clashes after parsing. others is a space-separated list.
- */
-static const struct {
-	const char *cmd, *option, *others;
-} exclusive_options[] = {
-	{"enqueue", "run-at", "in"},
-	{"enqueue", "jsonl", "run-at in key queue priority max-attempts timeout"},
-	{"backfill", "schedule", "step payload key queue priority max-attempts timeout"},
-	{"status", "json", "prometheus"},
-};
-
-static bool
-is_list_option(const char *cmd, const char *name)
-{
-	for (size_t i = 0; i < sizeof list_options / sizeof list_options[0]; i++)
-		if (strcmp(list_options[i].cmd, cmd) == 0 && strcmp(list_options[i].option, name) == 0)
-			return true;
-	return false;
-}
-
 /* Whether name is a word of the space-separated list words. */
 static bool
 in_words(const char *words, const char *name)
@@ -239,28 +202,28 @@ in_words(const char *words, const char *name)
 
 /* Whether the command line gives the long option called name. */
 static bool
-argv_gives(const struct option *longopts, const bool *given, const char *name)
+argv_gives(const cli_option *opts, const bool *given, const char *name)
 {
-	for (size_t i = 0; longopts[i].name; i++)
-		if (strcmp(longopts[i].name, name) == 0)
+	for (size_t i = 0; opts[i].name; i++)
+		if (strcmp(opts[i].name, name) == 0)
 			return given[i];
 	return false;
 }
 
-/* Whether the command line gives an option that excludes option name. */
+/* Whether the command line gives an option that clashes with option name. */
 static bool
-argv_excludes(const char *cmd, const struct option *longopts, const bool *given, const char *name)
+argv_excludes(const cli_option *opts, const bool *given, const char *name)
 {
-	for (size_t i = 0; i < sizeof exclusive_options / sizeof exclusive_options[0]; i++) {
-		const char *opt = exclusive_options[i].option, *others = exclusive_options[i].others;
+	for (size_t i = 0; opts[i].name; i++) {
+		const char *others = opts[i].clashes;
 
-		if (strcmp(exclusive_options[i].cmd, cmd) != 0)
+		if (others == NULL)
 			continue;
-		if (strcmp(opt, name) == 0) {
-			for (size_t j = 0; longopts[j].name; j++)
-				if (given[j] && in_words(others, longopts[j].name))
+		if (strcmp(opts[i].name, name) == 0) {
+			for (size_t j = 0; opts[j].name; j++)
+				if (given[j] && in_words(others, opts[j].name))
 					return true;
-		} else if (in_words(others, name) && argv_gives(longopts, given, opt))
+		} else if (in_words(others, name) && argv_gives(opts, given, opts[i].name))
 			return true;
 	}
 	return false;
@@ -279,26 +242,26 @@ free_env_copies(void)
 
 /*
  * CRONQ_<FLAG> for every option but --help that the command line neither
- * gives nor excludes (given[i] is whether argv gives longopts[i]): a value,
- * split at commas for the options cmd repeats, or a boolean word for
+ * gives nor excludes (given[i] is whether argv gives opts[i]): a value,
+ * split at commas for the options that repeat, or a boolean word for
  * switches. A value the command line overrides is never parsed.
  */
 static int
-apply_env(const char *cmd, const struct option *longopts, const bool *given,
-		  cli_handler handler, void *state, cli_common *common)
+apply_env(const cli_option *opts, const bool *given, cli_handler handler, void *state,
+		  cli_common *common)
 {
 	/* --help shows the help whatever the environment holds. */
-	for (size_t i = 0; longopts[i].name; i++)
-		if (longopts[i].val == OPT_HELP && given[i])
+	for (size_t i = 0; opts[i].name; i++)
+		if (opts[i].id == OPT_HELP && given[i])
 			return 0;
-	for (size_t i = 0; longopts[i].name; i++) {
-		const struct option *o = &longopts[i];
+	for (size_t i = 0; opts[i].name; i++) {
+		const cli_option *o = &opts[i];
 		cli_src src;
 		const char *v;
 		size_t k = 0;
 		int rc = 0;
 
-		if (o->val == OPT_HELP || given[i] || argv_excludes(cmd, longopts, given, o->name))
+		if (o->id == OPT_HELP || given[i] || argv_excludes(opts, given, o->name))
 			continue;
 		k = (size_t) snprintf(src.name, sizeof src.name, "CRONQ_");
 		for (const char *p = o->name; *p && k < sizeof src.name - 1; p++)
@@ -309,8 +272,8 @@ apply_env(const char *cmd, const struct option *longopts, const bool *given,
 			continue;
 		if (o->has_arg == no_argument) {
 			if (env_true(v))
-				rc = dispatch(o->val, NULL, &src, handler, state, common);
-		} else if (is_list_option(cmd, o->name)) {
+				rc = dispatch(o->id, NULL, &src, handler, state, common);
+		} else if (o->flags & CLI_REPEATS) {
 			char *copy, *save = NULL;
 
 			if (n_env_copies == sizeof env_copies / sizeof env_copies[0])
@@ -319,9 +282,9 @@ apply_env(const char *cmd, const struct option *longopts, const bool *given,
 				atexit(free_env_copies);
 			copy = env_copies[n_env_copies++] = xstrdup(v);
 			for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save))
-				rc = dispatch(o->val, item, &src, handler, state, common);
+				rc = dispatch(o->id, item, &src, handler, state, common);
 		} else
-			rc = dispatch(o->val, v, &src, handler, state, common);
+			rc = dispatch(o->id, v, &src, handler, state, common);
 		if (rc != 0)
 			return rc;
 	}
@@ -384,22 +347,28 @@ scan_argv(const char *cmd, int argc, char **argv, const char *shortopts,
  */
 int
 cli_parse(const char *cmd, int argc, char **argv, const char *shortopts,
-		  const struct option *longopts, cli_handler handler, void *state,
+		  const cli_option *opts, cli_handler handler, void *state,
 		  cli_common *common, int *first_arg)
 {
 	size_t n = 0;
+	struct option *longopts;
 	bool *given;
 	int rc;
 
 	memset(common, 0, sizeof *common);
-	while (longopts[n].name)
+	while (opts[n].name)
 		n++;
+	/* getopt_long's table: the same entries, in the same order. */
+	longopts = xcalloc(n + 1, sizeof *longopts);
+	for (size_t i = 0; i < n; i++)
+		longopts[i] = (struct option) {opts[i].name, opts[i].has_arg, NULL, opts[i].id};
 	given = xcalloc(n + 1, sizeof *given);
 	if ((rc = scan_argv(cmd, argc, argv, shortopts, longopts, given, NULL, NULL, NULL)) == 0 &&
-		(rc = apply_env(cmd, longopts, given, handler, state, common)) == 0 &&
+		(rc = apply_env(opts, given, handler, state, common)) == 0 &&
 		(rc = scan_argv(cmd, argc, argv, shortopts, longopts, given, handler, state, common)) == 0)
 		*first_arg = optind;
 	free(given);
+	free(longopts);
 	return rc;
 }
 

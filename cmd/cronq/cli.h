@@ -35,19 +35,40 @@ enum {
 	OPT_FIRST_CMD = 300,
 };
 
+/*
+ * One option of a command's table: getopt_long's name, has_arg and id
+ * (its short option, or an id above the printable range), then its policy.
+ * CLI_REPEATS: the option may be given many times, and the environment
+ * gives it as a comma-separated list (elsewhere a value is taken whole, as
+ * the flag would be). clashes: the options it cannot be used with,
+ * space-separated, or NULL: when the command line gives one side, the
+ * environment's values for the other side are not used (they are meant for
+ * other invocations), so that flags win. The command still checks its own
+ * clashes on the command line after parsing. A table ends with a NULL name.
+ */
+typedef struct cli_option {
+	const char *name;
+	int			has_arg;		/* no_argument or required_argument */
+	int			id;
+	unsigned	flags;			/* CLI_REPEATS or 0 */
+	const char *clashes;
+} cli_option;
+
+#define CLI_REPEATS 1u
+
 #define CLI_COMMON_OPTIONS \
-	{"db", required_argument, NULL, OPT_DB}, \
-	{"verbose", no_argument, NULL, OPT_VERBOSE}, \
-	{"log-format", required_argument, NULL, OPT_LOG_FORMAT}, \
-	{"help", no_argument, NULL, OPT_HELP}
+	{"db", required_argument, OPT_DB, 0, NULL}, \
+	{"verbose", no_argument, OPT_VERBOSE, 0, NULL}, \
+	{"log-format", required_argument, OPT_LOG_FORMAT, 0, NULL}, \
+	{"help", no_argument, OPT_HELP, 0, NULL}
 
 /* --queue, --priority, --max-attempts, --timeout: what enqueue, backfill
  * and schedule add let a job set (filled by cli_job_option). */
 #define CLI_JOB_OPTIONS \
-	{"queue", required_argument, NULL, OPT_JOB_QUEUE}, \
-	{"priority", required_argument, NULL, OPT_JOB_PRIORITY}, \
-	{"max-attempts", required_argument, NULL, OPT_JOB_MAX_ATTEMPTS}, \
-	{"timeout", required_argument, NULL, OPT_JOB_TIMEOUT}
+	{"queue", required_argument, OPT_JOB_QUEUE, 0, NULL}, \
+	{"priority", required_argument, OPT_JOB_PRIORITY, 0, NULL}, \
+	{"max-attempts", required_argument, OPT_JOB_MAX_ATTEMPTS, 0, NULL}, \
+	{"timeout", required_argument, OPT_JOB_TIMEOUT, 0, NULL}
 
 /* Where a value came from, for messages: "--batch" or "CRONQ_BATCH". */
 typedef struct cli_src {
@@ -68,12 +89,13 @@ typedef struct cli_common {
 typedef int (*cli_handler) (int opt, const char *arg, const cli_src *src, void *state);
 
 /*
- * Parse options of subcommand cmd ("run"); on success *first_arg is the
- * index of the first positional argument. Common options fill common; the
- * rest go to handler. Returns 0, or an exit code with the error printed.
+ * Parse options of subcommand cmd ("run") by its table opts; on success
+ * *first_arg is the index of the first positional argument. Common options
+ * fill common; the rest go to handler. Returns 0, or an exit code with the
+ * error printed.
  */
 int cli_parse(const char *cmd, int argc, char **argv, const char *shortopts,
-			  const struct option *longopts, cli_handler handler, void *state,
+			  const cli_option *opts, cli_handler handler, void *state,
 			  cli_common *common, int *first_arg);
 
 /* Print an error and the "Try …" line; returns EX_USAGE (64). */
@@ -91,7 +113,7 @@ void cli_capture_errors(char *buf, size_t len);
 /* Check the count of positional arguments; 0 or EX_USAGE with a message. */
 int cli_check_args(const char *cmd, int argc, char **argv, int first, int min, int max);
 
-/* Range-checked values; on error print "invalid value …" and return the code. */
+/* Range-checked values; on error print "invalid value …" and return EX_USAGE. */
 int cli_int(const cli_src *src, const char *arg, int64_t min, int64_t max, int64_t *out);
 int cli_duration(const cli_src *src, const char *arg, int64_t min_ms, int64_t *out_ms);
 

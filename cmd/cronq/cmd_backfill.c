@@ -1,12 +1,11 @@
 /*
  * cmd_backfill — "cronq backfill TYPE --from T --to T" (one job per step)
  * and "cronq backfill --schedule NAME --from T --to T" (one per occurrence):
- * options, then lib/queue/backfill. Everything is checked before the first
+ * options, then lib/sched/backfill. Everything is checked before the first
  * write, and the writes are one transaction: all or nothing.
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -14,10 +13,7 @@
 #include "commands.h"
 #include "pg/pg.h"
 #include "sched/backfill.h"
-#include "queue/enqueue.h"
-#include "time/cron.h"
 #include "time/rfc3339.h"
-#include "schema/migrate.h"
 #include "util/log.h"
 
 enum {
@@ -138,69 +134,26 @@ progress(int64_t done, int64_t total)
 	progress_shown = true;
 }
 
-/* Read --from and --to with the database; 0, or the code with err filled. */
-static int
-read_range(PGconn *conn, const backfill_args *a, int64_t *from, int64_t *to, cq_err *err)
-{
-	int rc;
-
-	if ((rc = backfill_parse_time(conn, a->from, from, err)) != 0) {
-		cq_prefix(err, "invalid value \"%s\" for --from: ", a->from);
-		return rc;
-	}
-	if ((rc = backfill_parse_time(conn, a->to, to, err)) != 0) {
-		cq_prefix(err, "invalid value \"%s\" for --to: ", a->to);
-		return rc;
-	}
-	if (*to < *from) {
-		char f[RFC3339_BUFLEN], t[RFC3339_BUFLEN];
-
-		rfc3339_format(*from, f, sizeof f);
-		rfc3339_format(*to, t, sizeof t);
-		return cq_fail(err, EX_USAGE, "--to %s is before --from %s", t, f);
-	}
-	return 0;
-}
-
-static int
-run_schedule(PGconn *conn, const backfill_args *a, int64_t from, int64_t to, backfill_out *out,
-			 cq_err *err)
-{
-	char *cron = NULL, *zone = NULL;
-	int64_t *fires = NULL, n = 0;
-	int rc;
-
-	if ((rc = backfill_schedule_get(conn, a->schedule, &cron, &zone, err)) == 0 &&
-		(rc = backfill_occurrences(cron, zone, from, to, BACKFILL_MAX_STEPS, &fires, &n, err)) == 0)
-		rc = backfill_schedule_run(conn, a->schedule, fires, n, a->dry, print_line, progress,
-								   NULL, out, err);
-	free(cron);
-	free(zone);
-	free(fires);
-	return rc;
-}
-
 int
 cmd_backfill(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"from", required_argument, NULL, OPT_FROM},
-		{"to", required_argument, NULL, OPT_TO},
-		{"step", required_argument, NULL, OPT_STEP},
-		{"payload", required_argument, NULL, OPT_PAYLOAD},
-		{"key", required_argument, NULL, OPT_KEY},
-		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
-		{"schedule", required_argument, NULL, OPT_SCHEDULE},
+	static const cli_option opts[] = {
+		{"from", required_argument, OPT_FROM, 0, NULL},
+		{"to", required_argument, OPT_TO, 0, NULL},
+		{"step", required_argument, OPT_STEP, 0, NULL},
+		{"payload", required_argument, OPT_PAYLOAD, 0, NULL},
+		{"key", required_argument, OPT_KEY, 0, NULL},
+		{"dry-run", no_argument, OPT_DRY_RUN, 0, NULL},
+		{"schedule", required_argument, OPT_SCHEDULE, 0, "step payload key queue priority max-attempts timeout"},
 		CLI_JOB_OPTIONS,
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	backfill_args a;
 	backfill_out out = {0, 0};
 	cli_common common;
 	cq_err err = {0};
 	PGconn *conn = NULL;
-	int64_t from, to;
 	int first, rc;
 
 	memset(&a, 0, sizeof a);
@@ -228,17 +181,9 @@ cmd_backfill(int argc, char **argv)
 			return cli_report(&err);
 	}
 
-	if ((rc = cli_connect(&common, &conn, &err)) != 0 ||
-		(rc = read_range(conn, &a, &from, &to, &err)) != 0)
+	if ((rc = cli_connect(&common, &conn, &err)) != 0)
 		goto out;
-	if (a.schedule)
-		rc = run_schedule(conn, &a, from, to, &out, &err);
-	else {
-		a.req.from = from;
-		if ((rc = backfill_count(from, to, a.req.step, BACKFILL_MAX_STEPS, &a.req.count, &err)) == 0 &&
-			(rc = backfill_check(&a.req, &err)) == 0)
-			rc = backfill_run(conn, &a.req, a.dry, print_line, progress, NULL, &out, &err);
-	}
+	rc = backfill_perform(conn, &a.req, a.schedule, a.from, a.to, a.dry, print_line, progress, NULL, &out, &err);
 	if (progress_shown)
 		fputc('\n', stderr);
 	if (rc == 0) {

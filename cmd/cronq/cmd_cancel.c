@@ -7,7 +7,6 @@
 #include "commands.h"
 #include "pg/pg.h"
 #include "queue/admin.h"
-#include "schema/migrate.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -42,9 +41,9 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 int
 cmd_cancel(int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const cli_option opts[] = {
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	cli_common common;
 	cq_err err = {0};

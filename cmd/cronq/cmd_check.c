@@ -2,10 +2,9 @@
  * cmd_check — "cronq check [--max-lag D[,D]] …": one line and an exit code
  * in the monitoring-plugin convention (0 OK, 1 WARNING, 2 CRITICAL,
  * 3 UNKNOWN), whatever happens: a usage error or a check that outlives
- * --timeout is an UNKNOWN line too. Options, lib/report/stats, a verdict; it
- * changes nothing and prints nothing else.
+ * --timeout is an UNKNOWN line too. Options, lib/report/stats, then the
+ * verdict of lib/report/check; it changes nothing and prints nothing else.
  */
-#include <ctype.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,11 +16,11 @@
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
+#include "report/check.h"
 #include "report/stats.h"
 #include "schema/migrate.h"
 #include "util/buf.h"
 #include "util/duration.h"
-#include "util/utf8.h"
 #include "util/xalloc.h"
 
 enum {
@@ -32,21 +31,8 @@ enum {
 /* How long a check may take when --timeout is not given. */
 #define CHECK_DEFAULT_TIMEOUT_MS 10000
 
-/* The monitoring-plugin states, which are also the exit codes. */
-enum {
-	STATE_OK = 0, STATE_WARNING = 1, STATE_CRITICAL = 2, STATE_UNKNOWN = 3,
-};
-
-static const char *const state_names[] = {"OK", "WARNING", "CRITICAL", "UNKNOWN"};
-
-/* A threshold: a value greater than a level is at that level. */
-typedef struct limit {
-	bool		has_warn, has_crit;
-	int64_t		warn, crit;		/* counts, or milliseconds for durations */
-} limit;
-
 typedef struct check_args {
-	limit		lag, dead, failed, stuck, silence, overdue;
+	check_limits lim;
 	int64_t		timeout_ms;		/* the whole check, connecting included */
 } check_args;
 
@@ -95,7 +81,7 @@ parse_level(const cli_src *src, const char *text, bool duration, int64_t *out)
 
 /* "CRIT" or "WARN,CRIT"; a warning level above the critical one is refused. */
 static int
-parse_limit(const cli_src *src, const char *arg, bool duration, limit *lim)
+parse_limit(const cli_src *src, const char *arg, bool duration, check_limit *lim)
 {
 	const char *comma = strchr(arg, ',');
 	int rc;
@@ -133,96 +119,21 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 
 	switch (opt) {
 		case OPT_MAX_LAG:
-			return parse_limit(src, arg, true, &a->lag);
+			return parse_limit(src, arg, true, &a->lim.lag);
 		case OPT_MAX_DEAD:
-			return parse_limit(src, arg, false, &a->dead);
+			return parse_limit(src, arg, false, &a->lim.dead);
 		case OPT_MAX_FAILED:
-			return parse_limit(src, arg, false, &a->failed);
+			return parse_limit(src, arg, false, &a->lim.failed);
 		case OPT_MAX_STUCK:
-			return parse_limit(src, arg, false, &a->stuck);
+			return parse_limit(src, arg, false, &a->lim.stuck);
 		case OPT_MAX_SILENCE:
-			return parse_limit(src, arg, true, &a->silence);
+			return parse_limit(src, arg, true, &a->lim.silence);
 		case OPT_MAX_OVERDUE:
-			return parse_limit(src, arg, true, &a->overdue);
+			return parse_limit(src, arg, true, &a->lim.overdue);
 		case OPT_TIMEOUT:
 			return cli_duration(src, arg, 1000, &a->timeout_ms);
 	}
 	return 0;
-}
-
-/* One judged number: its words in the message and its perfdata entry. */
-typedef struct item {
-	const char *label;			/* "last wake" */
-	const char *perf;			/* perfdata label, "silence" */
-	const char *suffix;			/* after the value ("ago"), or NULL */
-	bool		duration;
-	bool		known;			/* false: no value (no wake ever) */
-	int64_t		value;			/* count, or milliseconds */
-	const limit *lim;
-	const char *detail;			/* "(nightly)", or NULL */
-} item;
-
-/* The state an item is in: an unknown value exceeds every level given. */
-static int
-judge(const item *it, int64_t *level)
-{
-	const limit *l = it->lim;
-
-	if (l->has_crit && (!it->known || it->value > l->crit)) {
-		*level = l->crit;
-		return STATE_CRITICAL;
-	}
-	if (l->has_warn && (!it->known || it->value > l->warn)) {
-		*level = l->warn;
-		return STATE_WARNING;
-	}
-	return STATE_OK;
-}
-
-/* A human value: "1m30s" (whole seconds) or "7". */
-static void
-put_human(buf *out, int64_t v, bool duration, bool whole_seconds)
-{
-	char d[64];
-
-	if (!duration) {
-		buf_printf(out, "%" PRId64, v);
-		return;
-	}
-	duration_format(whole_seconds ? v / 1000 * 1000 : v, d, sizeof d);
-	buf_puts(out, d);
-}
-
-/* A perfdata number: seconds (with milliseconds when needed) or a count. */
-static void
-put_perf(buf *out, int64_t v, bool duration)
-{
-	if (!duration)
-		buf_printf(out, "%" PRId64, v);
-	else if (v % 1000 == 0)
-		buf_printf(out, "%" PRId64, v / 1000);
-	else
-		buf_printf(out, "%" PRId64 ".%03" PRId64, v / 1000, v % 1000);
-}
-
-/* Flatten a message (libpq's are multi-line) onto one line. */
-static void
-put_one_line(buf *out, const char *s)
-{
-	bool space = false;
-
-	while (isspace((unsigned char) *s))
-		s++;
-	for (; *s; s++) {
-		if (isspace((unsigned char) *s)) {
-			space = true;
-			continue;
-		}
-		if (space)
-			buf_putc(out, ' ');
-		space = false;
-		buf_putc(out, *s);
-	}
 }
 
 /* Print the UNKNOWN line for a message (which may quote anything the
@@ -231,14 +142,11 @@ static int
 unknown_text(const char *msg)
 {
 	buf out = BUF_INIT;
-	char *clean = utf8_printable(msg, false);
 
-	buf_puts(&out, "CRONQ UNKNOWN - ");
-	put_one_line(&out, clean);
+	check_unknown(msg, &out);
 	printf("%s\n", buf_str(&out));
 	buf_free(&out);
-	free(clean);
-	return STATE_UNKNOWN;
+	return CHECK_UNKNOWN;
 }
 
 /* An error's UNKNOWN line: its message, and its hint when it has one. */
@@ -249,7 +157,7 @@ unknown(const cq_err *err)
 
 	unknown_text(line);
 	free(line);
-	return STATE_UNKNOWN;
+	return CHECK_UNKNOWN;
 }
 
 /*
@@ -273,7 +181,7 @@ on_timeout(int sig)
 	(void) sig;
 	n = write(STDOUT_FILENO, timeout_line[phase], timeout_len[phase]);
 	(void) n;
-	_exit(STATE_UNKNOWN);
+	_exit(CHECK_UNKNOWN);
 }
 
 static void
@@ -331,41 +239,26 @@ read_health(const check_args *a, const char *conninfo, stats_health *h, cq_err *
 	return rc;
 }
 
-/*
- * What is wrong whatever the limits given: no runner ever woke (cron does
- * not call "cronq run", or it never reached the database), or an enabled
- * schedule a wake cannot plan (it would never run).
- */
-static int
-always_wrong(const stats_health *h)
-{
-	int state = STATE_OK;
-
-	if (!h->woke || h->unplannable > 0)
-		state = STATE_CRITICAL;
-	return state;
-}
-
 int
 cmd_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"max-lag", required_argument, NULL, OPT_MAX_LAG},
-		{"max-dead", required_argument, NULL, OPT_MAX_DEAD},
-		{"max-failed", required_argument, NULL, OPT_MAX_FAILED},
-		{"max-stuck", required_argument, NULL, OPT_MAX_STUCK},
-		{"max-silence", required_argument, NULL, OPT_MAX_SILENCE},
-		{"max-overdue", required_argument, NULL, OPT_MAX_OVERDUE},
-		{"timeout", required_argument, NULL, OPT_TIMEOUT},
+	static const cli_option opts[] = {
+		{"max-lag", required_argument, OPT_MAX_LAG, 0, NULL},
+		{"max-dead", required_argument, OPT_MAX_DEAD, 0, NULL},
+		{"max-failed", required_argument, OPT_MAX_FAILED, 0, NULL},
+		{"max-stuck", required_argument, OPT_MAX_STUCK, 0, NULL},
+		{"max-silence", required_argument, OPT_MAX_SILENCE, 0, NULL},
+		{"max-overdue", required_argument, OPT_MAX_OVERDUE, 0, NULL},
+		{"timeout", required_argument, OPT_TIMEOUT, 0, NULL},
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	check_args a;
 	cli_common common;
 	cq_err err = {0};
 	stats_health h;
-	buf out = BUF_INIT, perf = BUF_INIT;
-	char detail[300] = "", usage[1024];
+	buf out = BUF_INIT;
+	char usage[1024];
 	int first, rc, state;
 
 	memset(&a, 0, sizeof a);
@@ -386,65 +279,8 @@ cmd_check(int argc, char **argv)
 	if (read_health(&a, cli_conninfo(&common), &h, &err) != 0)
 		return unknown(&err);
 
-	state = always_wrong(&h);
-	if (h.overdue_name[0])
-		snprintf(detail, sizeof detail, "(%.250s)", h.overdue_name);
-	{
-		const item items[] = {
-			{"lag", "lag", NULL, true, true, h.lag_ms, &a.lag, NULL},
-			{"dead", "dead", NULL, false, true, h.dead, &a.dead, NULL},
-			{"failed", "failed", NULL, false, true, h.failed, &a.failed, NULL},
-			{"stuck", "stuck", NULL, false, true, h.stuck, &a.stuck, NULL},
-			{"last wake", "silence", "ago", true, h.woke, h.silence_ms, &a.silence, NULL},
-			{"overdue", "overdue", NULL, true, true, h.overdue_ms, &a.overdue, detail[0] ? detail : NULL},
-		};
-
-		for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
-			const item *it = &items[i];
-			int64_t level = 0;
-			int s = judge(it, &level);
-
-			if (s > state)
-				state = s;
-			buf_printf(&out, "%s%s ", i ? ", " : "", it->label);
-			if (it->known) {
-				put_human(&out, it->value, it->duration, true);
-				if (it->suffix)
-					buf_printf(&out, " %s", it->suffix);
-			} else
-				buf_puts(&out, "never");
-			if (s != STATE_OK && it->known) {
-				buf_puts(&out, " > ");
-				put_human(&out, level, it->duration, false);
-			}
-			if (it->detail)
-				buf_printf(&out, " %s", it->detail);
-
-			buf_printf(&perf, " %s=", it->perf);
-			if (it->known) {
-				put_perf(&perf, it->duration ? it->value / 1000 * 1000 : it->value, it->duration);
-				if (it->duration)
-					buf_putc(&perf, 's');
-			} else
-				buf_putc(&perf, 'U');
-			if (it->lim->has_warn || it->lim->has_crit) {
-				buf_putc(&perf, ';');
-				if (it->lim->has_warn)
-					put_perf(&perf, it->lim->warn, it->duration);
-				if (it->lim->has_crit) {
-					buf_putc(&perf, ';');
-					put_perf(&perf, it->lim->crit, it->duration);
-				}
-			}
-		}
-	}
-	if (h.unplannable > 0) {
-		buf_printf(&out, ", %" PRId64 " schedule%s cannot run (%s)", h.unplannable,
-				   h.unplannable == 1 ? "" : "s", h.unplannable_name);
-		buf_printf(&perf, " unplannable=%" PRId64, h.unplannable);
-	}
-	printf("CRONQ %s - %s |%s\n", state_names[state], buf_str(&out), buf_str(&perf));
+	state = check_verdict(&h, &a.lim, &out);
+	printf("%s\n", buf_str(&out));
 	buf_free(&out);
-	buf_free(&perf);
 	return state;
 }

@@ -13,7 +13,6 @@
 #include "pg/pg.h"
 #include "queue/enqueue.h"
 #include "tasks/payload.h"
-#include "schema/migrate.h"
 #include "util/buf.h"
 #include "util/log.h"
 
@@ -110,14 +109,14 @@ read_stdin(void)
 int
 cmd_enqueue(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"run-at", required_argument, NULL, OPT_RUN_AT},
-		{"in", required_argument, NULL, OPT_IN},
-		{"key", required_argument, NULL, OPT_KEY},
-		{"jsonl", no_argument, NULL, OPT_JSONL},
+	static const cli_option opts[] = {
+		{"run-at", required_argument, OPT_RUN_AT, 0, "in"},
+		{"in", required_argument, OPT_IN, 0, NULL},
+		{"key", required_argument, OPT_KEY, 0, NULL},
+		{"jsonl", no_argument, OPT_JSONL, 0, "run-at in key queue priority max-attempts timeout"},
 		CLI_JOB_OPTIONS,
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	enqueue_args a;
 	cli_common common;

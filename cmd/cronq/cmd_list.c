@@ -1,9 +1,9 @@
 /*
  * cmd_list — "cronq list" (jobs, newest first, filtered) and "cronq show ID"
  * (one job with every attempt): options, then lib/queue/inspect. --json
- * prints the database's JSON untouched; text is laid out here for people.
+ * prints the database's JSON untouched; lib/report/jobs_text lays out the
+ * text for people.
  */
-#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,13 +13,9 @@
 #include "commands.h"
 #include "pg/pg.h"
 #include "queue/inspect.h"
-#include "schema/migrate.h"
+#include "report/jobs_text.h"
 #include "util/buf.h"
-#include "util/duration.h"
-#include "util/json.h"
 #include "util/log.h"
-#include "util/utf8.h"
-#include "util/xalloc.h"
 
 enum {
 	OPT_STATUS = OPT_FIRST_CMD, OPT_QUEUE, OPT_TYPE, OPT_LIMIT, OPT_JSON,
@@ -27,10 +23,6 @@ enum {
 
 #define DEFAULT_LIMIT 100
 #define MAX_LIMIT 1000000
-/* Text output: how much of an error a list line shows, and of an output show prints. */
-#define ERROR_WIDTH 80
-#define TAIL_LINES 10
-#define TAIL_BYTES 4096
 
 typedef struct list_args {
 	const char *statuses[CLI_MAX_FILTERS];
@@ -107,205 +99,6 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 	return 0;
 }
 
-/* The start of the last n bytes of s, not inside a UTF-8 sequence. */
-static const char *
-utf8_tail(const char *s, size_t n)
-{
-	size_t len = strlen(s);
-	const char *p;
-
-	if (len <= n)
-		return s;
-	p = s + len - n;
-	while (*p && ((unsigned char) *p & 0xC0) == 0x80)
-		p++;
-	return p;
-}
-
-/* Append at most width bytes of s on one line (newlines and tabs become spaces). */
-static void
-append_clipped(buf *b, const char *s, size_t width)
-{
-	size_t n = 0;
-
-	for (; *s && n < width; s++, n++)
-		buf_putc(b, *s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s);
-	if (*s) {
-		/* Never end inside a UTF-8 sequence. */
-		while (b->len > 0 && ((unsigned char) b->data[b->len - 1] & 0xC0) == 0x80)
-			b->len--;
-		if (b->len > 0 && ((unsigned char) b->data[b->len - 1] & 0xC0) == 0xC0)
-			b->len--;
-		b->data[b->len] = '\0';
-		buf_puts(b, "...");
-	}
-}
-
-static void
-print_list_text(const json_t *list)
-{
-	size_t i;
-	json_t *job;
-
-	printf("%-8s %-9s %-8s %-10s %-8s %-20s %-20s %s\n", "ID", "STATUS", "TYPE", "QUEUE",
-		   "ATTEMPTS", "RUN AT", "FINISHED AT", "ERROR");
-	json_array_foreach(list, i, job) {
-		char id[32], attempts[32], *clean, *queue;
-		buf error = BUF_INIT;
-
-		snprintf(id, sizeof id, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(job, "id")));
-		snprintf(attempts, sizeof attempts, "%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT,
-				 json_integer_value(json_object_get(job, "attempts")),
-				 json_integer_value(json_object_get(job, "max_attempts")));
-		if (cq_json_str(job, "error_code", "")[0])
-			buf_printf(&error, "%s: ", cq_json_str(job, "error_code", ""));
-		append_clipped(&error, cq_json_str(job, "last_error", ""), ERROR_WIDTH);
-		clean = utf8_printable(buf_str(&error), false);
-		queue = utf8_printable(cq_json_str(job, "queue", ""), false);
-		printf("%-8s %-9s %-8s %-10s %-8s %-20s %-20s %s\n", id, cq_json_str(job, "status", ""),
-			   cq_json_str(job, "type", ""), queue, attempts, cq_json_str(job, "run_at", ""),
-			   cq_json_str(job, "finished_at", ""), clean);
-		free(clean);
-		free(queue);
-		buf_free(&error);
-	}
-}
-
-/* A JSON value for people: strings bare, null empty, the rest as compact JSON. */
-static char *
-value_text(const json_t *v)
-{
-	char *text;
-
-	if (v == NULL || json_is_null(v))
-		return xstrdup("");
-	if (json_is_string(v))
-		return xstrdup(json_string_value(v));
-	text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(15));
-	return text ? text : xstrdup("");
-}
-
-/* Seconds (a JSON number) for people: a timeout as "1h", a duration as "0.004s". */
-static void
-seconds_text(const json_t *v, bool as_duration, char *out, size_t len)
-{
-	if (!json_is_number(v))
-		snprintf(out, len, "%s", "");
-	else if (as_duration)
-		duration_format((int64_t) (json_number_value(v) * 1000 + 0.5), out, len);
-	else
-		snprintf(out, len, "%.3fs", json_number_value(v));
-}
-
-/* Print text, its later lines indented by indent spaces, and a newline;
- * control characters escaped (utf8_printable). */
-static void
-print_indented(const char *text, int indent)
-{
-	char *clean = utf8_printable(text, true);
-
-	for (const char *p = clean; *p; p++) {
-		putchar(*p);
-		if (*p == '\n' && p[1])
-			printf("%*s", indent, "");
-	}
-	putchar('\n');
-	free(clean);
-}
-
-/* The last TAIL_LINES lines (at most TAIL_BYTES) of output, indented. */
-static void
-print_tail(const char *output)
-{
-	const char *p = utf8_tail(output, TAIL_BYTES);
-	const char *end = p + strlen(p);
-	int lines = 0;
-
-	while (end > p && (end[-1] == '\n' || end[-1] == '\r'))
-		end--;
-	for (const char *q = end; q > p; q--)
-		if (q[-1] == '\n' && ++lines == TAIL_LINES) {
-			p = q;
-			break;
-		}
-	if (p != output)
-		printf("    ...\n");
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t) (end - p));
-		size_t n = nl ? (size_t) (nl - p) : (size_t) (end - p);
-
-		char *line = xstrndup(p, n), *clean = utf8_printable(line, false);
-
-		printf("    %s\n", clean);
-		free(clean);
-		free(line);
-		p += n + (nl ? 1 : 0);
-	}
-}
-
-static void
-print_show_text(const json_t *job)
-{
-	json_t *runs = json_object_get(job, "runs");
-	const char *key;
-	json_t *v, *run;
-	size_t i;
-
-	json_object_foreach((json_t *) job, key, v) {
-		char *text;
-		char dur[64];
-
-		if (strcmp(key, "runs") == 0)
-			continue;
-		if (strcmp(key, "timeout") == 0) {
-			seconds_text(v, true, dur, sizeof dur);
-			printf("%-17s %s\n", key, dur);
-			continue;
-		}
-		text = value_text(v);
-		printf("%-17s ", key);
-		if (strcmp(key, "last_error") == 0)
-			print_indented(text, 18);
-		else {
-			/* One line each: a queue or key holding a line break stays on its own. */
-			char *clean = utf8_printable(text, false);
-
-			printf("%s\n", clean);
-			free(clean);
-		}
-		free(text);
-	}
-	printf("\n%s (%zu):\n", "runs", json_array_size(runs));
-	json_array_foreach(runs, i, run) {
-		char dur[64];
-		const char *output = cq_json_str(run, "output", "");
-
-		seconds_text(json_object_get(run, "duration"), false, dur, sizeof dur);
-		printf("  attempt %" JSON_INTEGER_FORMAT ": %s", json_integer_value(json_object_get(run, "attempt")),
-			   cq_json_str(run, "outcome", ""));
-		if (cq_json_str(run, "started_at", "")[0])
-			printf(", started %s", cq_json_str(run, "started_at", ""));
-		if (dur[0])
-			printf(", took %s", dur);
-		if (cq_json_str(run, "worker", "")[0]) {
-			char *worker = utf8_printable(cq_json_str(run, "worker", ""), false);
-
-			printf(", worker %s", worker);
-			free(worker);
-		}
-		putchar('\n');
-		if (cq_json_str(run, "error", "")[0] || cq_json_str(run, "error_code", "")[0]) {
-			printf("    error: %s%s", cq_json_str(run, "error_code", ""),
-				   cq_json_str(run, "error_code", "")[0] && cq_json_str(run, "error", "")[0] ? ": " : "");
-			print_indented(cq_json_str(run, "error", ""), 11);
-		}
-		if (output[0]) {
-			printf("    output:\n");
-			print_tail(output);
-		}
-	}
-}
-
 /* Decode the database's JSON for text output. */
 static json_t *
 decode(const char *text, cq_err *err)
@@ -320,8 +113,9 @@ decode(const char *text, cq_err *err)
 
 /* The database's JSON answer as it is (--json), or decoded and printed for people. */
 static int
-print_answer(const char *text, bool json, void (*print_text) (const json_t *), cq_err *err)
+print_answer(const char *text, bool json, void (*render) (buf *, const json_t *), cq_err *err)
 {
+	buf out = BUF_INIT;
 	json_t *v;
 
 	if (json) {
@@ -330,7 +124,9 @@ print_answer(const char *text, bool json, void (*print_text) (const json_t *), c
 	}
 	if ((v = decode(text, err)) == NULL)
 		return err->code;
-	print_text(v);
+	render(&out, v);
+	fwrite(buf_str(&out), 1, out.len, stdout);
+	buf_free(&out);
 	json_decref(v);
 	return 0;
 }
@@ -338,14 +134,14 @@ print_answer(const char *text, bool json, void (*print_text) (const json_t *), c
 int
 cmd_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"status", required_argument, NULL, OPT_STATUS},
-		{"queue", required_argument, NULL, OPT_QUEUE},
-		{"type", required_argument, NULL, OPT_TYPE},
-		{"limit", required_argument, NULL, OPT_LIMIT},
-		{"json", no_argument, NULL, OPT_JSON},
+	static const cli_option opts[] = {
+		{"status", required_argument, OPT_STATUS, CLI_REPEATS, NULL},
+		{"queue", required_argument, OPT_QUEUE, CLI_REPEATS, NULL},
+		{"type", required_argument, OPT_TYPE, CLI_REPEATS, NULL},
+		{"limit", required_argument, OPT_LIMIT, 0, NULL},
+		{"json", no_argument, OPT_JSON, 0, NULL},
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	list_args a;
 	cli_common common;
@@ -371,7 +167,7 @@ cmd_list(int argc, char **argv)
 	if ((rc = cli_connect(&common, &conn, &err)) != 0 ||
 		(rc = inspect_list(conn, &a.filter, &text, &count, &err)) != 0)
 		goto out;
-	rc = print_answer(text, a.json, print_list_text, &err);
+	rc = print_answer(text, a.json, jobs_list_text, &err);
 out:
 	pg_close(conn);
 	free(text);
@@ -381,10 +177,10 @@ out:
 int
 cmd_show(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, OPT_JSON},
+	static const cli_option opts[] = {
+		{"json", no_argument, OPT_JSON, 0, NULL},
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	list_args a;
 	cli_common common;
@@ -408,7 +204,7 @@ cmd_show(int argc, char **argv)
 	if ((rc = cli_connect(&common, &conn, &err)) != 0 ||
 		(rc = inspect_show(conn, id, &text, &err)) != 0)
 		goto out;
-	rc = print_answer(text, a.json, print_show_text, &err);
+	rc = print_answer(text, a.json, jobs_show_text, &err);
 out:
 	pg_close(conn);
 	free(text);

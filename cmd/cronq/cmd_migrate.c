@@ -81,10 +81,10 @@ report_grants(const migrate_grants *g)
 int
 cmd_migrate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"status", no_argument, NULL, OPT_STATUS},
+	static const cli_option opts[] = {
+		{"status", no_argument, OPT_STATUS, 0, NULL},
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	migrate_args a = {false};
 	cli_common common;

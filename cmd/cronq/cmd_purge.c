@@ -4,14 +4,12 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
-#include "schema/migrate.h"
 #include "queue/purge.h"
 #include "util/log.h"
 
@@ -85,11 +83,11 @@ progress(int64_t deleted)
 int
 cmd_purge(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"older-than", required_argument, NULL, OPT_OLDER_THAN},
-		{"status", required_argument, NULL, OPT_STATUS},
+	static const cli_option opts[] = {
+		{"older-than", required_argument, OPT_OLDER_THAN, 0, NULL},
+		{"status", required_argument, OPT_STATUS, CLI_REPEATS, NULL},
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	purge_args a;
 	purge_rule rules[PURGE_MAX_RULES];

@@ -11,7 +11,6 @@
 #include "commands.h"
 #include "pg/pg.h"
 #include "queue/inspect.h"
-#include "schema/migrate.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -73,12 +72,12 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 int
 cmd_retry(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"dead", no_argument, NULL, OPT_DEAD},
-		{"type", required_argument, NULL, OPT_TYPE},
-		{"queue", required_argument, NULL, OPT_QUEUE},
+	static const cli_option opts[] = {
+		{"dead", no_argument, OPT_DEAD, 0, NULL},
+		{"type", required_argument, OPT_TYPE, CLI_REPEATS, NULL},
+		{"queue", required_argument, OPT_QUEUE, CLI_REPEATS, NULL},
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	retry_args a;
 	cli_common common;

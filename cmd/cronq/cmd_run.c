@@ -192,25 +192,25 @@ on_signal(int sig)
 int
 cmd_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"batch", required_argument, NULL, OPT_BATCH},
-		{"max-jobs", required_argument, NULL, OPT_MAX_JOBS},
-		{"max-runtime", required_argument, NULL, OPT_MAX_RUNTIME},
-		{"concurrency", required_argument, NULL, OPT_CONCURRENCY},
-		{"queue", required_argument, NULL, OPT_QUEUE},
-		{"type", required_argument, NULL, OPT_TYPE},
-		{"lease", required_argument, NULL, OPT_LEASE},
-		{"worker-id", required_argument, NULL, OPT_WORKER_ID},
-		{"linger", required_argument, NULL, OPT_LINGER},
-		{"poll", required_argument, NULL, OPT_POLL},
-		{"grace", required_argument, NULL, OPT_GRACE},
-		{"seed", required_argument, NULL, OPT_SEED},
-		{"fail-on-error", no_argument, NULL, OPT_FAIL_ON_ERROR},
-		{"exec-dir", required_argument, NULL, OPT_EXEC_DIR},
-		{"kill-grace", required_argument, NULL, OPT_KILL_GRACE},
-		{"exec-user", required_argument, NULL, OPT_EXEC_USER},
+	static const cli_option opts[] = {
+		{"batch", required_argument, OPT_BATCH, 0, NULL},
+		{"max-jobs", required_argument, OPT_MAX_JOBS, 0, NULL},
+		{"max-runtime", required_argument, OPT_MAX_RUNTIME, 0, NULL},
+		{"concurrency", required_argument, OPT_CONCURRENCY, 0, NULL},
+		{"queue", required_argument, OPT_QUEUE, CLI_REPEATS, NULL},
+		{"type", required_argument, OPT_TYPE, CLI_REPEATS, NULL},
+		{"lease", required_argument, OPT_LEASE, 0, NULL},
+		{"worker-id", required_argument, OPT_WORKER_ID, 0, NULL},
+		{"linger", required_argument, OPT_LINGER, 0, NULL},
+		{"poll", required_argument, OPT_POLL, 0, NULL},
+		{"grace", required_argument, OPT_GRACE, 0, NULL},
+		{"seed", required_argument, OPT_SEED, 0, NULL},
+		{"fail-on-error", no_argument, OPT_FAIL_ON_ERROR, 0, NULL},
+		{"exec-dir", required_argument, OPT_EXEC_DIR, 0, NULL},
+		{"kill-grace", required_argument, OPT_KILL_GRACE, 0, NULL},
+		{"exec-user", required_argument, OPT_EXEC_USER, 0, NULL},
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	run_args a;
 	cli_common common;

@@ -1,8 +1,8 @@
 /*
  * cmd_schedule — "cronq schedule add|list|show|remove|enable|disable|next":
- * options, then lib/sched. `next` needs no database.
+ * options, then lib/sched (next: lib/sched/next, no database needed), and
+ * lib/report/schedules_text for text output.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,13 +11,12 @@
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
-#include "time/cron.h"
-#include "time/rfc3339.h"
+#include "report/schedules_text.h"
+#include "sched/next.h"
 #include "sched/schedule.h"
-#include "schema/migrate.h"
-#include "util/json.h"
+#include "time/rfc3339.h"
+#include "util/buf.h"
 #include "util/log.h"
-#include "util/utf8.h"
 
 enum {
 	OPT_TZ = OPT_FIRST_CMD, OPT_CATCHUP, OPT_OVERLAP, OPT_REPLACE, OPT_DISABLED, OPT_JSON,
@@ -125,116 +124,50 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 }
 
 /* Which options each subcommand takes, so that others are usage errors. */
-static const struct option add_opts[] = {
-	{"tz", required_argument, NULL, OPT_TZ},
-	{"catchup", required_argument, NULL, OPT_CATCHUP},
-	{"overlap", required_argument, NULL, OPT_OVERLAP},
-	{"replace", no_argument, NULL, OPT_REPLACE},
-	{"disabled", no_argument, NULL, OPT_DISABLED},
+static const cli_option add_opts[] = {
+	{"tz", required_argument, OPT_TZ, 0, NULL},
+	{"catchup", required_argument, OPT_CATCHUP, 0, NULL},
+	{"overlap", required_argument, OPT_OVERLAP, 0, NULL},
+	{"replace", no_argument, OPT_REPLACE, 0, NULL},
+	{"disabled", no_argument, OPT_DISABLED, 0, NULL},
 	CLI_JOB_OPTIONS,
 	CLI_COMMON_OPTIONS,
-	{NULL, 0, NULL, 0},
+	{NULL, 0, 0, 0, NULL},
 };
-static const struct option list_opts[] = {
-	{"json", no_argument, NULL, OPT_JSON},
+static const cli_option list_opts[] = {
+	{"json", no_argument, OPT_JSON, 0, NULL},
 	CLI_COMMON_OPTIONS,
-	{NULL, 0, NULL, 0},
+	{NULL, 0, 0, 0, NULL},
 };
-static const struct option plain_opts[] = {
+static const cli_option plain_opts[] = {
 	CLI_COMMON_OPTIONS,
-	{NULL, 0, NULL, 0},
+	{NULL, 0, 0, 0, NULL},
 };
 /* next takes the common options too, as every command does; --db is unused. */
-static const struct option next_opts[] = {
-	{"tz", required_argument, NULL, OPT_TZ},
-	{"from", required_argument, NULL, OPT_FROM},
-	{"count", required_argument, NULL, OPT_COUNT},
+static const cli_option next_opts[] = {
+	{"tz", required_argument, OPT_TZ, 0, NULL},
+	{"from", required_argument, OPT_FROM, 0, NULL},
+	{"count", required_argument, OPT_COUNT, 0, NULL},
 	CLI_COMMON_OPTIONS,
-	{NULL, 0, NULL, 0},
+	{NULL, 0, 0, 0, NULL},
 };
 
+/* Print the next fire times of expr, one RFC 3339 time a line. */
 static int
-cmd_next(sched_args *a, const char *expr)
+cmd_next(const sched_args *a, const char *expr)
 {
-	char why[512], ts[RFC3339_BUFLEN];
-	cron_expr *e;
-	tz *zone;
-	int64_t t;
-	int rc = 0;
+	char ts[RFC3339_BUFLEN];
+	cq_err err = {0};
+	int64_t *times, n;
 
-	if ((e = cron_parse(expr, why, sizeof why)) == NULL) {
-		log_error("invalid cron expression \"%s\": %s", expr, why);
-		return EX_DATAERR;
-	}
-	if ((zone = tz_open(a->def.timezone ? a->def.timezone : "UTC", why, sizeof why)) == NULL) {
-		log_error("%s", why);
-		cron_free(e);
-		return EX_DATAERR;
-	}
-	if (a->from) {
-		if (rfc3339_parse(a->from, &t, why, sizeof why) != 0) {
-			log_error("%s", why);
-			rc = EX_DATAERR;
-		}
-	} else
-		t = (int64_t) time(NULL);
-	for (int64_t i = 0; rc == 0 && i < a->count; i++) {
-		if (cron_next(e, zone, t, &t) != 0) {
-			if (i == 0) {
-				log_error("cron expression \"%s\" never fires", expr);
-				rc = EX_DATAERR;
-			}
-			break;
-		}
-		rfc3339_format(t, ts, sizeof ts);
+	if (sched_next(expr, a->def.timezone, a->from, (int64_t) time(NULL), a->count, &times, &n, &err) != 0)
+		return cli_report(&err);
+	for (int64_t i = 0; i < n; i++) {
+		rfc3339_format(times[i], ts, sizeof ts);
 		printf("%s\n", ts);
 	}
-	cron_free(e);
-	tz_free(zone);
-	return rc;
-}
-
-static void
-print_schedule_text(const json_t *s)
-{
-	const char *key;
-	json_t *v;
-
-	json_object_foreach((json_t *) s, key, v) {
-		char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-		char *clean = utf8_printable(json_is_null(v) ? "" : text ? text : json_string_value(v), false);
-
-		printf("%-17s %s\n", key, clean);
-		free(clean);
-		free(text);
-	}
-}
-
-static void
-print_list_text(const json_t *list)
-{
-	size_t i;
-	json_t *s;
-
-	printf("%-24s %-18s %-16s %-8s %-10s %-8s %-21s %s\n", "NAME", "CRON", "TIMEZONE", "TYPE",
-		   "QUEUE", "ENABLED", "NEXT RUN", "LAST JOB");
-	json_array_foreach(list, i, s) {
-		static const char *const names[] = {"name", "cron", "timezone", "type", "queue"};
-		json_t *last = json_object_get(s, "last_job_id");
-		char lastbuf[64] = "-", *cell[5];
-
-		if (json_is_integer(last))
-			snprintf(lastbuf, sizeof lastbuf, "%" JSON_INTEGER_FORMAT " %s", json_integer_value(last),
-					 cq_json_str(s, "last_job_status", "-"));
-		/* Anyone who may write a schedule writes these: escaped for the terminal. */
-		for (size_t c = 0; c < 5; c++)
-			cell[c] = utf8_printable(cq_json_str(s, names[c], "-"), false);
-		printf("%-24s %-18s %-16s %-8s %-10s %-8s %-21s %s\n", cell[0], cell[1], cell[2], cell[3], cell[4],
-			   json_is_true(json_object_get(s, "enabled")) ? "yes" : "no", cq_json_str(s, "next_run_at", "-"),
-			   lastbuf);
-		for (size_t c = 0; c < 5; c++)
-			free(cell[c]);
-	}
+	free(times);
+	return 0;
 }
 
 int
@@ -242,7 +175,7 @@ cmd_schedule(int argc, char **argv)
 {
 	static const struct {
 		const char *name;
-		const struct option *opts;
+		const cli_option *opts;
 		int			min, max;	/* positional arguments after the subcommand */
 	} subs[] = {
 		{"add", add_opts, 3, 4}, {"list", list_opts, 0, 0}, {"show", list_opts, 1, 1},
@@ -313,10 +246,16 @@ cmd_schedule(int argc, char **argv)
 
 			printf("%s\n", text);
 			free(text);
-		} else if (strcmp(sub, "show") == 0)
-			print_schedule_text(json_array_get(list, 0));
-		else
-			print_list_text(list);
+		} else {
+			buf out = BUF_INIT;
+
+			if (strcmp(sub, "show") == 0)
+				schedules_show_text(&out, json_array_get(list, 0));
+			else
+				schedules_list_text(&out, list);
+			fwrite(buf_str(&out), 1, out.len, stdout);
+			buf_free(&out);
+		}
 		json_decref(list);
 	}
 out:

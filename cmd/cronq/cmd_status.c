@@ -1,16 +1,11 @@
 /*
  * cmd_status — "cronq status [--json | --prometheus] [--output FILE]":
  * options, then lib/report/stats, then one of three renderings of the same
- * document: JSON, lib/report/prometheus, or the tables below for people.
+ * document: JSON, lib/report/prometheus, or lib/report/status_text for people.
  * Judges nothing (that is `cronq check`) and changes nothing.
  */
-#include <errno.h>
-#include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -18,13 +13,10 @@
 #include "pg/pg.h"
 #include "report/prometheus.h"
 #include "report/stats.h"
+#include "report/status_text.h"
 #include "schema/migrate.h"
 #include "util/buf.h"
-#include "util/duration.h"
-#include "util/json.h"
-#include "util/log.h"
-#include "util/utf8.h"
-#include "util/xalloc.h"
+#include "util/file.h"
 
 enum {
 	OPT_JSON = OPT_FIRST_CMD, OPT_PROMETHEUS, OPT_OUTPUT,
@@ -35,9 +27,6 @@ typedef struct status_args {
 	bool		prometheus;
 	const char *output;
 } status_args;
-
-/* Widest cell of a text table, in characters; longer values are clipped. */
-#define CELL_MAX 48
 
 static void
 help(void)
@@ -87,421 +76,15 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 	return 0;
 }
 
-/* ---- reading the document ---- */
-
-/* "1m30s" for a count of seconds. */
-static const char *
-secs(int64_t s, char *out, size_t len)
-{
-	duration_format(s * 1000, out, len);
-	return out;
-}
-
-/* ---- text tables ---- */
-
-typedef struct table {
-	int			ncols;
-	const char *const *head;
-	unsigned	right;			/* bit i: column i is right-aligned */
-	char	  **cells;			/* row-major, ncols per row */
-	size_t		n, cap;
-} table;
-
-/* Characters, not bytes, in UTF-8 text. */
-static size_t
-text_width(const char *s)
-{
-	size_t w = 0;
-
-	for (; *s; s++)
-		if (((unsigned char) *s & 0xC0) != 0x80)
-			w++;
-	return w;
-}
-
-/*
- * A copy of s fit for one table cell: its first line, at most CELL_MAX
- * characters, cut on a character boundary with "..." marking any cut, and
- * control characters escaped as \xNN (job errors hold programs' output,
- * which must not drive the operator's terminal; queue names are anyone's).
- */
-static char *
-clip(const char *s)
-{
-	size_t len = strcspn(s, "\r\n"), chars = 0, keep = 0;
-	bool more = s[len] != '\0';
-	char *cut, *out;
-
-	for (size_t i = 0; i < len; i++) {
-		if (((unsigned char) s[i] & 0xC0) == 0x80)
-			continue;
-		if (chars == CELL_MAX - 3)
-			keep = i;
-		chars++;
-	}
-	if (chars > CELL_MAX || (more && chars > CELL_MAX - 3))
-		cut = xasprintf("%.*s...", (int) keep, s);
-	else if (more)
-		cut = xasprintf("%.*s...", (int) len, s);
-	else
-		cut = xstrndup(s, len);
-	out = utf8_printable(cut, false);
-	free(cut);
-	return out;
-}
-
-static void
-table_cell(table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void
-table_cell(table *t, const char *fmt, ...)
-{
-	va_list ap;
-	char *raw;
-	int need;
-
-	if (t->n == t->cap) {
-		t->cap = t->cap ? t->cap * 2 : 64;
-		t->cells = xrealloc(t->cells, t->cap * sizeof *t->cells);
-	}
-	va_start(ap, fmt);
-	need = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	raw = xmalloc((size_t) (need < 0 ? 0 : need) + 1);
-	raw[0] = '\0';
-	va_start(ap, fmt);
-	if (need >= 0)
-		vsnprintf(raw, (size_t) need + 1, fmt, ap);
-	va_end(ap);
-	t->cells[t->n++] = clip(raw);
-	free(raw);
-}
-
-/* Append the table to out (header and rows, columns two spaces apart), then empty it. */
-static void
-table_flush(table *t, buf *out)
-{
-	size_t width[16] = {0};
-	size_t rows = t->n / (size_t) t->ncols;
-
-	for (int c = 0; c < t->ncols; c++)
-		width[c] = strlen(t->head[c]);
-	for (size_t i = 0; i < t->n; i++) {
-		size_t w = text_width(t->cells[i]);
-		int c = (int) (i % (size_t) t->ncols);
-
-		if (w > width[c])
-			width[c] = w;
-	}
-	for (size_t r = 0; r <= rows; r++) {
-		for (int c = 0; c < t->ncols; c++) {
-			const char *s = r == 0 ? t->head[c] : t->cells[(r - 1) * (size_t) t->ncols + (size_t) c];
-			size_t pad = width[c] - text_width(s);
-			bool last = c == t->ncols - 1;
-
-			if (c > 0)
-				buf_puts(out, "  ");
-			if (t->right & (1u << c))
-				for (size_t k = 0; k < pad; k++)
-					buf_putc(out, ' ');
-			buf_puts(out, s);
-			if (!(t->right & (1u << c)) && !last)
-				for (size_t k = 0; k < pad; k++)
-					buf_putc(out, ' ');
-		}
-		buf_putc(out, '\n');
-	}
-	for (size_t i = 0; i < t->n; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	t->cells = NULL;
-	t->n = t->cap = 0;
-}
-
-/* ---- text ---- */
-
-#define STATUS_COLUMNS "QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "DEAD", "CANCELLED"
-
-static void
-cell_counts(table *t, const json_t *o)
-{
-	static const char *const keys[] = {"queued", "running", "succeeded", "failed", "dead", "cancelled"};
-
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		table_cell(t, "%" PRId64, cq_json_int(o, keys[i]));
-}
-
-static void
-text_summary(buf *out, const json_t *doc)
-{
-	const json_t *wake = json_object_get(doc, "last_wake");
-	const json_t *scheds = json_object_get(doc, "schedules");
-	char d[64];
-	size_t i, shown = 0;
-	json_t *s;
-
-	if (cq_json_int(doc, "due") > 0)
-		buf_printf(out, "Lag:                %s (%" PRId64 " jobs due, the oldest since %s)\n",
-				   secs(cq_json_int(doc, "lag_seconds"), d, sizeof d), cq_json_int(doc, "due"),
-				   cq_json_str(doc, "oldest_due_at", "-"));
-	else
-		buf_puts(out, "Lag:                0s (nothing due)\n");
-	buf_printf(out, "Expired leases:     %" PRId64 "\n",
-			   cq_json_int(json_object_get(doc, "expired_leases"), "count"));
-	buf_printf(out, "Dead jobs:          %" PRId64 "\n", cq_json_int(json_object_get(doc, "dead"), "count"));
-	if (json_is_object(wake)) {
-		buf_printf(out, "Last wake:          %s ago, at %s by %s ", secs(cq_json_int(wake, "seconds_ago"), d, sizeof d),
-				   cq_json_str(wake, "started_at", "-"), cq_json_str(wake, "worker", "-"));
-		if (json_is_integer(json_object_get(wake, "exit_status")))
-			buf_printf(out, "(%" PRId64 " jobs run, %" PRId64 " failed, exit %" PRId64 ")\n",
-					   cq_json_int(wake, "jobs_run"), cq_json_int(wake, "jobs_failed"),
-					   cq_json_int(wake, "exit_status"));
-		else
-			buf_puts(out, "(still running)\n");
-	} else
-		buf_puts(out, "Last wake:          never (no \"cronq run\" has recorded a wake)\n");
-	buf_puts(out, "Overdue schedules:  ");
-	json_array_foreach(scheds, i, s) {
-		if (!json_is_true(json_object_get(s, "overdue")))
-			continue;
-		buf_printf(out, "%s%.200s (%s late)", shown++ ? ", " : "", cq_json_str(s, "name", "?"),
-				   secs(cq_json_int(s, "overdue_seconds"), d, sizeof d));
-	}
-	buf_puts(out, shown ? "\n" : "none\n");
-}
-
-static void
-text_jobs(buf *out, const json_t *doc)
-{
-	static const char *const head[] = {"QUEUE", "TYPE", STATUS_COLUMNS};
-	static const char *const qhead[] = {"QUEUE", "DUE", "LAG", "OLDEST DUE", "EXPIRED LEASES"};
-	table t = {8, head, 0xFC, NULL, 0, 0};
-	table q = {5, qhead, 0x12, NULL, 0, 0};
-	const json_t *types = json_object_get(doc, "types");
-	const json_t *queues = json_object_get(doc, "queues");
-	char d[64];
-	size_t i;
-	json_t *o;
-
-	if (json_array_size(types) == 0) {
-		buf_puts(out, "\nJobs: none\n");
-		return;
-	}
-	buf_puts(out, "\nJobs\n");
-	json_array_foreach(types, i, o) {
-		table_cell(&t, "%s", cq_json_str(o, "queue", "?"));
-		table_cell(&t, "%s", cq_json_str(o, "type", "?"));
-		cell_counts(&t, o);
-	}
-	table_flush(&t, out);
-
-	buf_puts(out, "\nQueues\n");
-	json_array_foreach(queues, i, o) {
-		table_cell(&q, "%s", cq_json_str(o, "queue", "?"));
-		table_cell(&q, "%" PRId64, cq_json_int(o, "due"));
-		table_cell(&q, "%s", secs(cq_json_int(o, "lag_seconds"), d, sizeof d));
-		table_cell(&q, "%s", cq_json_str(o, "oldest_due_at", "-"));
-		table_cell(&q, "%" PRId64, cq_json_int(o, "expired_leases"));
-	}
-	table_flush(&q, out);
-}
-
-static void
-text_problems(buf *out, const json_t *doc)
-{
-	static const char *const lhead[] = {"ID", "QUEUE", "TYPE", "ATTEMPT", "LOCKED BY", "EXPIRED"};
-	static const char *const dhead[] = {"ID", "QUEUE", "TYPE", "ATTEMPTS", "FINISHED", "ERROR"};
-	table l = {6, lhead, 0x01, NULL, 0, 0};
-	table t = {6, dhead, 0x09, NULL, 0, 0};
-	const json_t *leases = json_object_get(doc, "expired_leases");
-	const json_t *dead = json_object_get(doc, "dead");
-	char d[64];
-	size_t i;
-	json_t *o;
-
-	if (cq_json_int(leases, "count") > 0) {
-		buf_printf(out, "\nExpired leases (%" PRId64 "; the next \"cronq run\" rescues them)\n",
-				   cq_json_int(leases, "count"));
-		json_array_foreach(json_object_get(leases, "jobs"), i, o) {
-			table_cell(&l, "%" PRId64, cq_json_int(o, "id"));
-			table_cell(&l, "%s", cq_json_str(o, "queue", "?"));
-			table_cell(&l, "%s", cq_json_str(o, "type", "?"));
-			table_cell(&l, "%" PRId64 "/%" PRId64, cq_json_int(o, "attempts"), cq_json_int(o, "max_attempts"));
-			table_cell(&l, "%s", cq_json_str(o, "locked_by", "-"));
-			table_cell(&l, "%s ago", secs(cq_json_int(o, "expired_seconds"), d, sizeof d));
-		}
-		table_flush(&l, out);
-	}
-	if (cq_json_int(dead, "count") > 0) {
-		size_t shown = json_array_size(json_object_get(dead, "jobs"));
-
-		if ((int64_t) shown < cq_json_int(dead, "count"))
-			buf_printf(out, "\nDead jobs (%" PRId64 "; the newest %zu)\n", cq_json_int(dead, "count"), shown);
-		else
-			buf_printf(out, "\nDead jobs (%" PRId64 ")\n", cq_json_int(dead, "count"));
-		json_array_foreach(json_object_get(dead, "jobs"), i, o) {
-			table_cell(&t, "%" PRId64, cq_json_int(o, "id"));
-			table_cell(&t, "%s", cq_json_str(o, "queue", "?"));
-			table_cell(&t, "%s", cq_json_str(o, "type", "?"));
-			table_cell(&t, "%" PRId64, cq_json_int(o, "attempts"));
-			table_cell(&t, "%s", cq_json_str(o, "finished_at", "-"));
-			if (json_is_string(json_object_get(o, "error_code")))
-				table_cell(&t, "%s: %s", cq_json_str(o, "error_code", ""), cq_json_str(o, "last_error", ""));
-			else
-				table_cell(&t, "%s", cq_json_str(o, "last_error", "-"));
-		}
-		table_flush(&t, out);
-	}
-}
-
-static void
-text_schedules(buf *out, const json_t *doc)
-{
-	static const char *const head[] = {"NAME", "CRON", "TIMEZONE", "ENABLED", "NEXT RUN", "OVERDUE",
-									   "LAST ENQUEUED", "LAST JOB"};
-	table t = {8, head, 0, NULL, 0, 0};
-	const json_t *scheds = json_object_get(doc, "schedules");
-	char d[64];
-	size_t i;
-	json_t *s;
-
-	if (json_array_size(scheds) == 0) {
-		buf_puts(out, "\nSchedules: none\n");
-		return;
-	}
-	buf_puts(out, "\nSchedules\n");
-	json_array_foreach(scheds, i, s) {
-		table_cell(&t, "%s", cq_json_str(s, "name", "?"));
-		table_cell(&t, "%s", cq_json_str(s, "cron", "?"));
-		table_cell(&t, "%s", cq_json_str(s, "timezone", "?"));
-		table_cell(&t, "%s", json_is_true(json_object_get(s, "enabled")) ? "yes" : "no");
-		table_cell(&t, "%s", cq_json_str(s, "next_run_at", "-"));
-		table_cell(&t, "%s", json_is_true(json_object_get(s, "overdue")) ?
-				   secs(cq_json_int(s, "overdue_seconds"), d, sizeof d) : "-");
-		table_cell(&t, "%s", cq_json_str(s, "last_enqueued_at", "-"));
-		if (json_is_integer(json_object_get(s, "last_job_id")))
-			table_cell(&t, "%" PRId64 " %s", cq_json_int(s, "last_job_id"),
-					   cq_json_str(s, "last_job_status", "(purged)"));
-		else
-			table_cell(&t, "-");
-	}
-	table_flush(&t, out);
-	json_array_foreach(scheds, i, s)
-		if (json_is_string(json_object_get(s, "error")))
-			buf_printf(out, "schedule %s cannot run: %s\n", cq_json_str(s, "name", "?"),
-					   cq_json_str(s, "error", "?"));
-}
-
-/*
- * One line per queue, one character per hour, oldest first: '.' when no
- * attempt finished in that hour, 'o' when all succeeded, 'x' when any failed.
- */
-static void
-text_history(buf *out, const json_t *doc)
-{
-	const json_t *queues = json_object_get(doc, "queues");
-	size_t i, w = strlen("QUEUE");
-	json_t *q;
-
-	if (json_array_size(queues) == 0)
-		return;
-	json_array_foreach(queues, i, q) {
-		size_t qw = text_width(cq_json_str(q, "queue", "?"));
-
-		if (qw > w)
-			w = qw < CELL_MAX ? qw : CELL_MAX;
-	}
-	buf_printf(out, "\nLast 24 hours (one character per hour, oldest first: . none finished,"
-			   " o all succeeded, x some failed)\n");
-	buf_printf(out, "%-*s  %-*s%s\n", (int) w, "QUEUE", STATS_HISTORY_HOURS - 3, "-24h", "now");
-	json_array_foreach(queues, i, q) {
-		const json_t *runs = json_object_get(q, "runs_24h");
-		const json_t *ok = json_object_get(runs, "succeeded");
-		const json_t *bad = json_object_get(runs, "failed");
-		char *name = clip(cq_json_str(q, "queue", "?"));
-
-		buf_puts(out, name);
-		for (size_t k = text_width(name); k < w + 2; k++)
-			buf_putc(out, ' ');
-		free(name);
-		for (size_t h = 0; h < json_array_size(ok); h++)
-			buf_putc(out, json_integer_value(json_array_get(bad, h)) > 0 ? 'x' :
-					 json_integer_value(json_array_get(ok, h)) > 0 ? 'o' : '.');
-		buf_putc(out, '\n');
-	}
-}
-
-static void
-render_text(buf *out, const json_t *doc, bool chart)
-{
-	text_summary(out, doc);
-	text_jobs(out, doc);
-	text_problems(out, doc);
-	text_schedules(out, doc);
-	if (chart)
-		text_history(out, doc);
-}
-
-/* ---- output ---- */
-
-/*
- * Replace path with data atomically: a temporary file in the same directory
- * (so rename(2) cannot cross file systems), flushed to disk, then renamed
- * over path. Readers (node_exporter) never see a partial file. 0 or an exit
- * code with the error printed; the temporary file never outlives a failure.
- */
-static int
-write_atomic(const char *path, const char *data, size_t len)
-{
-	char *tmp = xasprintf("%s.tmp.XXXXXX", path);
-	int fd, rc = 0;
-	size_t done = 0;
-
-	if ((fd = mkstemp(tmp)) < 0) {
-		log_error("could not create a temporary file for \"%s\": %s", path, strerror(errno));
-		free(tmp);
-		return EX_CANTCREAT;
-	}
-	/* mkstemp makes it 0600; the collector usually runs as another user. */
-	if (fchmod(fd, 0644) != 0)
-		rc = -1;
-	while (rc == 0 && done < len) {
-		ssize_t n = write(fd, data + done, len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			rc = -1;
-		else
-			done += (size_t) n;
-	}
-	if (rc == 0 && fsync(fd) != 0)
-		rc = -1;
-	if (rc != 0)
-		log_error("could not write file \"%s\": %s", tmp, strerror(errno));
-	if (close(fd) != 0 && rc == 0) {
-		log_error("could not write file \"%s\": %s", tmp, strerror(errno));
-		rc = -1;
-	}
-	if (rc == 0 && rename(tmp, path) != 0) {
-		log_error("could not rename file \"%s\" to \"%s\": %s", tmp, path, strerror(errno));
-		rc = -1;
-	}
-	if (rc != 0)
-		unlink(tmp);
-	free(tmp);
-	return rc ? EX_IOERR : 0;
-}
-
 int
 cmd_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, NULL, OPT_JSON},
-		{"prometheus", no_argument, NULL, OPT_PROMETHEUS},
-		{"output", required_argument, NULL, OPT_OUTPUT},
+	static const cli_option opts[] = {
+		{"json", no_argument, OPT_JSON, 0, "prometheus"},
+		{"prometheus", no_argument, OPT_PROMETHEUS, 0, NULL},
+		{"output", required_argument, OPT_OUTPUT, 0, NULL},
 		CLI_COMMON_OPTIONS,
-		{NULL, 0, NULL, 0},
+		{NULL, 0, 0, 0, NULL},
 	};
 	status_args a = {0};
 	cli_common common;
@@ -541,12 +124,13 @@ cmd_status(int argc, char **argv)
 	} else if (a.prometheus)
 		prometheus_render(&out, doc);
 	else
-		render_text(&out, doc, a.output == NULL && isatty(STDOUT_FILENO));
+		status_text(&out, doc, a.output == NULL && isatty(STDOUT_FILENO));
 	json_decref(doc);
 
-	if (a.output)
-		rc = write_atomic(a.output, buf_str(&out), out.len);
-	else
+	if (a.output) {
+		if ((rc = file_write_atomic(a.output, buf_str(&out), out.len, &err)) != 0)
+			cli_report(&err);
+	} else
 		fwrite(buf_str(&out), 1, out.len, stdout);
 	buf_free(&out);
 	return rc;

@@ -696,3 +696,66 @@ out:
 	buf_free(&times);
 	return run_end(conn, dry, rc, &b, &keys, &payloads, out, err);
 }
+
+/* Read from and to with the database; 0, or the code with err filled. */
+static int
+read_range(PGconn *conn, const char *from_text, const char *to_text, int64_t *from, int64_t *to,
+		   cq_err *err)
+{
+	int rc;
+
+	if ((rc = backfill_parse_time(conn, from_text, from, err)) != 0) {
+		cq_prefix(err, "invalid value \"%s\" for --from: ", from_text);
+		return rc;
+	}
+	if ((rc = backfill_parse_time(conn, to_text, to, err)) != 0) {
+		cq_prefix(err, "invalid value \"%s\" for --to: ", to_text);
+		return rc;
+	}
+	if (*to < *from) {
+		char f[RFC3339_BUFLEN], t[RFC3339_BUFLEN];
+
+		rfc3339_format(*from, f, sizeof f);
+		rfc3339_format(*to, t, sizeof t);
+		return cq_fail(err, EX_USAGE, "--to %s is before --from %s", t, f);
+	}
+	return 0;
+}
+
+/* One job per occurrence of schedule name from `from` to `to`. */
+static int
+perform_schedule(PGconn *conn, const char *name, int64_t from, int64_t to, bool dry,
+				 backfill_line_fn line, backfill_progress_fn progress, void *arg,
+				 backfill_out *out, cq_err *err)
+{
+	char *cron = NULL, *zone = NULL;
+	int64_t *fires = NULL, n = 0;
+	int rc;
+
+	if ((rc = backfill_schedule_get(conn, name, &cron, &zone, err)) == 0 &&
+		(rc = backfill_occurrences(cron, zone, from, to, BACKFILL_MAX_STEPS, &fires, &n, err)) == 0)
+		rc = backfill_schedule_run(conn, name, fires, n, dry, line, progress, arg, out, err);
+	free(cron);
+	free(zone);
+	free(fires);
+	return rc;
+}
+
+int
+backfill_perform(PGconn *conn, backfill_req *req, const char *schedule, const char *from_text,
+				 const char *to_text, bool dry, backfill_line_fn line, backfill_progress_fn progress,
+				 void *arg, backfill_out *out, cq_err *err)
+{
+	int64_t from, to;
+	int rc;
+
+	if ((rc = read_range(conn, from_text, to_text, &from, &to, err)) != 0)
+		return rc;
+	if (schedule)
+		return perform_schedule(conn, schedule, from, to, dry, line, progress, arg, out, err);
+	req->from = from;
+	if ((rc = backfill_count(from, to, req->step, BACKFILL_MAX_STEPS, &req->count, err)) == 0 &&
+		(rc = backfill_check(req, err)) == 0)
+		rc = backfill_run(conn, req, dry, line, progress, arg, out, err);
+	return rc;
+}

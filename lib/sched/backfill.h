@@ -130,4 +130,17 @@ int backfill_schedule_run(PGconn *conn, const char *name, const int64_t *fires, 
 int backfill_schedule_get(PGconn *conn, const char *name, char **cron, char **zone, cq_err *err)
 	__attribute__((warn_unused_result));
 
+/*
+ * A whole backfill, as `cronq backfill` asks for it: read the range from
+ * the texts from and to (backfill_parse_time; the error names --from or
+ * --to, EX_USAGE when to is before from), then enqueue (or, dry, report)
+ * one job per step of req (its type, templates, options and step; from and
+ * count are set here) or, when schedule is not NULL, one per occurrence of
+ * that schedule in the range. req has passed backfill_check already.
+ */
+int backfill_perform(PGconn *conn, backfill_req *req, const char *schedule, const char *from,
+					 const char *to, bool dry, backfill_line_fn line, backfill_progress_fn progress,
+					 void *arg, backfill_out *out, cq_err *err)
+	__attribute__((warn_unused_result));
+
 #endif

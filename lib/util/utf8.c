@@ -109,3 +109,69 @@ utf8_printable(const char *s, bool keep_lines)
 	*o = '\0';
 	return out;
 }
+
+/* Whether byte c continues a multibyte character. */
+static bool
+is_cont(char c)
+{
+	return ((unsigned char) c & 0xC0) == 0x80;
+}
+
+size_t
+utf8_width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (!is_cont(*s))
+			w++;
+	return w;
+}
+
+char *
+utf8_clip(const char *s, size_t width, unsigned flags)
+{
+	size_t len, keep;
+	bool more, cut;
+	buf out = BUF_INIT;
+
+	if (flags & UTF8_CLIP_FIRST_LINE) {
+		len = strcspn(s, "\r\n");
+		more = s[len] != '\0';
+	} else {
+		len = strlen(s);
+		more = false;
+	}
+	if (flags & UTF8_CLIP_BYTES) {
+		keep = len;
+		cut = more;
+		if (len > width) {
+			/* Never end inside a UTF-8 sequence. */
+			keep = width;
+			while (keep > 0 && is_cont(s[keep - 1]))
+				keep--;
+			if (keep > 0 && ((unsigned char) s[keep - 1] & 0xC0) == 0xC0)
+				keep--;
+			cut = true;
+		}
+	} else {
+		size_t chars = 0, room = width < 3 ? 0 : width - 3, at = 0;
+
+		for (size_t i = 0; i < len; i++) {
+			if (is_cont(s[i]))
+				continue;
+			if (chars == room)
+				at = i;
+			chars++;
+		}
+		keep = len;
+		cut = more;
+		if (chars > width || (more && chars > room))
+			keep = at;
+	}
+	for (size_t i = 0; i < keep; i++)
+		buf_putc(&out, s[i] == '\n' || s[i] == '\r' || s[i] == '\t' ? ' ' : s[i]);
+	if (cut || keep < len)
+		buf_puts(&out, "...");
+	return buf_steal(&out);
+}

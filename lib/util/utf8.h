@@ -26,4 +26,25 @@ char *utf8_sanitize(const char *s, size_t len);
  */
 char *utf8_printable(const char *s, bool keep_lines);
 
+/* Characters, not bytes, in UTF-8 text (what a terminal column shows). */
+size_t utf8_width(const char *s);
+
+/* How utf8_clip measures s, and what it does with line breaks. */
+enum {
+	/* width counts bytes and "..." comes after them; otherwise width counts
+	 * characters, "..." included (width at least 3) */
+	UTF8_CLIP_BYTES = 1 << 0,
+	/* only the first line is kept, "..." marking the others; otherwise line
+	 * breaks and tabs become spaces */
+	UTF8_CLIP_FIRST_LINE = 1 << 1,
+};
+
+/*
+ * A new string (xmalloc): s on one line, at most width long (flags), cut
+ * on a character boundary with "..." marking any cut. In bytes, a cut also
+ * drops the last multibyte character before it. Not made printable: pass
+ * the result (or the text it ends) to utf8_printable.
+ */
+char *utf8_clip(const char *s, size_t width, unsigned flags);
+
 #endif

@@ -59,7 +59,7 @@ expect "bad --run-at" 65 "" 'cronq: error: invalid input syntax for type timesta
 cronq enqueue noop {} --in 5 minutes
 expect "stray word" 64 "" $'cronq: error: too many command-line arguments (first is "minutes")\nTry "cronq enqueue --help" for more information.'
 cronq enqueue noop --in 5y
-expect "bad duration" 65 "" 'cronq: error: invalid value "5y" for --in: invalid duration "5y": unknown unit "y" (use ms, s, m, h, d or w)'
+expect "bad duration" 64 "" 'cronq: error: invalid value "5y" for --in: invalid duration "5y": unknown unit "y" (use ms, s, m, h, d or w)'
 cronq enqueue noop '{"a": "\u0000"}'
 expect "NUL in payload" 65 "" 'cronq: error: invalid payload: \u0000 is not allowed in strings (PostgreSQL cannot store it)'
 cronq enqueue noop "$(printf '%0.s[' $(seq 1 70))$(printf '%0.s]' $(seq 1 70))"

@@ -100,7 +100,7 @@ for v in 99999999999999999999 1e3 abc '' 1000001 -1000001; do
     bad 64 "priority $v" enqueue noop --priority "$v"
 done
 for v in 5x -5s 1.5h 30m1h '' m 5mins 99999999999w 'now'; do
-    bad 65 "duration $v" enqueue noop --in "$v"
+    bad 64 "duration $v" enqueue noop --in "$v"
 done
 for v in 0s 500ms; do bad 64 "timeout below 1s: $v" enqueue noop --timeout "$v"; done
 for v in 'not a time' '2026-13-01' '2026-02-30T00:00:00Z' '25:00' 'yesterday-ish' '2026-01-01T00:00:00+99:00' \
@@ -123,7 +123,7 @@ for v in 0 -1 10001 abc 1e2; do bad 64 "run --batch $v" run --batch "$v"; done
 for v in 0 65 -3 abc; do bad 64 "run --concurrency $v" run --concurrency "$v"; done
 for v in 0 -5 abc; do bad 64 "run --max-jobs $v" run --max-jobs "$v"; done
 for v in 500ms 0s; do bad 64 "run --lease $v" run --lease "$v"; done
-for v in 5q -1s; do bad 65 "run --max-runtime $v" run --max-runtime "$v"; done
+for v in 5q -1s; do bad 64 "run --max-runtime $v" run --max-runtime "$v"; done
 bad 64 "run --worker-id empty" run --worker-id ''
 bad 64 "run --log-format xml" run --log-format xml
 bad 64 "cancel no id" cancel
@@ -163,8 +163,8 @@ bad 64 "retry ids with --dead" retry --dead 5
 bad 64 "retry --type without --dead" retry --type x
 bad 64 "retry abc" retry abc
 bad 64 "purge --status running" purge --status running
-bad 65 "purge --older-than 5x" purge --older-than 5x
-bad 65 "purge --older-than -1d" purge --older-than -1d
+bad 64 "purge --older-than 5x" purge --older-than 5x
+bad 64 "purge --older-than -1d" purge --older-than -1d
 bad 65 "backfill bad times" backfill noop --from x --to y
 bad 64 "backfill --to before --from" backfill noop --from 2026-02-01 --to 2026-01-01
 bad 65 "backfill unknown task" backfill nop --from 2026-01-01 --to 2026-01-02

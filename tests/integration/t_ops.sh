@@ -221,7 +221,7 @@ unfinished_runs() { q "select count(*) from cronq.job_runs where job_id in ($fq,
 eq "failed, queued and running jobs are never purged" "failed queued running" "$(unfinished)"
 before=$(jobs_count)
 cronq purge --older-than 5x
-expect "purge: bad duration" 65 "" 'cronq: error: invalid value "5x" for --older-than: invalid duration "5x": unknown unit "x" (use ms, s, m, h, d or w)'
+expect "purge: bad duration" 64 "" 'cronq: error: invalid value "5x" for --older-than: invalid duration "5x": unknown unit "x" (use ms, s, m, h, d or w)'
 cronq purge --older-than 0 --status running
 expect_rc_err "purge: bad status" 64 'invalid value "running" for --status'
 cronq purge now

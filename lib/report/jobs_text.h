@@ -1,0 +1,21 @@
+/*
+ * jobs_text — jobs for people, as `cronq list` and `cronq show` print them
+ * from the JSON of lib/queue/inspect: a list as fixed-width rows (each
+ * error on its line, clipped), one job as its fields then every attempt
+ * (outcome, error, duration, the tail of its output). Whatever a job or
+ * its author wrote is escaped for the terminal.
+ */
+#ifndef CRONQ_JOBS_TEXT_H
+#define CRONQ_JOBS_TEXT_H
+
+#include <jansson.h>
+
+#include "util/buf.h"
+
+/* Append the rows of list (an inspect_list() array) to out, header first. */
+void jobs_list_text(buf *out, const json_t *list);
+
+/* Append one job (an inspect_show() object, its attempts in "runs") to out. */
+void jobs_show_text(buf *out, const json_t *job);
+
+#endif

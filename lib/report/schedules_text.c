@@ -1,0 +1,59 @@
+/* schedules_text — see schedules_text.h. */
+#include "report/schedules_text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "report/table.h"
+#include "util/buf.h"
+#include "util/json.h"
+#include "util/utf8.h"
+
+void
+schedules_show_text(buf *out, const json_t *s)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *) s, key, v) {
+		char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		char *clean = utf8_printable(json_is_null(v) ? "" : text ? text : json_string_value(v), false);
+
+		buf_printf(out, "%-17s %s\n", key, clean);
+		free(clean);
+		free(text);
+	}
+}
+
+void
+schedules_list_text(buf *out, const json_t *list)
+{
+	static const int widths[] = {24, 18, 16, 8, 10, 8, 21, 0};
+	static const char *const head[] = {"NAME", "CRON", "TIMEZONE", "TYPE", "QUEUE", "ENABLED", "NEXT RUN",
+									   "LAST JOB"};
+	size_t i;
+	json_t *s;
+
+	table_row(out, 8, widths, head);
+	json_array_foreach(list, i, s) {
+		static const char *const names[] = {"name", "cron", "timezone", "type", "queue"};
+		json_t *last = json_object_get(s, "last_job_id");
+		char lastbuf[64] = "-", *cell[5];
+
+		if (json_is_integer(last))
+			snprintf(lastbuf, sizeof lastbuf, "%" JSON_INTEGER_FORMAT " %s", json_integer_value(last),
+					 cq_json_str(s, "last_job_status", "-"));
+		/* Anyone who may write a schedule writes these: escaped for the terminal. */
+		for (size_t c = 0; c < 5; c++)
+			cell[c] = utf8_printable(cq_json_str(s, names[c], "-"), false);
+		{
+			const char *const cells[] = {cell[0], cell[1], cell[2], cell[3], cell[4],
+										 json_is_true(json_object_get(s, "enabled")) ? "yes" : "no",
+										 cq_json_str(s, "next_run_at", "-"), lastbuf};
+
+			table_row(out, 8, widths, cells);
+		}
+		for (size_t c = 0; c < 5; c++)
+			free(cell[c]);
+	}
+}

@@ -1,0 +1,19 @@
+/*
+ * status_text — the status document of stats_status() for people, as
+ * `cronq status` prints it: a summary (lag, expired leases, dead jobs, the
+ * last wake, overdue schedules), then tables of jobs by queue and type, of
+ * queues, of expired leases and dead jobs, of schedules, and optionally the
+ * last 24 hours of each queue, one character per hour. Judges nothing.
+ */
+#ifndef CRONQ_STATUS_TEXT_H
+#define CRONQ_STATUS_TEXT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "util/buf.h"
+
+/* Append the text of doc to out; chart: the 24-hour history too. */
+void status_text(buf *out, const json_t *doc, bool chart);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * Unit tests of lib/report/schedules_text: what `cronq schedule list` and
+ * `cronq schedule show` print — fixed-width rows, the last job or "-",
+ * an author's text escaped, every field of one schedule on its line.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "report/schedules_text.h"
+#include "util/buf.h"
+
+static char *
+render(const char *json, void (*fn) (buf *, const json_t *))
+{
+	json_error_t jerr;
+	json_t *v = json_loads(json, JSON_PRESERVE_ORDER, &jerr);
+	buf out = BUF_INIT;
+
+	if (v == NULL) {
+		printf("bad test document: %s\n", jerr.text);
+		exit(2);
+	}
+	fn(&out, v);
+	json_decref(v);
+	return buf_steal(&out);
+}
+
+int
+main(void)
+{
+	char *got = render("[{\"name\": \"nightly\", \"cron\": \"0 2 * * *\", \"timezone\": \"Europe/Paris\", \"type\": \"exec\","
+					   " \"queue\": \"maint\", \"enabled\": true, \"next_run_at\": \"2026-03-09T01:00:00Z\","
+					   " \"last_job_id\": 42, \"last_job_status\": \"succeeded\"},"
+					   " {\"name\": \"evil\\u001b[2J\", \"cron\": \"@hourly\", \"timezone\": \"UTC\", \"type\": \"noop\","
+					   " \"queue\": \"default\", \"enabled\": false, \"next_run_at\": null}]", schedules_list_text);
+
+	CHECK(strcmp(got,
+				 "NAME                     CRON               TIMEZONE         TYPE     QUEUE      ENABLED  NEXT RUN              LAST JOB\n"
+				 "nightly                  0 2 * * *          Europe/Paris     exec     maint      yes      2026-03-09T01:00:00Z  42 succeeded\n"
+				 "evil\\x1b[2J              @hourly            UTC              noop     default    no       -                     -\n") == 0,
+		  "list:\n%s", got);
+	free(got);
+
+	got = render("{\"name\": \"nightly\", \"cron\": \"0 2 * * *\", \"enabled\": true, \"payload\": {\"a\": 1},"
+				 " \"last_job_id\": null, \"queue\": \"two\\nlines\"}", schedules_show_text);
+	CHECK(strcmp(got,
+				 "name              nightly\n"
+				 "cron              0 2 * * *\n"
+				 "enabled           true\n"
+				 "payload           {\"a\":1}\n"
+				 "last_job_id       \n"
+				 "queue             two lines\n") == 0, "show:\n%s", got);
+	free(got);
+	return check_done("schedules_text");
+}
