@@ -44,19 +44,37 @@ capture_error(const char *fmt, va_list ap)
 		vsnprintf(capture, capture_len, fmt, ap);
 }
 
-void
-cli_error(const char *fmt, ...)
+static void __attribute__((format(printf, 2, 0)))
+verror(const char *hint, const char *fmt, va_list ap)
 {
-	va_list ap;
 	char msg[4096];
 
-	va_start(ap, fmt);
 	if (capture)
 		capture_error(fmt, ap);
 	else {
 		vsnprintf(msg, sizeof msg, fmt, ap);
-		log_error("%s", msg);
+		log_full(LOG_ERROR, NULL, NULL, hint, "%s", msg);
 	}
+}
+
+void
+cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror(NULL, fmt, ap);
+	va_end(ap);
+}
+
+/* cli_error with a hint line (not part of a captured line). */
+static void __attribute__((format(printf, 2, 3)))
+cli_error_hint(const char *hint, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror(hint, fmt, ap);
 	va_end(ap);
 }
 
@@ -119,7 +137,7 @@ cli_duration(const cli_src *src, const char *arg, int64_t min_ms, int64_t *out_m
 	char why[256], min[32];
 
 	if (duration_parse(arg, out_ms, why, sizeof why) != 0) {
-		cli_error("invalid value \"%s\" for %s: %s", arg, src->name, why);
+		cli_error_hint(DURATION_HINT, "invalid value \"%s\" for %s: %s", arg, src->name, why);
 		return EX_USAGE;
 	}
 	if (*out_ms < min_ms) {

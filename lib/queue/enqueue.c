@@ -199,7 +199,7 @@ enqueue_parse_line(const char *line, size_t len, enqueue_rules_fn rules, json_t 
 			if (strcmp(*f, key) == 0)
 				known = true;
 		if (!known)
-			return cq_fail(err, EX_DATAERR, "unknown field \"%s\"", key);
+			return cq_fail(err, EX_DATAERR, "unrecognized field \"%s\"", key);
 	}
 #define STRING_FIELD(name, dest) \
 	if ((v = json_object_get(*obj, name)) != NULL && !json_is_null(v)) { \

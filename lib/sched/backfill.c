@@ -85,7 +85,7 @@ expand_span(const char *s, size_t n, bool json, int64_t t, buf *out, char *err, 
 			rfc3339_format(t, ts, sizeof ts);
 			buf_puts(out, ts);
 		} else {
-			snprintf(err, errlen, "unknown placeholder \"%.*s\" (use {date} or {ts})",
+			snprintf(err, errlen, "unrecognized placeholder \"%.*s\"",
 					 (int) (w < 100 ? w + 2 : 100), s + i);
 			return -1;
 		}
@@ -226,10 +226,12 @@ backfill_check(const backfill_req *req, cq_err *err)
 	}
 	if (backfill_expand(key, 0, &k, why, sizeof why) != 0) {
 		rc = cq_fail(err, EX_DATAERR, "invalid key template \"%s\": %s", key, why);
+		cq_hint(err, TEMPLATE_HINT);
 		goto out;
 	}
 	if (req->payload && backfill_expand_json(req->payload, 0, &p, why, sizeof why) != 0) {
 		rc = cq_fail(err, EX_DATAERR, "invalid payload template: %s", why);
+		cq_hint(err, TEMPLATE_HINT);
 		goto out;
 	}
 	/* Steps under one key would be one job: refuse rather than lose them. */

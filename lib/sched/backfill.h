@@ -18,6 +18,9 @@
 #include "util/buf.h"
 #include "util/err.h"
 
+/* What to say to someone whose key or payload template was refused. */
+#define TEMPLATE_HINT "A template may hold {date} (2026-03-08) and {ts} (2026-03-08T10:00:00Z), the time of each step in UTC; {{word} writes {word}."
+
 /* The most jobs one backfill may enqueue. */
 #define BACKFILL_MAX_STEPS 100000
 /* Jobs per INSERT (or per cronq.materialise() call). */

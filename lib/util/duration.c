@@ -90,7 +90,7 @@ duration_parse(const char *text, int64_t *ms, char *err, size_t errlen)
 				}
 			}
 			if (u == NULL) {
-				snprintf(err, errlen, "invalid duration \"%s\": unknown unit \"%s\" (use ms, s, m, h, d or w)", text, p);
+				snprintf(err, errlen, "invalid duration \"%s\": unrecognized unit \"%s\"", text, p);
 				return -1;
 			}
 		}

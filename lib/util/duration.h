@@ -12,9 +12,12 @@
 /* The longest duration accepted anywhere: 100 years, in milliseconds. */
 #define DURATION_MAX_MS ((int64_t) 100 * 366 * 24 * 3600 * 1000)
 
+/* What to say to someone whose duration was refused. */
+#define DURATION_HINT "A duration is numbers with units ms, s, m, h, d or w, largest first: 90s, 1h30m, 250ms."
+
 /*
  * Parse text into milliseconds. Returns 0, or -1 with a one-line reason in
- * err ("unknown unit \"x\"", "empty duration"…). Negative durations are refused.
+ * err ("unrecognized unit \"x\"", "empty duration"…). Negative durations are refused.
  */
 int duration_parse(const char *text, int64_t *ms, char *err, size_t errlen)
 	__attribute__((warn_unused_result));

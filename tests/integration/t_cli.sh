@@ -53,7 +53,8 @@ expect "batch out of range" 64 "" 'cronq: error: invalid value "0" for --batch: 
 cronq run --batch
 expect "missing value" 64 "" $'cronq: error: option "--batch" requires a value\nTry "cronq run --help" for more information.'
 cronq run --lease 5x
-expect "bad duration" 64 "" 'cronq: error: invalid value "5x" for --lease: invalid duration "5x": unknown unit "x" (use ms, s, m, h, d or w)'
+expect "bad duration" 64 "" 'cronq: error: invalid value "5x" for --lease: invalid duration "5x": unrecognized unit "x"
+cronq: hint: A duration is numbers with units ms, s, m, h, d or w, largest first: 90s, 1h30m, 250ms.'
 CRONQ_BATCH=abc cronq run
 expect "bad value from the environment names the variable" 64 "" 'cronq: error: invalid value "abc" for CRONQ_BATCH: must be an integer from 1 to 10000'
 cronq run --log-format xml
@@ -97,7 +98,8 @@ expect "--schedule on the command line: a bad CRONQ_STEP unused" 64 "" $'cronq: 
 CRONQ_SCHEDULE=nightly cronq backfill noop --queue q
 expect "--queue on the command line: CRONQ_SCHEDULE unused" 64 "" $'cronq: error: --from and --to are required\nTry "cronq backfill --help" for more information.'
 CRONQ_IN=abc cronq enqueue nop
-expect "without the flag the variable is used" 64 "" 'cronq: error: invalid value "abc" for CRONQ_IN: invalid duration "abc": expected a number at "abc"'
+expect "without the flag the variable is used" 64 "" 'cronq: error: invalid value "abc" for CRONQ_IN: invalid duration "abc": expected a number at "abc"
+cronq: hint: A duration is numbers with units ms, s, m, h, d or w, largest first: 90s, 1h30m, 250ms.'
 
 # run --type takes only a built-in task: a typo would run nothing, silently.
 cronq run --type nosuch

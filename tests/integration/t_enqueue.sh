@@ -59,7 +59,8 @@ expect "bad --run-at" 65 "" 'cronq: error: invalid input syntax for type timesta
 cronq enqueue noop {} --in 5 minutes
 expect "stray word" 64 "" $'cronq: error: too many command-line arguments (first is "minutes")\nTry "cronq enqueue --help" for more information.'
 cronq enqueue noop --in 5y
-expect "bad duration" 64 "" 'cronq: error: invalid value "5y" for --in: invalid duration "5y": unknown unit "y" (use ms, s, m, h, d or w)'
+expect "bad duration" 64 "" 'cronq: error: invalid value "5y" for --in: invalid duration "5y": unrecognized unit "y"
+cronq: hint: A duration is numbers with units ms, s, m, h, d or w, largest first: 90s, 1h30m, 250ms.'
 cronq enqueue noop '{"a": "\u0000"}'
 expect "NUL in payload" 65 "" 'cronq: error: invalid payload: \u0000 is not allowed in strings (PostgreSQL cannot store it)'
 cronq enqueue noop "$(printf '%0.s[' $(seq 1 70))$(printf '%0.s]' $(seq 1 70))"
@@ -141,7 +142,7 @@ eq "bad time: nothing written" 0 "$(count)"
 printf '{"type":"noop"}\n{"type":"noop",\n' | "$CRONQ" enqueue --jsonl 2>"$T_DIR/err"
 match "malformed line" '^cronq: error: line 2: malformed JSON' "$(cat "$T_DIR/err")"
 printf '{"type":"noop","colour":"red"}\n' | "$CRONQ" enqueue --jsonl 2>"$T_DIR/err"
-eq "unknown field" 'cronq: error: line 1: unknown field "colour"' "$(cat "$T_DIR/err")"
+eq "unknown field" 'cronq: error: line 1: unrecognized field "colour"' "$(cat "$T_DIR/err")"
 eq "still nothing written" 0 "$(count)"
 
 # jsonl with keys: existing keys and in-file duplicates are skipped.

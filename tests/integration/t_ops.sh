@@ -221,7 +221,8 @@ unfinished_runs() { q "select count(*) from cronq.job_runs where job_id in ($fq,
 eq "failed, queued and running jobs are never purged" "failed queued running" "$(unfinished)"
 before=$(jobs_count)
 cronq purge --older-than 5x
-expect "purge: bad duration" 64 "" 'cronq: error: invalid value "5x" for --older-than: invalid duration "5x": unknown unit "x" (use ms, s, m, h, d or w)'
+expect "purge: bad duration" 64 "" 'cronq: error: invalid value "5x" for --older-than: invalid duration "5x": unrecognized unit "x"
+cronq: hint: A duration is numbers with units ms, s, m, h, d or w, largest first: 90s, 1h30m, 250ms.'
 cronq purge --older-than 0 --status running
 expect_rc_err "purge: bad status" 64 'invalid value "running" for --status'
 cronq purge now
@@ -283,9 +284,11 @@ expect "infinite time" 65 "" 'cronq: error: invalid value "infinity" for --to: "
 cronq backfill noop --from 2026-01-01 --to 2026-12-31 --step 1m
 expect "too many steps" 64 "" $'cronq: error: the range holds 524161 steps; a backfill enqueues at most 100000\ncronq: hint: Use a longer step, or split the range.'
 cronq backfill noop --from 2026-03-01 --to 2026-03-02 --key 'k-{day}'
-expect "unknown placeholder in the key" 65 "" 'cronq: error: invalid key template "k-{day}": unknown placeholder "{day}" (use {date} or {ts})'
+expect "unrecognized placeholder in the key" 65 "" 'cronq: error: invalid key template "k-{day}": unrecognized placeholder "{day}"
+cronq: hint: A template may hold {date} (2026-03-08) and {ts} (2026-03-08T10:00:00Z), the time of each step in UTC; {{word} writes {word}.'
 cronq backfill fail --from 2026-03-01 --to 2026-03-02 --payload '{"message": "{now}"}'
-expect "unknown placeholder in the payload" 65 "" 'cronq: error: invalid payload template: unknown placeholder "{now}" (use {date} or {ts})'
+expect "unrecognized placeholder in the payload" 65 "" 'cronq: error: invalid payload template: unrecognized placeholder "{now}"
+cronq: hint: A template may hold {date} (2026-03-08) and {ts} (2026-03-08T10:00:00Z), the time of each step in UTC; {{word} writes {word}.'
 cronq backfill noop --from 2026-03-01 --to 2026-03-02 --key 'k-{date}' --step 12h
 expect "a key repeating within the range" 65 "" $'cronq: error: key template "k-{date}" gives several steps the same key\ncronq: hint: Put {ts} in the key ({date} repeats at steps under 1d).'
 cronq backfill fail --from 2026-03-01 --to 2026-03-02 --payload '{"code": "c-{date}"}'

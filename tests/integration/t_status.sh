@@ -125,7 +125,7 @@ expect "check: not a number" 3 'CRONQ UNKNOWN - invalid value "many" for --max-d
 cronq check --max-stuck 1,2,3
 expect "check: three levels" 3 'CRONQ UNKNOWN - invalid value "2,3" for --max-stuck: must be an integer from 0 to 9223372036854775807' ""
 cronq check --max-lag 5x
-expect "check: bad duration" 3 'CRONQ UNKNOWN - invalid value "5x" for --max-lag: invalid duration "5x": unknown unit "x" (use ms, s, m, h, d or w)' ""
+expect "check: bad duration" 3 'CRONQ UNKNOWN - invalid value "5x" for --max-lag: invalid duration "5x": unrecognized unit "x"' ""
 cronq check --timeout 500ms
 expect "check: a timeout under 1s" 3 'CRONQ UNKNOWN - invalid value "500ms" for --timeout: must be at least 1s' ""
 CRONQ_MAX_DEAD=many cronq check

@@ -41,9 +41,9 @@ static const struct {
 	{"{{ts}={ts}", T0, "{ts}=2026-03-08T10:00:00Z", NULL},
 	{"{{{ts}", T0, "{{ts}", NULL},
 	{"{{nope}", T0, "{nope}", NULL},
-	{"{foo}", T0, NULL, "unknown placeholder \"{foo}\" (use {date} or {ts})"},
-	{"k-{Date}", T0, NULL, "unknown placeholder \"{Date}\" (use {date} or {ts})"},
-	{"{ts}{x_1}", T0, NULL, "unknown placeholder \"{x_1}\" (use {date} or {ts})"},
+	{"{foo}", T0, NULL, "unrecognized placeholder \"{foo}\""},
+	{"k-{Date}", T0, NULL, "unrecognized placeholder \"{Date}\""},
+	{"{ts}{x_1}", T0, NULL, "unrecognized placeholder \"{x_1}\""},
 };
 
 static const struct {
@@ -68,8 +68,8 @@ static const struct {
 	 "{\"sql\": \"select '{}'::jsonb, '{a,b}'::text[]\"}", NULL},
 	{"{\"sql\": \"select '{{a}'::text[]\"}", "{\"sql\": \"select '{a}'::text[]\"}", NULL},
 	{"{\"t\": true, \"n\": null, \"s\": \"{ts}\"}", "{\"t\": true, \"n\": null, \"s\": \"2026-03-08T10:00:00Z\"}", NULL},
-	{"{\"a\": \"{when}\"}", NULL, "unknown placeholder \"{when}\" (use {date} or {ts})"},
-	{"{\"a\": [[\"{bad}\"]]}", NULL, "unknown placeholder \"{bad}\" (use {date} or {ts})"},
+	{"{\"a\": \"{when}\"}", NULL, "unrecognized placeholder \"{when}\""},
+	{"{\"a\": [[\"{bad}\"]]}", NULL, "unrecognized placeholder \"{bad}\""},
 };
 
 static void
@@ -184,11 +184,11 @@ test_check(void)
 	r.count = 31;
 	r.key = "k-{nope}";
 	check_req("bad key template", &r, EX_DATAERR,
-			  "invalid key template \"k-{nope}\": unknown placeholder \"{nope}\" (use {date} or {ts})");
+			  "invalid key template \"k-{nope}\": unrecognized placeholder \"{nope}\"");
 	r.key = NULL;
 	r.payload = "{\"a\": \"{nope}\"}";
 	check_req("bad payload template", &r, EX_DATAERR,
-			  "invalid payload template: unknown placeholder \"{nope}\" (use {date} or {ts})");
+			  "invalid payload template: unrecognized placeholder \"{nope}\"");
 	r.payload = "{\"a\": ";
 	check_req("malformed payload", &r, EX_DATAERR,
 			  "invalid payload: malformed JSON at line 1, column 6: unexpected token near end of file");
