@@ -19,6 +19,7 @@
 
 #include "pg/pg.h"
 #include "queue/backoff.h"
+#include "queue/wakes.h"
 #include "sched/schedule.h"
 #include "schema/migrate.h"
 #include "tasks/payload.h"
@@ -794,14 +795,6 @@ make_worker_id(const run_opts *o, char *out, size_t len)
 	snprintf(out, len, "%s:%d:%08x", host, (int) getpid(), rnd);
 }
 
-static const char wake_trim_sql[] =
-	"delete from cronq.wakes where id <= $1::bigint - $2::bigint";
-
-/* The wake's end, when its first statement could not record it finished. */
-static const char wake_end_sql[] =
-	"update cronq.wakes set finished_at = clock_timestamp(), jobs_run = $2::int,"
-	"   jobs_failed = $3::int, exit_status = $4::int where id = $1::bigint";
-
 static void
 merge(run_summary *into, const run_summary *from)
 {
@@ -871,15 +864,8 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 	if ((code = migrate_check_version(wake.version, err)) != 0)
 		goto out;
 	/* Keep the newest WAKES_KEPT wakes (and up to 100 more). */
-	if (wake.wake_id % 100 == 0) {
-		char id[32], kept[16];
-		const char *p[2] = {id, kept};
-
-		snprintf(id, sizeof id, "%" PRId64, wake.wake_id);
-		snprintf(kept, sizeof kept, "%d", WAKES_KEPT);
-		if ((code = pg_run(conn, wake_trim_sql, 2, p, err)) != 0)
-			goto out;
-	}
+	if (wake.wake_id % 100 == 0 && (code = wakes_trim(conn, wake.wake_id, WAKES_KEPT, err)) != 0)
+		goto out;
 	if (wake.finished)
 		goto out;
 
@@ -933,15 +919,9 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 
 out:
 	if (wake.wake_id && !wake.finished && pg_alive(conn)) {
-		char id[32], run[32], failed[32], status[16];
-		const char *p[4] = {id, run, failed, status};
 		cq_err ignored;
 
-		snprintf(id, sizeof id, "%" PRId64, wake.wake_id);
-		snprintf(run, sizeof run, "%" PRId64, sum->run);
-		snprintf(failed, sizeof failed, "%" PRId64, sum->failed);
-		snprintf(status, sizeof status, "%d", code);
-		if (pg_run(conn, wake_end_sql, 4, p, &ignored) != 0)
+		if (wakes_finish(conn, wake.wake_id, sum->run, sum->failed, code, &ignored) != 0)
 			log_debug("could not record the end of the wake: %s", ignored.msg);
 	}
 	free(workers);
