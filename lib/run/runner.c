@@ -396,7 +396,7 @@ log_outcome(worker *w, const claimed_job *j, const job_outcome *o)
 	log_field fields[] = {
 		{"job", id, true}, {"type", j->type, false}, {"queue", j->queue, false},
 		{"attempt", attempt, true}, {"duration_ms", dur, true},
-		{"outcome", o->outcome, false}, {"status", o->new_status, false},
+		{"outcome", run_outcome_sql(o->outcome), false}, {"status", job_status_sql(o->new_status), false},
 		{NULL, NULL, false},
 	};
 	char delay[32];
@@ -406,19 +406,19 @@ log_outcome(worker *w, const claimed_job *j, const job_outcome *o)
 	snprintf(dur, sizeof dur, "%" PRId64, o->end_ms - o->start_ms);
 	duration_format(o->delay_ms, delay, sizeof delay);
 
-	if (o->new_status[0] == '\0') {
-		if (strcmp(o->outcome, "lease_lost") != 0 || w->held[j - w->batch.jobs] == false)
+	if (o->new_status == JOB_STATUS_NONE) {
+		if (o->outcome != OUTCOME_LEASE_LOST || w->held[j - w->batch.jobs] == false)
 			log_full(LOG_WARNING, fields, NULL, NULL,
 					 "job %" PRId64 " was taken over by another worker; its outcome was not recorded", j->id);
-	} else if (strcmp(o->new_status, "dead") == 0)
+	} else if (o->new_status == JOB_STATUS_DEAD)
 		log_full(LOG_WARNING, fields, NULL, NULL, "job %" PRId64 " (%s) is dead after attempt %d: %s",
-				 j->id, j->type, j->attempt, o->error ? o->error : o->outcome);
-	else if (strcmp(o->new_status, "failed") == 0)
+				 j->id, j->type, j->attempt, o->error ? o->error : run_outcome_sql(o->outcome));
+	else if (o->new_status == JOB_STATUS_FAILED)
 		log_full(LOG_INFO, fields, NULL, NULL, "job %" PRId64 " (%s) failed attempt %d of %d, retry in %s: %s",
-				 j->id, j->type, j->attempt, j->max_attempts, delay, o->error ? o->error : o->outcome);
+				 j->id, j->type, j->attempt, j->max_attempts, delay, o->error ? o->error : run_outcome_sql(o->outcome));
 	else
 		log_full(LOG_INFO, fields, NULL, NULL, "job %" PRId64 " (%s) %s", j->id, j->type,
-				 strcmp(o->new_status, "queued") == 0 ? "given back" : o->new_status);
+				 o->new_status == JOB_STATUS_QUEUED ? "given back" : job_status_sql(o->new_status));
 }
 
 /*
@@ -446,20 +446,20 @@ apply_recorded(worker *w, job_outcome *rec, const int *idx, int n)
 {
 	for (int k = 0; k < n; k++) {
 		int i = idx[k];
-		const char *st = rec[k].new_status;
+		job_status st = rec[k].new_status;
 
 		w->out[i] = rec[k];
 		w->state[i] = JOB_DONE;
 		log_outcome(w, &w->batch.jobs[i], &w->out[i]);
-		if (st[0] == '\0')
+		if (st == JOB_STATUS_NONE)
 			w->sum.lost++;
-		else if (strcmp(st, "queued") == 0)
+		else if (st == JOB_STATUS_QUEUED)
 			w->sum.given_back++;
 		else {
 			w->sum.run++;
-			if (strcmp(st, "succeeded") == 0)
+			if (st == JOB_STATUS_SUCCEEDED)
 				w->sum.succeeded++;
-			else if (strcmp(st, "failed") == 0 || strcmp(st, "dead") == 0)
+			else if (st == JOB_STATUS_FAILED || st == JOB_STATUS_DEAD)
 				w->sum.failed++;
 		}
 		task_result_clear(&w->res[i]);
@@ -518,7 +518,7 @@ give_back_waiting(worker *w, const char *why)
 		o->id = w->batch.jobs[i].id;
 		o->attempt = w->batch.jobs[i].attempt;
 		o->worker = w->id;
-		o->outcome = w->held[i] ? "given_back" : "lease_lost";
+		o->outcome = w->held[i] ? OUTCOME_GIVEN_BACK : OUTCOME_LEASE_LOST;
 		o->error = why;
 		o->base_time = w->batch.claimed_at;
 		o->start_ms = o->end_ms = now;
@@ -594,7 +594,7 @@ run_one(worker *w, int i)
 
 	switch (stop) {
 		case TASK_GO:
-			o->outcome = r->status == TASK_SUCCEEDED ? "succeeded" : "failed";
+			o->outcome = r->status == TASK_SUCCEEDED ? OUTCOME_SUCCEEDED : OUTCOME_FAILED;
 			o->permanent = r->status == TASK_PERMANENT;
 			break;
 		case TASK_STOP_TIMEOUT: {
@@ -602,23 +602,23 @@ run_one(worker *w, int i)
 
 			duration_format(j->timeout_ms, d, sizeof d);
 			task_result_set(r, TASK_FAILED, "timeout", "timed out after %s", d);
-			o->outcome = "timeout";
+			o->outcome = OUTCOME_TIMEOUT;
 			break;
 		}
 		case TASK_STOP_SHUTDOWN:
 			task_result_set(r, TASK_FAILED, NULL, "given back at shutdown");
-			o->outcome = "given_back";
+			o->outcome = OUTCOME_GIVEN_BACK;
 			break;
 		case TASK_STOP_UNAVAILABLE:
 			task_result_set(r, TASK_FAILED, NULL, "given back: %s", w->unavailable);
-			o->outcome = "given_back";
+			o->outcome = OUTCOME_GIVEN_BACK;
 			break;
 		case TASK_STOP_CANCELLED:
 			task_result_set(r, TASK_FAILED, "cancelled", "cancelled while running");
-			o->outcome = "cancelled";
+			o->outcome = OUTCOME_CANCELLED;
 			break;
 		case TASK_STOP_LOST:
-			o->outcome = "lease_lost";
+			o->outcome = OUTCOME_LEASE_LOST;
 			break;
 		case TASK_STOP_DISCONNECTED:
 			/* Nothing can be recorded; a later run rescues the lease. */
