@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "pg/handle.h"
-#include "pg/pg.h"
 #include "run/run_int.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
