@@ -450,7 +450,7 @@ static bool
 outcomes_plain(const job_outcome *o, int n)
 {
 	for (int i = 0; i < n; i++) {
-		if (strcmp(o[i].outcome, "succeeded") != 0 || o[i].permanent || o[i].error_code ||
+		if (o[i].outcome != OUTCOME_SUCCEEDED || o[i].permanent || o[i].error_code ||
 			o[i].error || o[i].output || o[i].end_ms < 0 || o[i].base_time == NULL ||
 			strcmp(o[i].worker, o[0].worker) != 0 || strcmp(o[i].base_time, o[0].base_time) != 0)
 			return false;
@@ -471,7 +471,7 @@ outcome_params(job_outcome *o, int n, bool plain, bool expired_only, buf a[12],
 	for (int k = 0; k < 12; k++)
 		pg_array_begin(&a[k]);
 	for (int i = 0; i < n; i++) {
-		o[i].new_status[0] = '\0';
+		o[i].new_status = JOB_STATUS_NONE;
 		snprintf(num, sizeof num, "%" PRId64, o[i].id);
 		pg_array_raw(&a[0], num);
 		snprintf(num, sizeof num, "%d", o[i].attempt);
@@ -483,7 +483,7 @@ outcome_params(job_outcome *o, int n, bool plain, bool expired_only, buf a[12],
 		if (plain)
 			continue;
 		pg_array_text(&a[2], o[i].worker);
-		pg_array_text(&a[3], o[i].outcome);
+		pg_array_text(&a[3], run_outcome_sql(o[i].outcome));
 		pg_array_raw(&a[4], o[i].permanent ? "t" : "f");
 		pg_array_text(&a[5], o[i].error_code);
 		pg_array_text(&a[6], o[i].error);
@@ -519,8 +519,8 @@ apply_statuses(const char *list, job_outcome *o, int n)
 		size_t len = strcspn(end + 1, ",");
 		int i = find_id(ix, n, id);
 
-		if (i >= 0 && len < sizeof o[i].new_status)
-			snprintf(o[i].new_status, sizeof o[i].new_status, "%.*s", (int) len, end + 1);
+		if (i >= 0)
+			o[i].new_status = job_status_parse(end + 1, len);
 		list = end + 1 + len + (end[1 + len] == ',');
 	}
 	free(ix);
@@ -618,11 +618,11 @@ jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 			o[i].attempt = atoi(PQgetvalue(res, i, 1));
 			o[i].worker = PQgetvalue(res, i, 2);
 			if (PQgetvalue(res, i, 4)[0] == 't') {
-				o[i].outcome = "cancelled";
+				o[i].outcome = OUTCOME_CANCELLED;
 				o[i].error_code = "cancelled";
 				o[i].error = "cancelled; its worker had stopped renewing the lease";
 			} else {
-				o[i].outcome = "lease_expired";
+				o[i].outcome = OUTCOME_LEASE_EXPIRED;
 				o[i].error_code = "lease_expired";
 				o[i].error = "lease expired: the worker stopped renewing it";
 			}
@@ -634,14 +634,14 @@ jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 		rc = jobs_record(conn, o, n, true, err);
 		recorded = 0;
 		for (int i = 0; rc == 0 && i < n; i++) {
-			if (o[i].new_status[0] == '\0')
+			if (o[i].new_status == JOB_STATUS_NONE)
 				continue;
 			recorded++;
 			(*rescued)++;
-			log_full(strcmp(o[i].new_status, "dead") == 0 ? LOG_WARNING : LOG_INFO,
+			log_full(o[i].new_status == JOB_STATUS_DEAD ? LOG_WARNING : LOG_INFO,
 					 (log_field[]) {{"job", PQgetvalue(res, i, 0), true},
 									{"worker", o[i].worker, false},
-									{"status", o[i].new_status, false}, {NULL, NULL, false}},
+									{"status", job_status_sql(o[i].new_status), false}, {NULL, NULL, false}},
 					 NULL, NULL, "job %" PRId64 " lease expired (attempt %d)", o[i].id, o[i].attempt);
 		}
 		free(o);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "queue/status.h"
 #include "util/err.h"
 
 typedef struct claimed_job {
@@ -90,7 +91,7 @@ typedef struct job_outcome {
 	int64_t		id;
 	int			attempt;
 	const char *worker;			/* the fence: who must still hold the job */
-	const char *outcome;		/* a cronq.job_runs outcome */
+	run_outcome outcome;
 	bool		permanent;		/* failed with no retry possible: dead now */
 	const char *error_code;		/* NULL when none */
 	const char *error;
@@ -99,8 +100,8 @@ typedef struct job_outcome {
 	const char *base_time;		/* started_at = base + start_ms */
 	int64_t		start_ms;
 	int64_t		end_ms;			/* < 0: finished now() */
-	/* filled by jobs_record: the job's new status, "" when fenced out */
-	char		new_status[16];
+	/* filled by jobs_record: the job's new status, NONE when fenced out */
+	job_status	new_status;
 } job_outcome;
 
 /*

@@ -6,6 +6,9 @@
  * wake's end. Never abandons a started job: every claimed job leaves this
  * module finished, retried or given back (or, if the database went away,
  * leased until a later run rescues it).
+ *
+ * The run loop is a few files of one purpose each; run_int.h lists them
+ * in the order one job goes through them.
  */
 #ifndef CRONQ_RUNNER_H
 #define CRONQ_RUNNER_H

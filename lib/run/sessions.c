@@ -1,0 +1,117 @@
+/*
+ * sessions — the sessions a running task borrows from its worker: the
+ * runner's own (exec checks, purge), opened at first use, and an author's
+ * (sql jobs run as the role that enqueued them), kept while the next job
+ * has the same author and reset between jobs. A session that cannot be
+ * opened for no fault of the job's stops the run's claiming (runner_fault).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pg/pg.h"
+#include "run/run_int.h"
+#include "util/xalloc.h"
+
+/*
+ * A session the running job needs could not be opened, for no fault of
+ * the job's: the run stops claiming (runner_fault), and the job, unless
+ * already stopped for another reason, is given back.
+ */
+void
+worker_unavailable(worker *w, const char *msg)
+{
+	runner_fault(w->sh, msg);
+	if (w->cur >= 0 && w->stopped == TASK_GO) {
+		copy_message(w->unavailable, sizeof w->unavailable, msg);
+		w->stopped = TASK_STOP_UNAVAILABLE;
+	}
+}
+
+/*
+ * The worker's task session: opened at first use, kept for the next jobs,
+ * opened again when the server dropped it. It logs in as the runner's
+ * own connection did: a failure is never the job's.
+ */
+PGconn *
+worker_session(void *arg, char *why, size_t len)
+{
+	worker *w = arg;
+	cq_err err = {0};
+
+	if (w->session && !pg_alive(w->session)) {
+		pg_close(w->session);
+		w->session = NULL;
+	}
+	if (w->session == NULL && (w->session = pg_connect(w->sh->o->conninfo, &err)) == NULL) {
+		snprintf(why, len, "%s", err.msg);
+		worker_unavailable(w, err.msg);
+	}
+	return w->session;
+}
+
+/*
+ * Whether a failed login as an author is the author's business, for the
+ * task to judge: refused (credentials, NOLOGIN, pg_hba.conf), or the
+ * role's own CONNECTION LIMIT reached (which must not hold up every other
+ * author's jobs). Any other failure is the runner's.
+ */
+static bool
+authors_own_failure(const char *msg)
+{
+	return pg_login_refused(msg) || strstr(msg, "too many connections for role") != NULL;
+}
+
+/*
+ * A session logged in as role for a job's SQL: the previous job's when it
+ * had the same author (reset by author_release), else a new one; the
+ * session of another author is closed first, never lent.
+ */
+PGconn *
+worker_author_session(void *arg, const char *role, cq_err *err)
+{
+	worker *w = arg;
+	const char *login = PQuser(w->db.conn);
+
+	if (w->author_conn && strcmp(w->author_role, role) == 0 && pg_alive(w->author_conn))
+		return w->author_conn;
+	pg_close(w->author_conn);
+	free(w->author_role);
+	w->author_role = xstrdup(role);
+	w->author_conn = pg_connect_as(w->sh->o->conninfo, role, login && strcmp(login, role) == 0, err);
+	if (w->author_conn == NULL && !authors_own_failure(err->msg))
+		worker_unavailable(w, err->msg);
+	return w->author_conn;
+}
+
+/*
+ * Take a job's session back: closed unless the task vouches for it and it
+ * is idle (no transaction a job left open); else DISCARD ALL, which drops
+ * temporary objects, resets every setting and the role, deallocates
+ * prepared statements, closes cursors, unlistens and releases advisory
+ * locks, so the next job of the author starts as on a new session.
+ */
+void
+worker_author_release(void *arg, PGconn *conn, bool reusable)
+{
+	worker *w = arg;
+
+	if (conn != w->author_conn)
+		return;
+	if (reusable && PQtransactionStatus(conn) == PQTRANS_IDLE && pg_run(conn, "discard all", 0, NULL, NULL) == 0)
+		return;
+	pg_close(w->author_conn);
+	w->author_conn = NULL;
+}
+
+/* Close the sessions the worker lent its tasks. */
+void
+worker_sessions_close(worker *w)
+{
+	pg_close(w->session);
+	pg_close(w->author_conn);
+	free(w->author_role);
+	w->session = NULL;
+	w->author_conn = NULL;
+	w->author_role = NULL;
+}

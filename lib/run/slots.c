@@ -1,0 +1,225 @@
+/*
+ * slots — a worker's batch: one slot per claimed job, in run order, with
+ * where the job stands (waiting, pending, done), whether it is still ours
+ * and cancelled, and its result and outcome. Here the batch's leases are
+ * renewed, its pending outcomes gathered and recorded (on a new
+ * connection if the old one was lost), then logged and counted, and the
+ * jobs never started given back.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/run_int.h"
+#include "util/clock.h"
+#include "util/duration.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+/* One slot per job of the claimed batch, every job held and waiting. */
+void
+slots_open(worker *w)
+{
+	w->slots = xcalloc((size_t) (w->batch.n ? w->batch.n : 1), sizeof *w->slots);
+	for (int i = 0; i < w->batch.n; i++) {
+		w->slots[i].job = &w->batch.jobs[i];
+		w->slots[i].held = true;
+	}
+}
+
+void
+slots_close(worker *w)
+{
+	for (int i = 0; w->slots && i < w->batch.n; i++)
+		task_result_clear(&w->slots[i].res);
+	free(w->slots);
+	w->slots = NULL;
+}
+
+/* Renew the leases of every job of the batch not yet recorded. */
+int
+slots_heartbeat(worker *w)
+{
+	int n = 0, rc;
+	int64_t *ids = xcalloc((size_t) w->batch.n, sizeof *ids);
+	int *attempts = xcalloc((size_t) w->batch.n, sizeof *attempts);
+	int *idx = xcalloc((size_t) w->batch.n, sizeof *idx);
+	bool *owned = xcalloc((size_t) w->batch.n, sizeof *owned);
+	bool *cancel = xcalloc((size_t) w->batch.n, sizeof *cancel);
+
+	for (int i = 0; i < w->batch.n; i++) {
+		if (w->slots[i].state == SLOT_DONE || !w->slots[i].held)
+			continue;
+		ids[n] = w->slots[i].job->id;
+		attempts[n] = w->slots[i].job->attempt;
+		idx[n++] = i;
+	}
+	rc = jobs_heartbeat(w->db.conn, w->id, ids, attempts, n, w->sh->o->lease_ms, owned, cancel, &w->err);
+	if (rc == 0) {
+		for (int k = 0; k < n; k++) {
+			slot *s = &w->slots[idx[k]];
+
+			if (cancel[k] && !s->cancel) {
+				s->cancel = true;
+				log_info("job %" PRId64 " was cancelled by an operator; stopping it", ids[k]);
+			}
+			if (!owned[k]) {
+				s->held = false;
+				log_full(LOG_WARNING, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}},
+						 NULL, NULL, "job %" PRId64 " is no longer held by this worker; stopping it",
+						 ids[k]);
+			}
+		}
+		log_debug("renewed %d leases", n);
+	}
+	w->last_beat = mono_ms();
+	w->next_beat = w->last_beat + w->sh->o->lease_ms / 3;
+	free(ids);
+	free(attempts);
+	free(idx);
+	free(owned);
+	free(cancel);
+	return rc;
+}
+
+static void
+log_outcome(const slot *s)
+{
+	const claimed_job *j = s->job;
+	const job_outcome *o = &s->out;
+	char id[32], attempt[16], dur[32];
+	log_field fields[] = {
+		{"job", id, true}, {"type", j->type, false}, {"queue", j->queue, false},
+		{"attempt", attempt, true}, {"duration_ms", dur, true},
+		{"outcome", run_outcome_sql(o->outcome), false}, {"status", job_status_sql(o->new_status), false},
+		{NULL, NULL, false},
+	};
+	char delay[32];
+
+	snprintf(id, sizeof id, "%" PRId64, j->id);
+	snprintf(attempt, sizeof attempt, "%d", j->attempt);
+	snprintf(dur, sizeof dur, "%" PRId64, o->end_ms - o->start_ms);
+	duration_format(o->delay_ms, delay, sizeof delay);
+
+	if (o->new_status == JOB_STATUS_NONE) {
+		if (o->outcome != OUTCOME_LEASE_LOST || s->held == false)
+			log_full(LOG_WARNING, fields, NULL, NULL,
+					 "job %" PRId64 " was taken over by another worker; its outcome was not recorded", j->id);
+	} else if (o->new_status == JOB_STATUS_DEAD)
+		log_full(LOG_WARNING, fields, NULL, NULL, "job %" PRId64 " (%s) is dead after attempt %d: %s",
+				 j->id, j->type, j->attempt, o->error ? o->error : run_outcome_sql(o->outcome));
+	else if (o->new_status == JOB_STATUS_FAILED)
+		log_full(LOG_INFO, fields, NULL, NULL, "job %" PRId64 " (%s) failed attempt %d of %d, retry in %s: %s",
+				 j->id, j->type, j->attempt, j->max_attempts, delay,
+				 o->error ? o->error : run_outcome_sql(o->outcome));
+	else
+		log_full(LOG_INFO, fields, NULL, NULL, "job %" PRId64 " (%s) %s", j->id, j->type,
+				 o->new_status == JOB_STATUS_QUEUED ? "given back" : job_status_sql(o->new_status));
+}
+
+/*
+ * The batch's pending outcomes, copied into *out (positions in *idx);
+ * returns how many. The copies point into the slots' results, alive until
+ * recorded; both arrays are the caller's to free.
+ */
+int
+slots_gather(worker *w, job_outcome **out, int **idx)
+{
+	int n = 0;
+
+	*out = xcalloc((size_t) (w->batch.n ? w->batch.n : 1), sizeof **out);
+	*idx = xcalloc((size_t) (w->batch.n ? w->batch.n : 1), sizeof **idx);
+	for (int i = 0; i < w->batch.n; i++)
+		if (w->slots[i].state == SLOT_PENDING) {
+			(*out)[n] = w->slots[i].out;
+			(*idx)[n++] = i;
+		}
+	return n;
+}
+
+/* Recorded: log each outcome, count it, release its strings. */
+void
+slots_recorded(worker *w, job_outcome *rec, const int *idx, int n)
+{
+	for (int k = 0; k < n; k++) {
+		slot *s = &w->slots[idx[k]];
+		job_status st = rec[k].new_status;
+
+		s->out = rec[k];
+		s->state = SLOT_DONE;
+		log_outcome(s);
+		if (st == JOB_STATUS_NONE)
+			w->sum.lost++;
+		else if (st == JOB_STATUS_QUEUED)
+			w->sum.given_back++;
+		else {
+			w->sum.run++;
+			if (st == JOB_STATUS_SUCCEEDED)
+				w->sum.succeeded++;
+			else if (st == JOB_STATUS_FAILED || st == JOB_STATUS_DEAD)
+				w->sum.failed++;
+		}
+		task_result_clear(&s->res);
+	}
+	w->last_flush = mono_ms();
+}
+
+/* Whether any outcome of the batch waits to be recorded. */
+bool
+slots_pending(const worker *w)
+{
+	for (int i = 0; i < w->batch.n; i++)
+		if (w->slots[i].state == SLOT_PENDING)
+			return true;
+	return false;
+}
+
+/*
+ * Record every pending outcome of the batch in one statement, on a new
+ * connection if the old one was lost. (Had the lost statement committed,
+ * the second finds the jobs recorded: fenced out, they get a lease_lost
+ * history row, and nothing changes.)
+ */
+int
+slots_flush(worker *w)
+{
+	job_outcome *rec;
+	int *idx;
+	int n = slots_gather(w, &rec, &idx);
+	int rc = n ? jobs_record(w->db.conn, rec, n, false, &w->err) : 0;
+
+	if (rc != 0 && pg_handle_repair(&w->db, w->id, w->err.msg))
+		rc = jobs_record(w->db.conn, rec, n, false, &w->err);
+
+	if (rc == 0)
+		slots_recorded(w, rec, idx, n);
+	else
+		w->code = rc;
+	free(rec);
+	free(idx);
+	return rc;
+}
+
+/* Give back the claimed jobs that never started (shutdown, --max-runtime). */
+void
+slots_give_back(worker *w, const char *why)
+{
+	int64_t now = mono_ms() - w->claim_mono;
+
+	for (int i = 0; i < w->batch.n; i++) {
+		slot *s = &w->slots[i];
+		job_outcome *o = &s->out;
+
+		if (s->state != SLOT_WAITING)
+			continue;
+		memset(o, 0, sizeof *o);
+		o->id = s->job->id;
+		o->attempt = s->job->attempt;
+		o->worker = w->id;
+		o->outcome = s->held ? OUTCOME_GIVEN_BACK : OUTCOME_LEASE_LOST;
+		o->error = why;
+		o->base_time = w->batch.claimed_at;
+		o->start_ms = o->end_ms = now;
+		s->state = SLOT_PENDING;
+	}
+}

@@ -1,0 +1,68 @@
+/*
+ * wake — the lifecycle of a wake, one `cronq run`: its first statement
+ * records it and tells what there is to do (queue/jobs.c, jobs_wake), the
+ * schema's version is checked, old wakes are trimmed (queue/wakes.c), the
+ * due occurrences of schedules are enqueued and expired leases rescued;
+ * after the workers, its end is recorded with the run's counts.
+ */
+#include <inttypes.h>
+#include <unistd.h>
+
+#include "pg/pg.h"
+#include "queue/wakes.h"
+#include "run/run_int.h"
+#include "sched/schedule.h"
+#include "schema/migrate.h"
+#include "util/log.h"
+
+/* Wakes kept in cronq.wakes. */
+#define WAKES_KEPT 10000
+
+/*
+ * Start the wake on conn for worker_id: 0, or an EX_* code with err filled.
+ * wake->finished: nothing to do, the wake is recorded finished.
+ */
+int
+wake_start(PGconn *conn, const run_opts *o, const char *worker_id, wake_info *wake,
+		   run_summary *sum, cq_err *err)
+{
+	char host[256] = "localhost";
+	char state[6];
+	int code;
+
+	gethostname(host, sizeof host - 1);
+	host[sizeof host - 1] = '\0';
+	{
+		const wake_args a = {worker_id, host, (int) getpid(), migrate_latest_version(),
+							 o->linger_ms <= 0};
+
+		if (jobs_wake(conn, &a, &o->filter, wake, err, state) != 0)
+			return migrate_explain_missing(conn, state, err);
+	}
+	if ((code = migrate_check_version(wake->version, err)) != 0)
+		return code;
+	/* Keep the newest WAKES_KEPT wakes (and up to 100 more). */
+	if (wake->wake_id % 100 == 0 && (code = wakes_trim(conn, wake->wake_id, WAKES_KEPT, err)) != 0)
+		return code;
+	if (wake->finished)
+		return 0;
+
+	if (wake->need_materialise &&
+		(code = schedule_materialise(conn, &sum->scheduled, &sum->skipped, err)) != 0)
+		return code;
+
+	if (wake->need_rescue && (code = jobs_rescue(conn, &sum->rescued, err)) != 0)
+		return code;
+	return 0;
+}
+
+/* Record the wake's end (unless its first statement did), if conn still can. */
+void
+wake_end(PGconn *conn, const wake_info *wake, const run_summary *sum, int code)
+{
+	cq_err ignored;
+
+	if (wake->wake_id && !wake->finished && pg_alive(conn) &&
+		wakes_finish(conn, wake->wake_id, sum->run, sum->failed, code, &ignored) != 0)
+		log_debug("could not record the end of the wake: %s", ignored.msg);
+}

@@ -1,0 +1,228 @@
+/*
+ * worker — the worker pipeline: one thread per worker (or the caller's,
+ * for one), each on its own connection, claiming a batch with the
+ * previous batch's outcomes in the same round trip, running it job by job
+ * (attempt.c), until nothing is due or a limit is reached. worker_tick()
+ * is what a running task calls: where timeouts, shutdown, lease renewal,
+ * cancellation and the recording of finished outcomes happen.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "pg/pg.h"
+#include "run/run_int.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+/* How long finished outcomes may wait to be recorded together. */
+#define FLUSH_INTERVAL_MS 100
+/* A job starting this long after the last heartbeat first asks whether it was cancelled. */
+#define CANCEL_CHECK_MS 1000
+
+/* Sleep up to ms, waking early when a stop is requested. */
+static void
+nap_ms(int64_t ms)
+{
+	int64_t until = mono_ms() + ms;
+
+	while (!run_stop_requests) {
+		int64_t left = until - mono_ms();
+		struct timespec ts;
+
+		if (left <= 0)
+			return;
+		if (left > 50)
+			left = 50;
+		ts.tv_sec = 0;
+		ts.tv_nsec = left * 1000000;
+		nanosleep(&ts, NULL);
+	}
+}
+
+task_stop
+worker_tick(void *arg)
+{
+	worker *w = arg;
+	int64_t now = mono_ms();
+
+	if (w->stopped != TASK_GO)
+		return w->stopped;
+	if (run_stop_requests > 0) {
+		if (w->shutdown_at == 0)
+			w->shutdown_at = now + w->sh->o->grace_ms;
+		if (run_stop_requests > 1 || now >= w->shutdown_at)
+			return w->stopped = TASK_STOP_SHUTDOWN;
+	}
+	if (w->deadline && now >= w->deadline)
+		return w->stopped = TASK_STOP_TIMEOUT;
+	if (now >= w->next_beat) {
+		if (slots_heartbeat(w) != 0 &&
+			!(pg_handle_repair(&w->db, w->id, w->err.msg) && slots_heartbeat(w) == 0)) {
+			w->code = w->err.code;
+			return w->stopped = TASK_STOP_DISCONNECTED;
+		}
+		if (w->cur >= 0 && !w->slots[w->cur].held)
+			return w->stopped = TASK_STOP_LOST;
+		if (w->cur >= 0 && w->slots[w->cur].cancel)
+			return w->stopped = TASK_STOP_CANCELLED;
+	}
+	/*
+	 * The outcomes of the jobs that ran before this one are recorded while
+	 * it runs (the worker's connection is free: tasks use their session),
+	 * not after it: a crash or a lost connection during a long job must not
+	 * cost them their result.
+	 */
+	if (w->cur >= 0 && now - w->last_flush >= FLUSH_INTERVAL_MS && slots_pending(w) &&
+		slots_flush(w) != 0)
+		return w->stopped = TASK_STOP_DISCONNECTED;
+	return TASK_GO;
+}
+
+/*
+ * Run the claimed batch. Outcomes of quick jobs wait, pending, to be
+ * recorded with the next claim; they are flushed after a job when
+ * FLUSH_INTERVAL_MS have passed, and during a slow job by worker_tick, so
+ * that a crash loses little. Before a job starts after a slow one, a
+ * heartbeat tells whether an operator cancelled it meanwhile. On shutdown
+ * or when --max-runtime is up, the jobs not started are given back.
+ */
+static void
+run_batch(worker *w)
+{
+	int n = w->batch.n;
+
+	slots_open(w);
+	w->last_beat = w->claim_mono;
+	w->next_beat = w->claim_mono + w->sh->o->lease_ms / 3;
+	w->last_flush = mono_ms();
+
+	for (int i = 0; i < n && w->code == 0; i++) {
+		w->stopped = TASK_GO;
+		if (run_stop_requests || past_max_runtime(w->sh) || faulted(w->sh))
+			break;
+		if (mono_ms() - w->last_beat >= CANCEL_CHECK_MS)
+			w->next_beat = 0;
+		if (worker_tick(w) == TASK_STOP_DISCONNECTED)
+			break;
+		if (!w->slots[i].held) {
+			w->slots[i].state = SLOT_DONE;
+			continue;
+		}
+		attempt_run(w, i);
+		if (w->code == 0 && mono_ms() - w->last_flush >= FLUSH_INTERVAL_MS)
+			slots_flush(w);
+	}
+	if (w->code == 0)
+		slots_give_back(w, run_stop_requests ? "given back unstarted at shutdown"
+						: faulted(w->sh) ? w->sh->fault_note
+						: "given back unstarted: --max-runtime is up");
+}
+
+/* Release the batch (its outcomes recorded, or beyond recording). */
+static void
+end_batch(worker *w)
+{
+	slots_close(w);
+	claim_batch_free(&w->batch);
+}
+
+static void *
+worker_main(void *arg)
+{
+	worker *w = arg;
+	const run_opts *o = w->sh->o;
+	bool have_batch = false;
+
+	if (w->db.conn == NULL && pg_handle_open(&w->db, o->conninfo, &w->err) == NULL) {
+		/* Nothing claimed yet; the others stop claiming too. */
+		runner_fault(w->sh, w->err.msg);
+		cq_clear(&w->err);
+		return NULL;
+	}
+	while (w->code == 0) {
+		bool stopping = run_stop_requests || past_max_runtime(w->sh) || faulted(w->sh);
+		int limit = stopping ? 0 : budget_take(w->sh, o->batch);
+		job_outcome *rec = NULL;
+		int *idx = NULL;
+		int npending = 0;
+		int64_t claim_mono;
+		claim_batch next;
+
+		if (limit == 0) {
+			if (have_batch)
+				slots_flush(w);
+			break;
+		}
+		/* The previous batch's outcomes ride along with the next claim. */
+		if (have_batch)
+			npending = slots_gather(w, &rec, &idx);
+		claim_mono = mono_ms();
+		w->code = jobs_record_and_claim(w->db.conn, rec, npending, w->id, limit, o->lease_ms,
+										&o->filter, &next, &w->err);
+		if (w->code == 0 && have_batch)
+			slots_recorded(w, rec, idx, npending);
+		else if (w->code != 0 && npending > 0 && !pg_alive(w->db.conn)) {
+			/*
+			 * Connection lost: slots_flush() records the finished jobs'
+			 * outcomes on a new one; the claim is not tried again (it may
+			 * have committed), and the run ends with the error.
+			 */
+			cq_err lost = w->err;
+			int code = w->code;
+
+			slots_flush(w);
+			w->code = code;
+			w->err = lost;
+		}
+		free(rec);
+		free(idx);
+		if (have_batch)
+			end_batch(w);
+		have_batch = false;
+		if (w->code != 0)
+			break;
+		budget_return(w->sh, limit - next.n);
+		w->batch = next;
+		w->claim_mono = claim_mono;
+		if (w->batch.n == 0) {
+			claim_batch_free(&w->batch);
+			if (o->linger_ms > 0 && mono_ms() - w->sh->start_ms < o->linger_ms && !run_stop_requests) {
+				nap_ms(o->poll_ms);
+				continue;
+			}
+			break;
+		}
+		log_full(LOG_INFO, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}},
+				 NULL, NULL, "claimed %d jobs", w->batch.n);
+		run_batch(w);
+		have_batch = true;
+	}
+	/* Recorded, or (connection lost) left to a later run's rescue. */
+	if (have_batch)
+		end_batch(w);
+	return NULL;
+}
+
+/* Run the n workers: on this thread when there is one, else a thread each. */
+void
+workers_run(worker *workers, int n)
+{
+	pthread_t *threads;
+
+	if (n == 1) {
+		worker_main(&workers[0]);
+		return;
+	}
+	threads = xcalloc((size_t) n, sizeof *threads);
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&threads[i], NULL, worker_main, &workers[i]) != 0) {
+			workers[i].code = cq_fail(&workers[i].err, EX_OSERR, "could not start worker thread");
+			threads[i] = 0;
+		}
+	for (int i = 0; i < n; i++)
+		if (threads[i])
+			pthread_join(threads[i], NULL);
+	free(threads);
+}
