@@ -27,6 +27,8 @@ LIBS_ALL    = $(PKG_LIBS) -lpthread -lm
 LIB_SRC  := $(sort $(shell find lib -name '*.c'))
 CMD_SRC  := $(sort $(wildcard cmd/cronq/*.c))
 SQL_SRC  := $(sort $(wildcard sql/*.sql))
+# The long statements, each in a .sql file beside the C that sends it.
+STMT_SRC := $(sort $(shell find lib -name '*.sql'))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/sql_embed.o
@@ -51,17 +53,18 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 
-# The migrations are compiled into the binary: see scripts/embed-sql.sh.
-# sql.list is rewritten only when the list of files changes, so that a
-# migration gone (a checkout of an older commit) regenerates it too.
+# The migrations and the statements of lib/ are compiled into the binary:
+# see scripts/embed-sql.sh. sql.list is rewritten only when the list of
+# files changes, so that a file gone (a checkout of an older commit)
+# regenerates it too.
 $(BUILD)/sql.list: FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(SQL_SRC)' | cmp -s - $@ || echo '$(SQL_SRC)' > $@
+	@echo '$(SQL_SRC) $(STMT_SRC)' | cmp -s - $@ || echo '$(SQL_SRC) $(STMT_SRC)' > $@
 FORCE:
 
-$(BUILD)/sql_embed.c: $(SQL_SRC) $(BUILD)/sql.list scripts/embed-sql.sh
+$(BUILD)/sql_embed.c: $(SQL_SRC) $(STMT_SRC) $(BUILD)/sql.list scripts/embed-sql.sh
 	@mkdir -p $(dir $@)
-	scripts/embed-sql.sh $(SQL_SRC) > $@.tmp && mv $@.tmp $@
+	scripts/embed-sql.sh $(SQL_SRC) $(STMT_SRC) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/sql_embed.o: $(BUILD)/sql_embed.c
 	$(CC) $(CFLAGS_ALL) -Ilib -c -o $@ $<
