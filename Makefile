@@ -26,7 +26,9 @@ LIBS_ALL    = $(PKG_LIBS) -lpthread -lm
 
 LIB_SRC  := $(sort $(shell find lib -name '*.c'))
 CMD_SRC  := $(sort $(wildcard cmd/cronq/*.c))
-SQL_SRC  := $(sort $(wildcard sql/*.sql))
+# The migrations and grants.sql; sql/schema.sql is a dump for people to
+# read (make schema), not a migration.
+SQL_SRC  := $(sort $(filter-out sql/schema.sql,$(wildcard sql/*.sql)))
 # The long statements, each in a .sql file beside the C that sends it.
 STMT_SRC := $(sort $(shell find lib -name '*.sql'))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
@@ -35,7 +37,7 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/sql_embed.o
 CMD_OBJ  := $(CMD_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all deps test unit integration asan valgrind soak bench mutate demo demo-stop fuzz install clean
+.PHONY: FORCE all deps test unit integration asan valgrind soak bench mutate demo demo-stop fuzz install clean schema
 all: $(BIN)
 
 deps:
@@ -124,6 +126,11 @@ soak: deps
 mutate: deps
 	@scripts/mutate.sh
 
+# sql/schema.sql, the schema after every migration as pg_dump prints it:
+# regenerate it with each new migration (t_sql fails until it is).
+schema: deps $(BIN)
+	@CRONQ=$(abspath $(BIN)) scripts/schema-dump.sh
+
 bench: deps $(BIN)
 	@CRONQ=$(abspath $(BIN)) scripts/bench.sh
 
@@ -145,7 +152,7 @@ install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/cronq/sql
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/cronq
 	install -m 644 cronq.1 $(DESTDIR)$(PREFIX)/share/man/man1/cronq.1
-	install -m 644 $(SQL_SRC) $(DESTDIR)$(PREFIX)/share/cronq/sql/
+	install -m 644 $(SQL_SRC) sql/schema.sql $(DESTDIR)$(PREFIX)/share/cronq/sql/
 	install -d $(DESTDIR)$(PREFIX)/share/doc/cronq/examples
 	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/cronq/
 	install -m 644 crontab.example scripts/systemd/cronq.service scripts/systemd/cronq.timer \

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # sql: the SQL a DBA reads. Every statement file of lib/ (lib/queue/claim.sql…)
 # pastes into psql as its header says: PREPARE NAME AS <the file>, then the
-# header's EXPLAIN EXECUTE examples run against the migrated schema.
+# header's EXPLAIN EXECUTE examples run against the migrated schema. And
+# sql/schema.sql is the schema the migrations make, exactly (regenerate it
+# with "make schema").
 . "$(dirname "$0")/lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
@@ -27,5 +29,23 @@ done
 for f in $files; do
     eq "$f ends with its statement's semicolon" ";" "$(grep -v '^[[:space:]]*--' "$root/$f" | grep . | tail -n 1 | grep -o ';$')"
 done
+
+# The schema dump: what a fresh migrate makes is what sql/schema.sql says.
+"$root/scripts/schema-dump.sh" --stdout >"$T_DIR/schema.sql" 2>"$T_DIR/schema.err"
+eq "schema-dump.sh --stdout succeeds: $(cat "$T_DIR/schema.err")" 0 "$?"
+if d=$(diff -u "$root/sql/schema.sql" "$T_DIR/schema.sql"); then pass; else
+    fail "sql/schema.sql differs from a fresh migrate's schema (run make schema):"$'\n'"$d"
+fi
+check "the dump defines the jobs table" grep -q '^CREATE TABLE cronq.jobs ' "$root/sql/schema.sql"
+if grep -Eq '^(SET |-- Dumped|\\restrict)' "$root/sql/schema.sql"; then
+    fail "sql/schema.sql keeps a line that varies (SET, -- Dumped, \\restrict)"
+else pass; fi
+
+# sql/schema.sql is no migration: migrate does not list or apply it.
+cronq migrate --status
+eq "migrate --status succeeds" 0 "$RC"
+if [[ "$OUT" == *schema.sql* ]]; then fail "migrate --status lists schema.sql: $OUT"; else pass; fi
+eq "as many migrations applied as sql/ has" "$(ls "$root"/sql/[0-9]*.sql | wc -l)" \
+    "$(q 'select count(*) from cronq.schema_migrations')"
 
 done_testing
