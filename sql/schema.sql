@@ -676,7 +676,7 @@ ALTER FUNCTION cronq.payload_error(p_type text, p_payload jsonb) OWNER TO postgr
 
 CREATE FUNCTION cronq.unknown_key(p jsonb, allowed text[]) RETURNS text
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN (SELECT k.k FROM jsonb_object_keys(unknown_key.p) k(k) WHERE (k.k <> ALL (unknown_key.allowed)) ORDER BY k.k LIMIT 1);
+    RETURN (SELECT k.k FROM jsonb_object_keys(unknown_key.p) k(k) WHERE (k.k <> ALL (unknown_key.allowed)) ORDER BY (k.k COLLATE "C") LIMIT 1);
 
 ALTER FUNCTION cronq.unknown_key(p jsonb, allowed text[]) OWNER TO postgres;
 
@@ -736,7 +736,8 @@ ALTER FUNCTION cronq.payload_rules_sleep(p jsonb) OWNER TO postgres;
 
 CREATE FUNCTION cronq.payload_rules_sql(p jsonb) RETURNS text
     LANGUAGE sql STABLE PARALLEL SAFE
-    RETURN CASE WHEN (cronq.unknown_key(p, '{sql,transaction}'::text[]) IS NOT NULL) THEN format('unknown key "%s"'::text, cronq.unknown_key(p, '{sql,transaction}'::text[])) WHEN (NOT (p ? 'sql'::text)) THEN '"sql" is required'::text WHEN ((jsonb_typeof((p -> 'sql'::text)) <> 'string'::text) OR (btrim((p ->> 'sql'::text)) = ''::text)) THEN '"sql" must be a non-empty string'::text WHEN ((p ? 'transaction'::text) AND (jsonb_typeof((p -> 'transaction'::text)) <> 'boolean'::text)) THEN '"transaction" must be true or false'::text ELSE NULL::text END;
+    RETURN CASE WHEN (cronq.unknown_key(p, '{sql,transaction}'::text[]) IS NOT NULL) THEN format('unknown key "%s"'::text, cronq.unknown_key(p, '{sql,transaction}'::text[])) WHEN (NOT (p ? 'sql'::text)) THEN '"sql" is required'::text WHEN ((jsonb_typeof((p -> 'sql'::text)) <> 'string'::text) OR (btrim((p ->> 'sql'::text), ' 	
+'::text) = ''::text)) THEN '"sql" must be a non-empty string'::text WHEN ((p ? 'transaction'::text) AND (jsonb_typeof((p -> 'transaction'::text)) <> 'boolean'::text)) THEN '"transaction" must be true or false'::text ELSE NULL::text END;
 
 ALTER FUNCTION cronq.payload_rules_sql(p jsonb) OWNER TO postgres;
 
@@ -894,7 +895,7 @@ ALTER FUNCTION cronq.schedules_guard() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 8;
+    RETURN 9;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
