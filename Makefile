@@ -153,6 +153,8 @@ install: $(BIN)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/cronq
 	install -m 644 cronq.1 $(DESTDIR)$(PREFIX)/share/man/man1/cronq.1
 	install -m 644 $(SQL_SRC) sql/schema.sql $(DESTDIR)$(PREFIX)/share/cronq/sql/
+	install -d $(DESTDIR)$(PREFIX)/share/cronq/sql/statements
+	install -m 644 $(STMT_SRC) $(DESTDIR)$(PREFIX)/share/cronq/sql/statements/
 	install -d $(DESTDIR)$(PREFIX)/share/doc/cronq/examples
 	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/cronq/
 	install -m 644 crontab.example scripts/systemd/cronq.service scripts/systemd/cronq.timer \
