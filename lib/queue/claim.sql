@@ -7,16 +7,16 @@
 --
 -- Parameters:
 --   $1  text      the worker's name (locked_by)
---   $2  bigint    the lease, in milliseconds
---   $3  int       at most this many jobs
+--   $2  bigint    the lease, in milliseconds (run --lease; 60000 by default)
+--   $3  int       at most this many jobs (run --batch; 10 by default)
 --   $4  text[]    only these queues, or null for any
 --   $5  text[]    only these types, or null for any
 --
 -- Try it by hand (psql 15 has no \bind): paste this file after
 --   PREPARE claim AS
 -- then
---   EXPLAIN EXECUTE claim('me', 30000, 10, null, null);
---   EXPLAIN EXECUTE claim('me', 30000, 10, '{default}', '{noop,sleep}');
+--   EXPLAIN EXECUTE claim('me', 60000, 10, null, null);
+--   EXPLAIN EXECUTE claim('me', 60000, 10, '{default}', '{noop,sleep}');
 with due as (
     select id from cronq.jobs
     where status in ('queued', 'failed') and run_at <= now()

@@ -13,7 +13,7 @@
 -- Try it by hand (psql 15 has no \bind): paste this file after
 --   PREPARE heartbeat AS
 -- then
---   EXPLAIN EXECUTE heartbeat('me', 30000, '{1,2}', '{1,1}');
+--   EXPLAIN EXECUTE heartbeat('me', 60000, '{1,2}', '{1,1}');
 update cronq.jobs j set locked_until = now() + $2::bigint * interval '1 millisecond'
 from unnest($3::bigint[], $4::int[]) as h(id, attempt)
 where j.id = any($3::bigint[]) and j.id = h.id

@@ -1,11 +1,11 @@
--- health: what "cronq check" and the Prometheus metrics judge by, as one
--- row: how late the oldest due job is (ms, 0 when none), how many jobs are
--- due, dead, failed (waiting to retry) and running on an expired lease;
--- how long ago the last wake started (ms, null when none ever did); and
--- the most overdue enabled schedule's name and lateness (ms, nulls when
--- none is). Each subquery is shaped for its index: the due and failed
--- counts and the lag read jobs_due, the stuck count jobs_leases, the most
--- overdue schedule schedules_due, the newest wake the primary key.
+-- health: what "cronq check" judges by, as one row: how late the oldest
+-- due job is (ms, 0 when none), how many jobs are due, dead, failed
+-- (waiting to retry) and running on an expired lease; how long ago the
+-- last wake started (ms, null when none ever did); and the most overdue
+-- enabled schedule's name and lateness (ms, nulls when none is). Each
+-- subquery is shaped for its index: the due and failed counts and the lag
+-- read jobs_due, the stuck count jobs_leases, the most overdue schedule
+-- schedules_due, the newest wake the primary key.
 --
 -- No parameters.
 --

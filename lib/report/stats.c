@@ -1,8 +1,8 @@
 /*
  * stats — see stats.h. The status document is assembled by PostgreSQL
  * (json_build_object, json_agg: status.sql), so that this file holds
- * nothing of its presentation; health.sql reads what check and the
- * metrics judge by, one subquery per index.
+ * nothing of its presentation; health.sql reads what check judges by,
+ * one subquery per index.
  */
 #include "report/stats.h"
 

@@ -1,9 +1,10 @@
--- status: the document of "cronq status --json", built by PostgreSQL as one
--- json value: job counts overall, per queue and per (queue, type); how late
--- the due jobs are; attempts per hour over the last $2 hours per queue; the
--- expired leases and the last dead jobs; the schedules, overdue or not; the
--- last wake. The C adds only each schedule's "error" (a cron expression or
--- zone it cannot plan).
+-- status: the document of "cronq status" (--json prints it; the tables
+-- and --prometheus are made from it), built by PostgreSQL as one json
+-- value: job counts overall, per queue and per (queue, type); how late the
+-- due jobs are; attempts per hour over the last $2 hours per queue; the
+-- expired leases and the last dead jobs; the schedules, overdue or not;
+-- the last wake. The C adds only each schedule's "error" (a cron
+-- expression or zone it cannot plan).
 -- qt: counts per (queue, type); q: the same per queue; hr: attempts
 -- finished in each of the last $2 hours (hour 0 = the last 60 minutes) per
 -- queue; hist: those as two arrays per queue, oldest hour first. Times are
@@ -11,13 +12,14 @@
 --
 -- Parameters:
 --   $1  int  the grace, in seconds, before a schedule counts as overdue
---   $2  int  the hours of history in runs_24h
+--            (cronq sends 120)
+--   $2  int  the hours of history in runs_24h (cronq sends 24)
 --
 -- Try it by hand (psql 15 has no \bind): paste this file after
 --   PREPARE status AS
 -- then
---   EXECUTE status(60, 24);
---   EXPLAIN EXECUTE status(60, 24);
+--   EXECUTE status(120, 24);
+--   EXPLAIN EXECUTE status(120, 24);
 with qt as (
     select queue, type,
         count(*) filter (where status = 'queued') as queued,
