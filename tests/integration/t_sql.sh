@@ -34,7 +34,8 @@ done
 "$root/scripts/schema-dump.sh" --stdout >"$T_DIR/schema.sql" 2>"$T_DIR/schema.err"
 eq "schema-dump.sh --stdout succeeds: $(cat "$T_DIR/schema.err")" 0 "$?"
 if d=$(diff -u "$root/sql/schema.sql" "$T_DIR/schema.sql"); then pass; else
-    fail "sql/schema.sql differs from a fresh migrate's schema (run make schema):"$'\n'"$d"
+    # Indented, so that run-tests.sh shows the diff with the failure.
+    fail "sql/schema.sql differs from a fresh migrate's schema (run make schema):"$'\n'"$(sed 's/^/  /' <<<"$d")"
 fi
 check "the dump defines the jobs table" grep -q '^CREATE TABLE cronq.jobs ' "$root/sql/schema.sql"
 if grep -Eq '^(SET |-- Dumped|\\restrict)' "$root/sql/schema.sql"; then
