@@ -10,6 +10,9 @@
 #                            (t_sql diffs it against sql/schema.sql)
 # The dump is normalised to stay the same from one run to the next: no
 # version header, no SET lines, no \restrict key, no blank-line runs.
+# It is for reading, not for restoring: install with cronq migrate. (pg_dump
+# warns of a dependency loop it cannot order: cronq.json_depth() calls
+# itself.)
 # pg_dump comes from $PGBIN, else the bindir pg.sh uses.
 set -eu
 
