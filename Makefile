@@ -26,14 +26,18 @@ LIBS_ALL    = $(PKG_LIBS) -lpthread -lm
 
 LIB_SRC  := $(sort $(shell find lib -name '*.c'))
 CMD_SRC  := $(sort $(wildcard cmd/cronq/*.c))
-SQL_SRC  := $(sort $(wildcard sql/*.sql))
+# The migrations and grants.sql; sql/schema.sql is a dump for people to
+# read (make schema), not a migration.
+SQL_SRC  := $(sort $(filter-out sql/schema.sql,$(wildcard sql/*.sql)))
+# The long statements, each in a .sql file beside the C that sends it.
+STMT_SRC := $(sort $(shell find lib -name '*.sql'))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/sql_embed.o
 CMD_OBJ  := $(CMD_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: FORCE all deps test unit integration asan valgrind soak bench mutate demo demo-stop fuzz install clean
+.PHONY: FORCE all deps test unit integration asan valgrind soak bench mutate demo demo-stop fuzz install clean schema
 all: $(BIN)
 
 deps:
@@ -51,17 +55,18 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
 
-# The migrations are compiled into the binary: see scripts/embed-sql.sh.
-# sql.list is rewritten only when the list of files changes, so that a
-# migration gone (a checkout of an older commit) regenerates it too.
+# The migrations and the statements of lib/ are compiled into the binary:
+# see scripts/embed-sql.sh. sql.list is rewritten only when the list of
+# files changes, so that a file gone (a checkout of an older commit)
+# regenerates it too.
 $(BUILD)/sql.list: FORCE
 	@mkdir -p $(dir $@)
-	@echo '$(SQL_SRC)' | cmp -s - $@ || echo '$(SQL_SRC)' > $@
+	@echo '$(SQL_SRC) $(STMT_SRC)' | cmp -s - $@ || echo '$(SQL_SRC) $(STMT_SRC)' > $@
 FORCE:
 
-$(BUILD)/sql_embed.c: $(SQL_SRC) $(BUILD)/sql.list scripts/embed-sql.sh
+$(BUILD)/sql_embed.c: $(SQL_SRC) $(STMT_SRC) $(BUILD)/sql.list scripts/embed-sql.sh
 	@mkdir -p $(dir $@)
-	scripts/embed-sql.sh $(SQL_SRC) > $@.tmp && mv $@.tmp $@
+	scripts/embed-sql.sh $(SQL_SRC) $(STMT_SRC) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/sql_embed.o: $(BUILD)/sql_embed.c
 	$(CC) $(CFLAGS_ALL) -Ilib -c -o $@ $<
@@ -121,6 +126,11 @@ soak: deps
 mutate: deps
 	@scripts/mutate.sh
 
+# sql/schema.sql, the schema after every migration as pg_dump prints it:
+# regenerate it with each new migration (t_sql fails until it is).
+schema: deps $(BIN)
+	@CRONQ=$(abspath $(BIN)) scripts/schema-dump.sh
+
 bench: deps $(BIN)
 	@CRONQ=$(abspath $(BIN)) scripts/bench.sh
 
@@ -142,7 +152,9 @@ install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/cronq/sql
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/cronq
 	install -m 644 cronq.1 $(DESTDIR)$(PREFIX)/share/man/man1/cronq.1
-	install -m 644 $(SQL_SRC) $(DESTDIR)$(PREFIX)/share/cronq/sql/
+	install -m 644 $(SQL_SRC) sql/schema.sql $(DESTDIR)$(PREFIX)/share/cronq/sql/
+	install -d $(DESTDIR)$(PREFIX)/share/cronq/sql/statements
+	install -m 644 $(STMT_SRC) $(DESTDIR)$(PREFIX)/share/cronq/sql/statements/
 	install -d $(DESTDIR)$(PREFIX)/share/doc/cronq/examples
 	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/cronq/
 	install -m 644 crontab.example scripts/systemd/cronq.service scripts/systemd/cronq.timer \

@@ -1,5 +1,6 @@
 /*
- * jobs — see jobs.h. The SQL sits beside the C that decodes it. Arrays go to
+ * jobs — see jobs.h. The long statements sit beside the C that decodes them,
+ * in .sql files compiled into the binary (schema/embedded.h). Arrays go to
  * the server as text literals and come back through unnest(), so a batch of
  * any size costs one round trip.
  */
@@ -12,38 +13,21 @@
 
 #include "pg/literal.h"
 #include "pg/pg.h"
+#include "schema/embedded.h"
 #include "util/buf.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
 /*
- * The claim: due rows in run order, locked with SKIP LOCKED so concurrent
- * runners never wait on each other, then marked running. The CTE feeds an
- * id = ANY(ARRAY(…)) so the UPDATE keeps a primary-key index scan. Written
- * as pieces taking their parameter numbers, so that the same text serves
- * alone and after the outcomes of the previous batch (record_claim_sql).
+ * The claim (claim.sql): due rows in run order, locked with SKIP LOCKED so
+ * concurrent runners never wait on each other, then marked running; sent
+ * alone, or after the outcomes of the previous batch. The heartbeat
+ * (heartbeat.sql) and the outcomes (record.sql, and record_plain.sql for a
+ * batch of plain successes) pass the same fence: only a row still running,
+ * locked by that worker, at that attempt is touched. The rescue
+ * (rescue.sql) finds the expired leases and records them through
+ * record.sql, fenced on the lease having expired too.
  */
-#define CLAIM_DUE(limit, queues, types) \
-	" due as (" \
-	" select id from cronq.jobs" \
-	" where status in ('queued', 'failed') and run_at <= now()" \
-	"   and ($" queues "::text[] is null or queue = any($" queues "::text[]))" \
-	"   and ($" types "::text[] is null or type = any($" types "::text[]))" \
-	" order by priority, run_at, id" \
-	" limit $" limit "::int" \
-	" for update skip locked)"
-#define CLAIM_UPDATE(worker, lease) \
-	" update cronq.jobs j set status = 'running', attempts = j.attempts + 1," \
-	"   locked_by = $" worker ", locked_until = now() + $" lease "::bigint * interval '1 millisecond'," \
-	"   started_at = now(), updated_at = now()" \
-	" where j.id = any(array(select id from due))" \
-	" returning j.id, j.attempts, j.max_attempts, j.priority," \
-	"   extract(epoch from j.run_at), j.type, j.queue, j.payload::text," \
-	"   j.idempotency_key, to_char(j.scheduled_for at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')," \
-	"   j.enqueued_by, (extract(epoch from j.timeout) * 1000)::bigint, now()"
-
-static const char claim_sql[] =
-	"with" CLAIM_DUE("3", "4", "5") CLAIM_UPDATE("1", "2");
 
 /*
  * A wake's first statement, read-only but for the wake's row: the schema
@@ -78,125 +62,6 @@ static const char wake_sql[] = WAKE_SQL("");
 static const char wake_filtered_sql[] = WAKE_SQL(
 	" and ($6::text[] is null or queue = any($6::text[]))"
 	" and ($7::text[] is null or type = any($7::text[]))");
-
-/*
- * The fence every outcome and heartbeat passes: job j is still running,
- * locked by worker, at the attempt of row r of the batch; bounded by the
- * batch's ids so that its cost never grows with other runners' jobs.
- */
-#define FENCED(ids, r, worker) \
-	" j.id = any(" ids "::bigint[]) and j.id = " r ".id" \
-	" and j.status = 'running' and j.locked_by = " worker " and j.attempts = " r ".attempt"
-
-static const char heartbeat_sql[] =
-	"update cronq.jobs j set locked_until = now() + $2::bigint * interval '1 millisecond'"
-	" from unnest($3::bigint[], $4::int[]) as h(id, attempt)"
-	" where" FENCED("$3", "h", "$1")
-	" returning j.id, j.cancel_requested";
-
-/*
- * Outcomes, fenced: only a row still running, locked by that worker, at that
- * attempt is touched. Refused outcomes leave a lease_lost history row. A job
- * an operator asked to cancel ends cancelled whatever its attempt's outcome
- * but success (which stands: the work is done), even when the worker had not
- * heard of the request yet; its job_runs row keeps the attempt's own outcome.
- * Parameters $1 to $13.
- */
-#define RECORD_CTES \
-" o as (" \
-	" select * from unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::bool[]," \
-	"   $6::text[], $7::text[], $8::text[], $9::bigint[], $10::timestamptz[]," \
-	"   $11::bigint[], $12::bigint[])" \
-	"   as o(id, attempt, worker, outcome, permanent, error_code, error, output," \
-	"        delay_ms, base, start_ms, end_ms)" \
-	"), t as (" \
-	" select o.*, o.base + o.start_ms * interval '1 millisecond' as started," \
-	"   coalesce(o.base + o.end_ms * interval '1 millisecond', now()) as finished" \
-	" from o" \
-	"), upd as (" \
-	" update cronq.jobs j set" \
-	"   status = case" \
-	"     when t.outcome = 'succeeded' then 'succeeded'" \
-	"     when t.outcome = 'cancelled' or j.cancel_requested then 'cancelled'" \
-	"     when t.outcome = 'given_back' then 'queued'" \
-	"     when t.permanent or j.attempts >= j.max_attempts then 'dead'" \
-	"     else 'failed' end," \
-	"   attempts = case when t.outcome = 'given_back' then j.attempts - 1 else j.attempts end," \
-	"   run_at = case" \
-	"     when t.outcome in ('succeeded', 'given_back', 'cancelled') or j.cancel_requested" \
-	"          or t.permanent or j.attempts >= j.max_attempts then j.run_at" \
-	"     else now() + t.delay_ms * interval '1 millisecond' end," \
-	"   locked_by = null, locked_until = null, cancel_requested = false," \
-	"   last_error = case when j.cancel_requested and t.outcome not in ('succeeded', 'cancelled')" \
-	"     then 'cancelled by an operator' when t.outcome = 'given_back' then j.last_error" \
-	"     else t.error end," \
-	"   error_code = case when j.cancel_requested and t.outcome <> 'succeeded' then 'cancelled'" \
-	"     when t.outcome = 'given_back' then j.error_code else t.error_code end," \
-	"   started_at = t.started," \
-	"   finished_at = case" \
-	"     when t.outcome in ('succeeded', 'cancelled') or j.cancel_requested or t.permanent" \
-	"          or (t.outcome <> 'given_back' and j.attempts >= j.max_attempts) then t.finished" \
-	"     end," \
-	"   updated_at = now()" \
-	" from t" \
-	" where" FENCED("$1", "t", "t.worker") " and t.outcome <> 'lease_lost'" \
-	"   and (not $13::bool or j.locked_until < now())" \
-	" returning j.id, j.status" \
-	"), runs as (" \
-	" insert into cronq.job_runs (job_id, attempt, worker, started_at, finished_at," \
-	"   outcome, error_code, error, output, duration)" \
-	" select t.id, t.attempt, t.worker, t.started, t.finished," \
-	"   case when upd.id is null then 'lease_lost'" \
-	"        when t.permanent then 'failed' else t.outcome end," \
-	"   t.error_code," \
-	"   case when upd.id is null and t.outcome <> 'lease_lost'" \
-	"        then 'lease lost: outcome ' || t.outcome || ' not recorded'" \
-	"        else t.error end," \
-	"   t.output, t.finished - t.started" \
-	" from t left join upd on upd.id = t.id" \
-	" where upd.id is not null or not $13::bool" \
-	")"
-
-/*
- * The same for a batch of plain successes (no error, no output), the
- * common case of a drain: four arrays instead of twelve, the worker and
- * the base time once. Parameters $1 to $6; the same columns out.
- */
-#define RECORD_PLAIN_CTES \
-" t as (" \
-	" select o.id, o.attempt, $3::timestamptz + o.start_ms * interval '1 millisecond' as started," \
-	"   $3::timestamptz + o.end_ms * interval '1 millisecond' as finished" \
-	" from unnest($1::bigint[], $2::int[], $4::bigint[], $5::bigint[])" \
-	"   as o(id, attempt, start_ms, end_ms)" \
-"), upd as (" \
-	" update cronq.jobs j set status = 'succeeded', locked_by = null, locked_until = null," \
-	"   cancel_requested = false, last_error = null, error_code = null," \
-	"   started_at = t.started, finished_at = t.finished, updated_at = now()" \
-	" from t" \
-	" where" FENCED("$1", "t", "$6") \
-	" returning j.id, j.status" \
-"), runs as (" \
-	" insert into cronq.job_runs (job_id, attempt, worker, started_at, finished_at," \
-	"   outcome, error, duration)" \
-	" select t.id, t.attempt, $6, t.started, t.finished," \
-	"   case when upd.id is null then 'lease_lost' else 'succeeded' end," \
-	"   case when upd.id is null then 'lease lost: outcome succeeded not recorded' end," \
-	"   t.finished - t.started" \
-	" from t left join upd on upd.id = t.id" \
-")"
-
-/* The recorded outcomes as one text: "id status,id status,…". */
-#define RECORDED " (select string_agg(id || ' ' || status, ',') from upd)"
-
-static const char record_sql[] =
-	"with" RECORD_CTES " select" RECORDED;
-static const char record_plain_sql[] =
-	"with" RECORD_PLAIN_CTES " select" RECORDED;
-
-static const char rescue_select_sql[] =
-	"select id, attempts, locked_by, started_at, cancel_requested from cronq.jobs"
-	" where status = 'running' and locked_until < now()"
-	" order by locked_until limit 500";
 
 static char *
 dup_or_null(const PGresult *res, int row, int col)
@@ -331,7 +196,7 @@ jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
 
 	memset(out, 0, sizeof *out);
 	claim_params_fill(&cp, worker, limit, lease_ms, filter, params);
-	res = pg_exec(conn, claim_sql, 5, params, PG_ANY, err, NULL);
+	res = pg_exec(conn, sql_queue_claim, 5, params, PG_ANY, err, NULL);
 	free(cp.queues);
 	free(cp.types);
 	if (res == NULL)
@@ -420,7 +285,7 @@ jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 	params[1] = lease;
 	params[2] = buf_str(&idb);
 	params[3] = buf_str(&atb);
-	res = pg_exec(conn, heartbeat_sql, 4, params, PG_ANY, err, NULL);
+	res = pg_exec(conn, sql_queue_heartbeat, 4, params, PG_ANY, err, NULL);
 	buf_free(&idb);
 	buf_free(&atb);
 	if (res == NULL)
@@ -444,7 +309,7 @@ jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 
 /*
  * Whether the outcomes are all plain successes of one worker against one
- * base time, which the shorter statements (RECORD_PLAIN_CTES) record.
+ * base time, which the shorter statement (record_plain.sql) records.
  */
 static bool
 outcomes_plain(const job_outcome *o, int n)
@@ -459,8 +324,8 @@ outcomes_plain(const job_outcome *o, int n)
 }
 
 /*
- * The parameters of the outcome CTEs, held by a[]: with plain, the six of
- * RECORD_PLAIN_CTES, else the thirteen of RECORD_CTES. Returns how many.
+ * The parameters of the outcome statement, held by a[]: with plain, the six
+ * of record_plain.sql, else the thirteen of record.sql. Returns how many.
  */
 static int
 outcome_params(job_outcome *o, int n, bool plain, bool expired_only, buf a[12],
@@ -539,7 +404,7 @@ jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 		return 0;
 	plain = !expired_only && outcomes_plain(o, n);
 	np = outcome_params(o, n, plain, expired_only, a, params);
-	res = pg_exec(conn, plain ? record_plain_sql : record_sql, np, params, PG_ONE, err, NULL);
+	res = pg_exec(conn, plain ? sql_queue_record_plain : sql_queue_record, np, params, PG_ONE, err, NULL);
 	for (int k = 0; k < 12; k++)
 		buf_free(&a[k]);
 	if (res == NULL)
@@ -580,7 +445,8 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	plain = outcomes_plain(o, n);
 	np = outcome_params(o, n, plain, false, a, rp);
 	claim_params_fill(&cp, worker, limit, lease_ms, filter, cp_params);
-	rc = pg_exec_pair(conn, (const char *const[]) {plain ? record_plain_sql : record_sql, claim_sql},
+	rc = pg_exec_pair(conn, (const char *const[]) {plain ? sql_queue_record_plain : sql_queue_record,
+													sql_queue_claim},
 					  (const int[]) {np, 5}, (const char *const *const[]) {rp, cp_params}, res, err);
 	for (int k = 0; k < 12; k++)
 		buf_free(&a[k]);
@@ -601,7 +467,7 @@ jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 {
 	*rescued = 0;
 	for (;;) {
-		PGresult *res = pg_exec(conn, rescue_select_sql, 0, NULL, PG_ANY, err, NULL);
+		PGresult *res = pg_exec(conn, sql_queue_rescue, 0, NULL, PG_ANY, err, NULL);
 		job_outcome *o;
 		int n, rc, recorded;
 

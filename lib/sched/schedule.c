@@ -19,6 +19,7 @@
 
 #include "pg/literal.h"
 #include "pg/pg.h"
+#include "schema/embedded.h"
 #include "queue/enqueue.h"
 #include "tasks/payload.h"
 #include "time/cron.h"
@@ -401,26 +402,12 @@ occurrences(const cron_expr *e, const tz *zone, int64_t from, int64_t upto, int 
 
 /*
  * The due schedules, locked, in two passes over the partial index
- * schedules_due, each read in its order with a LIMIT (one "due or NULL"
- * query cannot be: it sorted every due schedule for each batch, a sixth of
- * materialising 10,000). First those with no next_run_at (written with
- * SQL, or their expression changed): planned from now, their occurrences
- * are looked for from a second after now (none), and their next run is
- * their first fire time after this wake. Then those due.
+ * schedules_due, each read in its order with a LIMIT: first those with no
+ * next_run_at (due_unplanned.sql), then those due (due.sql).
  */
-#define DUE_SQL(where) \
-	"select s.name, s.cron, s.timezone, s.catchup, s.overlap," \
-	"   coalesce(floor(extract(epoch from s.next_run_at)), floor(extract(epoch from now())) + 1)::bigint," \
-	"   floor(extract(epoch from now()))::bigint," \
-	"   coalesce(j.status in ('queued', 'running', 'failed'), false)" \
-	" from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id" \
-	" where s.enabled and " where \
-	" limit $1::int" \
-	" for update of s skip locked"
-
 static const char *const due_sql[] = {
-	DUE_SQL("s.next_run_at is null"),
-	DUE_SQL("s.next_run_at <= now() order by s.next_run_at"),
+	sql_sched_due_unplanned,
+	sql_sched_due,
 };
 
 static const char materialise_sql[] =

@@ -176,6 +176,25 @@ wait $locker
 "$CRONQ" run --queue none-such
 eq "once the lock is gone, the skipped schedule is materialised" 3 "$(q "select count(*) from cronq.jobs where schedule = 'busy'")"
 
+# The same in the first pass, the schedules with no next run (written with
+# SQL, or their expression changed): the locked one is skipped, the other
+# planned, and the wake ends while the lock is still held.
+q "update cronq.schedules set next_run_at = null where name in ('busy', 'free')"
+"$PSQL" -XAtq -c "begin; select name from cronq.schedules where name = 'busy' for update; select pg_sleep(60); commit" >/dev/null 2>&1 &
+locker=$!
+check "another session holds an unplanned schedule's row" wait_for "locked" 10 \
+    "select count(*) = 1 from pg_stat_activity where wait_event = 'PgSleep' and datname = current_database()"
+timeout -k 5 30 "$CRONQ" run --queue none-such
+eq "the wake with an unplanned schedule locked ends by itself" 0 "$?"
+eq "the locked unplanned schedule was skipped, the other planned" "t|f" \
+    "$(q "select bool_and(next_run_at is null) filter (where name = 'busy'), bool_and(next_run_at is null) filter (where name = 'free') from cronq.schedules")"
+check "the wake ended while the unplanned schedule was still locked" kill -0 $locker
+q "select pg_terminate_backend(pid) from pg_stat_activity where wait_event = 'PgSleep' and datname = current_database()" >/dev/null
+wait $locker
+"$CRONQ" run --queue none-such
+eq "once the lock is gone, it is planned, and nothing enqueued" "f|3" \
+    "$(q "select next_run_at is null, (select count(*) from cronq.jobs where schedule = 'busy') from cronq.schedules where name = 'busy'")"
+
 # Jobs of a schedule are enqueued in its author's name, not the runner's.
 mkrole sched_bob
 q "grant cronq_user to sched_bob; grant insert on cronq.schedules to sched_bob"

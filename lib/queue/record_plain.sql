@@ -1,0 +1,40 @@
+-- record_plain: record.sql for a batch of plain successes (no error, no
+-- output) of one worker against one base time, the common case of a
+-- drain: four arrays instead of twelve. Fenced the same way; returns the
+-- same text: "id status,id status,...", or null.
+--
+-- Parameters:
+--   $1  bigint[]     the jobs' ids
+--   $2  int[]        their attempts, in the same order
+--   $3  timestamptz  the base time (the claim's now())
+--   $4  bigint[]     each start, in milliseconds after the base time
+--   $5  bigint[]     each end, likewise
+--   $6  text         the worker
+--
+-- Try it by hand (psql 15 has no \bind): paste this file after
+--   PREPARE record_plain AS
+-- then
+--   EXPLAIN EXECUTE record_plain('{1,2}', '{1,1}', now(), '{0,5}', '{5,9}', 'me');
+with t as (
+    select o.id, o.attempt, $3::timestamptz + o.start_ms * interval '1 millisecond' as started,
+        $3::timestamptz + o.end_ms * interval '1 millisecond' as finished
+    from unnest($1::bigint[], $2::int[], $4::bigint[], $5::bigint[])
+        as o(id, attempt, start_ms, end_ms)
+), upd as (
+    update cronq.jobs j set status = 'succeeded', locked_by = null, locked_until = null,
+        cancel_requested = false, last_error = null, error_code = null,
+        started_at = t.started, finished_at = t.finished, updated_at = now()
+    from t
+    where j.id = any($1::bigint[]) and j.id = t.id
+        and j.status = 'running' and j.locked_by = $6 and j.attempts = t.attempt
+    returning j.id, j.status
+), runs as (
+    insert into cronq.job_runs (job_id, attempt, worker, started_at, finished_at,
+        outcome, error, duration)
+    select t.id, t.attempt, $6, t.started, t.finished,
+        case when upd.id is null then 'lease_lost' else 'succeeded' end,
+        case when upd.id is null then 'lease lost: outcome succeeded not recorded' end,
+        t.finished - t.started
+    from t left join upd on upd.id = t.id
+)
+select (select string_agg(id || ' ' || status, ',') from upd);

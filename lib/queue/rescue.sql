@@ -1,0 +1,14 @@
+-- rescue: the running jobs whose lease has expired (their worker stopped
+-- renewing it), 500 at a time, oldest lease first. Each is then recorded
+-- through record.sql with $13 true, which leaves alone any whose lease was
+-- renewed meanwhile.
+--
+-- No parameters.
+--
+-- Try it by hand: paste this file after
+--   PREPARE rescue AS
+-- then
+--   EXPLAIN EXECUTE rescue;
+select id, attempts, locked_by, started_at, cancel_requested from cronq.jobs
+where status = 'running' and locked_until < now()
+order by locked_until limit 500;

@@ -1,0 +1,30 @@
+-- health: what "cronq check" judges by, as one row: how late the oldest
+-- due job is (ms, 0 when none), how many jobs are due, dead, failed
+-- (waiting to retry) and running on an expired lease; how long ago the
+-- last wake started (ms, null when none ever did); and the most overdue
+-- enabled schedule's name and lateness (ms, nulls when none is). Each
+-- subquery is shaped for its index: the due and failed counts and the lag
+-- read jobs_due, the stuck count jobs_leases, the most overdue schedule
+-- schedules_due, the newest wake the primary key.
+--
+-- No parameters.
+--
+-- Try it by hand: paste this file after
+--   PREPARE health AS
+-- then
+--   EXECUTE health;
+--   EXPLAIN EXECUTE health;
+select
+    (select coalesce(greatest(0, floor(extract(epoch from now() - min(run_at)) * 1000))::bigint, 0)
+        from cronq.jobs where status in ('queued', 'failed') and run_at <= now()),
+    (select count(*) from cronq.jobs where status in ('queued', 'failed') and run_at <= now()),
+    (select count(*) from cronq.jobs where status = 'dead'),
+    (select count(*) from cronq.jobs where status = 'failed'),
+    (select count(*) from cronq.jobs where status = 'running' and locked_until < now()),
+    (select greatest(0, floor(extract(epoch from now() - started_at) * 1000))::bigint
+        from cronq.wakes order by id desc limit 1),
+    o.name, o.ms
+from (select 1) one left join lateral (
+    select name, greatest(0, floor(extract(epoch from now() - next_run_at) * 1000))::bigint as ms
+    from cronq.schedules
+    where enabled and next_run_at < now() order by next_run_at limit 1) o on true;

@@ -1,0 +1,121 @@
+-- status: the document of "cronq status" (--json prints it; the tables
+-- and --prometheus are made from it), built by PostgreSQL as one json
+-- value: job counts overall, per queue and per (queue, type); how late the
+-- due jobs are; attempts per hour over the last $2 hours per queue; the
+-- expired leases and the last dead jobs; the schedules, overdue or not;
+-- the last wake. The C adds only each schedule's "error" (a cron
+-- expression or zone it cannot plan).
+-- qt: counts per (queue, type); q: the same per queue; hr: attempts
+-- finished in each of the last $2 hours (hour 0 = the last 60 minutes) per
+-- queue; hist: those as two arrays per queue, oldest hour first. Times are
+-- RFC 3339 UTC text; ages are whole seconds, never negative.
+--
+-- Parameters:
+--   $1  int  the grace, in seconds, before a schedule counts as overdue
+--            (cronq sends 120)
+--   $2  int  the hours of history in runs_24h (cronq sends 24)
+--
+-- Try it by hand (psql 15 has no \bind): paste this file after
+--   PREPARE status AS
+-- then
+--   EXECUTE status(120, 24);
+--   EXPLAIN EXECUTE status(120, 24);
+with qt as (
+    select queue, type,
+        count(*) filter (where status = 'queued') as queued,
+        count(*) filter (where status = 'running') as running,
+        count(*) filter (where status = 'succeeded') as succeeded,
+        count(*) filter (where status = 'failed') as failed,
+        count(*) filter (where status = 'dead') as dead,
+        count(*) filter (where status = 'cancelled') as cancelled,
+        count(*) as total,
+        count(*) filter (where status in ('queued', 'failed') and run_at <= now()) as due,
+        min(run_at) filter (where status in ('queued', 'failed') and run_at <= now()) as oldest_due,
+        count(*) filter (where status = 'running' and locked_until < now()) as expired
+    from cronq.jobs group by queue, type),
+q as (
+    select queue, sum(queued)::bigint as queued, sum(running)::bigint as running,
+        sum(succeeded)::bigint as succeeded, sum(failed)::bigint as failed,
+        sum(dead)::bigint as dead, sum(cancelled)::bigint as cancelled,
+        sum(total)::bigint as total, sum(due)::bigint as due,
+        min(oldest_due) as oldest_due, sum(expired)::bigint as expired
+    from qt group by queue),
+hr as (
+    select j.queue,
+        least($2::int - 1, greatest(0, floor(extract(epoch from now() - r.finished_at) / 3600)))::int as ago,
+        count(*) filter (where r.outcome = 'succeeded') as ok,
+        count(*) filter (where r.outcome in ('failed', 'timeout', 'lease_expired')) as bad
+    from cronq.job_runs r join cronq.jobs j on j.id = r.job_id
+    where r.finished_at > now() - make_interval(hours => $2::int)
+    group by 1, 2),
+hist as (
+    select q.queue,
+        json_agg(coalesce(hr.ok, 0) order by g.ago desc) as ok,
+        json_agg(coalesce(hr.bad, 0) order by g.ago desc) as bad
+    from q cross join generate_series(0, $2::int - 1) g(ago)
+    left join hr on hr.queue = q.queue and hr.ago = g.ago
+    group by q.queue),
+s as (
+    select s.name, s.cron, s.timezone, s.type, s.queue, s.enabled,
+        to_char(s.next_run_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as next_run_at,
+        case when s.enabled and s.next_run_at < now()
+            then greatest(0, floor(extract(epoch from now() - s.next_run_at)))::bigint else 0 end
+            as overdue_seconds,
+        coalesce(s.enabled and s.next_run_at < now() - make_interval(secs => $1::int), false)
+            as overdue,
+        to_char(s.last_enqueued_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as last_enqueued_at,
+        s.last_job_id, j.status as last_job_status,
+        to_char(j.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as last_job_finished_at
+    from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id)
+select json_build_object(
+    'generated_at', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+    'jobs', (select json_build_object('queued', t.queued, 'running', t.running,
+            'succeeded', t.succeeded, 'failed', t.failed, 'dead', t.dead,
+            'cancelled', t.cancelled, 'total', t.total)
+        from (
+            select coalesce(sum(queued), 0)::bigint as queued, coalesce(sum(running), 0)::bigint as running,
+                coalesce(sum(succeeded), 0)::bigint as succeeded, coalesce(sum(failed), 0)::bigint as failed,
+                coalesce(sum(dead), 0)::bigint as dead, coalesce(sum(cancelled), 0)::bigint as cancelled,
+                coalesce(sum(total), 0)::bigint as total from q) t),
+    'due', (select coalesce(sum(due), 0)::bigint from q),
+    'lag_seconds', (select coalesce(greatest(0, floor(extract(epoch from now() - min(oldest_due))))::bigint, 0)
+        from q),
+    'oldest_due_at', (select to_char(min(oldest_due) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+        from q),
+    'queues', coalesce((select json_agg(json_build_object('queue', q.queue,
+            'queued', q.queued, 'running', q.running, 'succeeded', q.succeeded,
+            'failed', q.failed, 'dead', q.dead, 'cancelled', q.cancelled, 'total', q.total,
+            'due', q.due,
+            'lag_seconds', coalesce(greatest(0, floor(extract(epoch from now() - q.oldest_due)))::bigint, 0),
+            'oldest_due_at', to_char(q.oldest_due at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+            'expired_leases', q.expired,
+            'runs_24h', json_build_object('succeeded', h.ok, 'failed', h.bad))
+        order by q.queue) from q join hist h on h.queue = q.queue), '[]'),
+    'types', coalesce((select json_agg(json_build_object('queue', t.queue, 'type', t.type,
+            'queued', t.queued, 'running', t.running, 'succeeded', t.succeeded,
+            'failed', t.failed, 'dead', t.dead, 'cancelled', t.cancelled, 'total', t.total)
+        order by t.queue, t.type) from qt t), '[]'),
+    'expired_leases', json_build_object(
+        'count', (select coalesce(sum(expired), 0)::bigint from q),
+        'jobs', coalesce((select json_agg(x) from (
+            select id, queue, type, attempts, max_attempts, locked_by,
+                to_char(locked_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as locked_until,
+                greatest(0, floor(extract(epoch from now() - locked_until)))::bigint as expired_seconds
+            from cronq.jobs where status = 'running' and locked_until < now()
+            order by locked_until, id limit 20) x), '[]')),
+    'dead', json_build_object(
+        'count', (select coalesce(sum(dead), 0)::bigint from q),
+        'jobs', coalesce((select json_agg(x) from (
+            select id, queue, type, attempts, error_code, last_error,
+                to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as finished_at
+            from cronq.jobs where status = 'dead'
+            order by finished_at desc nulls last, id desc limit 10) x), '[]')),
+    'schedules', coalesce((select json_agg(s order by s.name) from s), '[]'),
+    'overdue_schedules', (select count(*) from s where s.overdue),
+    'last_wake', (select json_build_object('id', w.id, 'worker', w.worker, 'host', w.host,
+            'pid', w.pid,
+            'started_at', to_char(w.started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+            'finished_at', to_char(w.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+            'seconds_ago', greatest(0, floor(extract(epoch from now() - w.started_at)))::bigint,
+            'jobs_run', w.jobs_run, 'jobs_failed', w.jobs_failed, 'exit_status', w.exit_status)
+        from cronq.wakes w order by w.id desc limit 1));

@@ -1,0 +1,24 @@
+-- due: the second pass of materialisation (due_unplanned.sql is the
+-- first, and says more). The enabled schedules whose next run has come,
+-- most overdue first, locked FOR UPDATE SKIP LOCKED so that concurrent
+-- runners split them rather than wait. The same columns as
+-- due_unplanned.sql: name, cron, timezone, catchup, overlap, the epoch
+-- second of the next run (occurrences are looked for from there), now as
+-- an epoch second, and whether the schedule's last job is still
+-- unfinished (queued, running or failed: overlap skip waits for it).
+--
+-- Parameters:
+--   $1  int  at most this many schedules (a transaction's batch)
+--
+-- Try it by hand (psql 15 has no \bind): paste this file after
+--   PREPARE due AS
+-- then
+--   EXPLAIN EXECUTE due(1000);
+select s.name, s.cron, s.timezone, s.catchup, s.overlap,
+    coalesce(floor(extract(epoch from s.next_run_at)), floor(extract(epoch from now())) + 1)::bigint,
+    floor(extract(epoch from now()))::bigint,
+    coalesce(j.status in ('queued', 'running', 'failed'), false)
+from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id
+where s.enabled and s.next_run_at <= now() order by s.next_run_at
+limit $1::int
+for update of s skip locked;

@@ -1,0 +1,30 @@
+-- due_unplanned: the first pass of materialisation. The enabled schedules
+-- with no next_run_at (written with SQL, or their expression changed),
+-- locked FOR UPDATE SKIP LOCKED so that concurrent runners split them
+-- rather than wait. Planned from now: their occurrences are looked for
+-- from a second after now (none), and their next run is their first fire
+-- time after this wake. due.sql, the second pass, takes those due; the C
+-- computes the fire times and writes jobs and next runs through
+-- cronq.materialise() in the same transaction. Two passes, each read in
+-- the order of the partial index schedules_due with a LIMIT (one "due or
+-- null" query cannot be: it sorted every due schedule for each batch).
+-- Columns: name, cron, timezone, catchup, overlap, the epoch second to
+-- look for occurrences from, now as an epoch second, and whether the
+-- schedule's last job is still unfinished (queued, running or failed:
+-- overlap skip waits for it).
+--
+-- Parameters:
+--   $1  int  at most this many schedules (a transaction's batch)
+--
+-- Try it by hand (psql 15 has no \bind): paste this file after
+--   PREPARE due_unplanned AS
+-- then
+--   EXPLAIN EXECUTE due_unplanned(1000);
+select s.name, s.cron, s.timezone, s.catchup, s.overlap,
+    coalesce(floor(extract(epoch from s.next_run_at)), floor(extract(epoch from now())) + 1)::bigint,
+    floor(extract(epoch from now()))::bigint,
+    coalesce(j.status in ('queued', 'running', 'failed'), false)
+from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id
+where s.enabled and s.next_run_at is null
+limit $1::int
+for update of s skip locked;

@@ -1,0 +1,1524 @@
+--
+-- PostgreSQL database dump
+--
+
+--
+-- Name: cronq; Type: SCHEMA; Schema: -; Owner: postgres
+--
+
+CREATE SCHEMA cronq;
+
+ALTER SCHEMA cronq OWNER TO postgres;
+
+--
+-- Name: jobs; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE TABLE cronq.jobs (
+    id bigint NOT NULL,
+    queue text NOT NULL,
+    type text NOT NULL,
+    payload jsonb NOT NULL,
+    priority integer NOT NULL,
+    run_at timestamp with time zone NOT NULL,
+    status text DEFAULT 'queued'::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    max_attempts integer NOT NULL,
+    timeout interval,
+    idempotency_key text,
+    locked_by text,
+    locked_until timestamp with time zone,
+    last_error text,
+    error_code text,
+    enqueued_by text NOT NULL,
+    schedule text,
+    scheduled_for timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone,
+    cancel_requested boolean DEFAULT false NOT NULL,
+    CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT jobs_idempotency_key_check CHECK (((idempotency_key <> ''::text) AND (length(idempotency_key) <= 1000))),
+    CONSTRAINT jobs_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
+    CONSTRAINT jobs_queue_check CHECK (((queue <> ''::text) AND (length(queue) <= 200))),
+    CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'succeeded'::text, 'failed'::text, 'dead'::text, 'cancelled'::text]))),
+    CONSTRAINT jobs_timeout_check CHECK ((timeout > '00:00:00'::interval))
+);
+
+ALTER TABLE cronq.jobs OWNER TO postgres;
+
+--
+-- Name: TABLE jobs; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON TABLE cronq.jobs IS 'cronq jobs: one row per job; see cronq(1)';
+
+--
+-- Name: COLUMN jobs.enqueued_by; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.jobs.enqueued_by IS 'role that enqueued the job, set by the database (only a superuser or the table owner may set it)';
+
+--
+-- Name: cancel_jobs(bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.cancel_jobs(ids bigint[]) RETURNS TABLE(id bigint, status text, changed boolean)
+    LANGUAGE sql
+    BEGIN ATOMIC
+ WITH req AS (
+          SELECT DISTINCT r.id
+            FROM unnest(cancel_jobs.ids) r(id)
+         ), upd AS (
+          UPDATE cronq.jobs j_1 SET status =
+                 CASE
+                     WHEN (j_1.status = 'running'::text) THEN j_1.status
+                     ELSE 'cancelled'::text
+                 END, cancel_requested = (j_1.status = 'running'::text), finished_at =
+                 CASE
+                     WHEN (j_1.status = 'running'::text) THEN j_1.finished_at
+                     ELSE now()
+                 END, last_error =
+                 CASE
+                     WHEN (j_1.status = 'running'::text) THEN j_1.last_error
+                     ELSE 'cancelled by an operator'::text
+                 END, error_code =
+                 CASE
+                     WHEN (j_1.status = 'running'::text) THEN j_1.error_code
+                     ELSE 'cancelled'::text
+                 END, updated_at = now()
+            FROM req req_1
+           WHERE ((j_1.id = req_1.id) AND (j_1.status = ANY (ARRAY['queued'::text, 'failed'::text, 'running'::text])))
+           RETURNING j_1.id,
+             j_1.status
+         )
+  SELECT req.id,
+     COALESCE(upd.status, j.status) AS "coalesce",
+     (upd.id IS NOT NULL)
+    FROM ((req
+      LEFT JOIN upd ON ((upd.id = req.id)))
+      LEFT JOIN cronq.jobs j ON ((j.id = req.id)));
+END;
+
+ALTER FUNCTION cronq.cancel_jobs(ids bigint[]) OWNER TO postgres;
+
+--
+-- Name: job_changed(bigint, text, boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.job_changed(id bigint, status text, changed boolean) RETURNS boolean
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    if status is null then
+        raise exception 'job % does not exist', id using errcode = 'P0002',
+            hint = 'A role sees only the jobs it enqueued, unless it is a member of cronq_admin.';
+    end if;
+    return changed;
+end
+$$;
+
+ALTER FUNCTION cronq.job_changed(id bigint, status text, changed boolean) OWNER TO postgres;
+
+--
+-- Name: cancel(bigint); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.cancel(id bigint) RETURNS boolean
+    LANGUAGE sql
+    BEGIN ATOMIC
+ SELECT cronq.job_changed(c.id, c.status, c.changed) AS job_changed
+    FROM cronq.cancel_jobs(ARRAY[cancel.id]) c(id, status, changed);
+END;
+
+ALTER FUNCTION cronq.cancel(id bigint) OWNER TO postgres;
+
+--
+-- Name: check_task(text, jsonb, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.check_task(p_type text, p_payload jsonb, p_role text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    AS $$
+declare
+    msg pg_catalog.text;
+begin
+    msg := cronq.payload_error(p_type, p_payload);
+    if msg is not null then
+        raise exception '%', msg using errcode = '22023';
+    end if;
+    msg := cronq.task_permission_error(p_type, p_role);
+    if msg is not null then
+        raise exception '%', msg using errcode = '42501';
+    end if;
+end
+$$;
+
+ALTER FUNCTION cronq.check_task(p_type text, p_payload jsonb, p_role text) OWNER TO postgres;
+
+--
+-- Name: cron_error(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.cron_error(expr text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+declare
+    names constant text[] := array['minute', 'hour', 'day of month', 'month', 'day of week'];
+    lows constant int[] := array[0, 0, 1, 1, 0];
+    highs constant int[] := array[59, 23, 31, 12, 7];
+    months constant text[] := array['jan', 'feb', 'mar', 'apr', 'may', 'jun',
+                                    'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+    wdays constant text[] := array['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
+    max_days constant int[] := array[31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    f text[];
+    item text;
+    m text[];
+    lo int;
+    hi int;
+    step int;
+    v text;
+    bits bool[];
+    mdays bool[] := array_fill(false, array[32]);
+    mons bool[] := array_fill(false, array[13]);
+    n int;
+begin
+    if expr is null then
+        return 'empty expression';
+    end if;
+    f := regexp_split_to_array(btrim(expr, E' \t\n\r\v\f'), E'[ \t\n\r\v\f]+');
+    if f = array[''] then
+        return 'empty expression';
+    end if;
+    if left(f[1], 1) = '@' then
+        if lower(f[1]) in ('@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly') then
+            return case when cardinality(f) > 1 then format('unexpected text after %s', lower(f[1])) end;
+        end if;
+        return case when lower(f[1]) = '@reboot' then '@reboot is not supported'
+                    else format('unrecognized macro "%s"', left(f[1], 32)) end;
+    end if;
+    if cardinality(f) <> 5 then
+        return format('expected 5 fields, got %s', cardinality(f));
+    end if;
+    for i in 1 .. 5 loop
+        bits := array_fill(false, array[60]);
+        if f[i] ~ '(^|,)(,|$)' then
+            return format('%s: empty item in list', names[i]);
+        end if;
+        foreach item in array string_to_array(f[i], ',') loop
+            m := regexp_match(item, '^(?:(\*)|([0-9A-Za-z]+)(?:-([0-9A-Za-z]+))?)(?:/([0-9]+))?$');
+            if m is null then
+                return format('%s: "%s" is not supported', names[i], left(item, 32));
+            end if;
+            if m[1] is not null then
+                lo := lows[i];
+                hi := highs[i];
+            else
+                lo := null;
+                hi := null;
+                foreach v in array array[m[2], m[3]] loop
+                    continue when v is null;
+                    if v ~ '^[0-9]+$' then
+                        v := coalesce(nullif(ltrim(v, '0'), ''), '0');
+                        n := case when length(v) > 4 then 10000 else v::int end;
+                        if n < lows[i] or n > highs[i] then
+                            return format('%s: %s is out of range %s-%s', names[i], left(v, 32), lows[i], highs[i]);
+                        end if;
+                    elsif i = 4 and lower(v) = any (months) then
+                        n := array_position(months, lower(v));
+                    elsif i = 5 and lower(v) = any (wdays) then
+                        n := array_position(wdays, lower(v)) - 1;
+                    else
+                        return format('%s: "%s" is not a %s', names[i], left(v, 32),
+                                      case when i in (4, 5) then 'valid name' else 'number' end);
+                    end if;
+                    if lo is null then lo := n; else hi := n; end if;
+                end loop;
+                if hi is null then
+                    hi := case when m[4] is not null then highs[i] else lo end;
+                elsif lo > hi then
+                    return format('%s: range %s-%s is reversed', names[i], m[2], m[3]);
+                end if;
+            end if;
+            step := 1;
+            if m[4] is not null then
+                v := coalesce(nullif(ltrim(m[4], '0'), ''), '0');
+                step := case when length(v) > 4 then 10000 else v::int end;
+                if step < 1 or step > highs[i] - lows[i] + 1 then
+                    return format('%s: step %s is out of range 1-%s', names[i], left(m[4], 32),
+                                  highs[i] - lows[i] + 1);
+                end if;
+            end if;
+            for k in 0 .. (hi - lo) / step loop
+                bits[lo + k * step + 1] := true;
+            end loop;
+        end loop;
+        if i = 3 then mdays := bits[1:32]; end if;
+        if i = 4 then mons := bits[1:13]; end if;
+    end loop;
+    -- Both day fields restricted: either matches, so some day always comes.
+    if left(f[3], 1) = '*' or left(f[5], 1) = '*' then
+        if not exists (select 1 from generate_series(1, 12) mo, generate_series(1, 31) d
+                       where mons[mo + 1] and mdays[d + 1] and d <= max_days[mo]) then
+            return format('cron expression "%s" never fires', left(expr, 64));
+        end if;
+    end if;
+    return null;
+end
+$_$;
+
+ALTER FUNCTION cronq.cron_error(expr text) OWNER TO postgres;
+
+--
+-- Name: enqueue_job(text, jsonb, timestamp with time zone, text, integer, integer, interval, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.enqueue_job(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, OUT id bigint, OUT created boolean) RETURNS record
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_variable
+begin
+    insert into cronq.jobs as j (type, payload, run_at, queue, priority,
+                                 max_attempts, timeout, idempotency_key)
+    values (type, payload, run_at, queue, priority, max_attempts, timeout, key)
+    on conflict (idempotency_key) where idempotency_key is not null do nothing
+    returning j.id into id;
+    if id is not null then
+        created := true;
+        return;
+    end if;
+    -- A new statement, a new snapshot: sees a conflicting row committed
+    -- by another session while our insert waited for it.
+    select j.id into id from cronq.jobs j where j.idempotency_key = key;
+    if id is null then
+        raise exception 'idempotency key "%" is held by another role''s job', left(key, 200)
+            using errcode = '23505',
+                  hint = 'Idempotency keys are shared by every role: choose one that names your application.';
+    end if;
+    created := false;
+end
+$$;
+
+ALTER FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, OUT id bigint, OUT created boolean) OWNER TO postgres;
+
+--
+-- Name: enqueue(text, jsonb, timestamp with time zone, text, integer, integer, interval, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.enqueue(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text) RETURNS bigint
+    LANGUAGE sql
+    BEGIN ATOMIC
+ SELECT e.id
+    FROM cronq.enqueue_job(enqueue.type, enqueue.payload, enqueue.run_at, enqueue.queue, enqueue.priority, enqueue.max_attempts, enqueue.timeout, enqueue.key) e(id, created);
+END;
+
+ALTER FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text) OWNER TO postgres;
+
+--
+-- Name: schedules; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE TABLE cronq.schedules (
+    name text NOT NULL,
+    cron text NOT NULL,
+    timezone text DEFAULT 'UTC'::text NOT NULL,
+    type text NOT NULL,
+    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
+    queue text DEFAULT 'default'::text NOT NULL,
+    priority integer DEFAULT 0 NOT NULL,
+    max_attempts integer DEFAULT 10 NOT NULL,
+    timeout interval,
+    enabled boolean DEFAULT true NOT NULL,
+    catchup text DEFAULT 'latest'::text NOT NULL,
+    overlap text DEFAULT 'skip'::text NOT NULL,
+    next_run_at timestamp with time zone,
+    last_enqueued_at timestamp with time zone,
+    last_job_id bigint,
+    created_by text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT schedules_catchup_check CHECK ((catchup = ANY (ARRAY['latest'::text, 'all'::text, 'skip'::text]))),
+    CONSTRAINT schedules_cron_check CHECK (((cron <> ''::text) AND (length(cron) <= 1000))),
+    CONSTRAINT schedules_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
+    CONSTRAINT schedules_name_check CHECK ((name ~ '^[A-Za-z0-9_.:@-]{1,200}$'::text)),
+    CONSTRAINT schedules_overlap_check CHECK ((overlap = ANY (ARRAY['skip'::text, 'allow'::text]))),
+    CONSTRAINT schedules_queue_check CHECK (((queue <> ''::text) AND (length(queue) <= 200))),
+    CONSTRAINT schedules_timeout_check CHECK ((timeout > '00:00:00'::interval))
+);
+
+ALTER TABLE cronq.schedules OWNER TO postgres;
+
+--
+-- Name: TABLE schedules; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON TABLE cronq.schedules IS 'cronq schedules: named cron definitions; see cronq(1)';
+
+--
+-- Name: enqueue_occurrences(text[], timestamp with time zone[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]) RETURNS TABLE(schedule text, job_id bigint)
+    LANGUAGE sql
+    BEGIN ATOMIC
+ INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, schedule, scheduled_for, run_at, enqueued_by)  SELECT s.type,
+             s.payload,
+             s.queue,
+             s.priority,
+             s.max_attempts,
+             s.timeout,
+             ((('schedule:'::text || s.name) || ':'::text) || to_char((f.fire AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'::text)),
+             s.name,
+             f.fire,
+             f.fire,
+             s.created_by
+            FROM (UNNEST(enqueue_occurrences.p_names, enqueue_occurrences.p_fires) f(name, fire)
+              JOIN cronq.schedules s ON ((s.name = f.name)))
+           ORDER BY f.fire
+   RETURNING jobs.schedule,
+     jobs.id;
+END;
+
+ALTER FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]) OWNER TO postgres;
+
+--
+-- Name: exec_args_bytes(jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.exec_args_bytes(p jsonb) RETURNS bigint
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN ((((((octet_length((p ->> 'command'::text)) + 9) + COALESCE((SELECT sum((octet_length(a.value) + 9)) AS sum FROM jsonb_array_elements_text((exec_args_bytes.p -> 'args'::text)) a(value)), (0)::bigint)) + COALESCE((SELECT sum(((octet_length(e.key) + octet_length(e.value)) + 10)) AS sum FROM jsonb_each_text((exec_args_bytes.p -> 'env'::text)) e(key, value)), (0)::bigint)) + octet_length('CRONQ_PAYLOAD='::text)) + octet_length((p)::text)) + 9);
+
+ALTER FUNCTION cronq.exec_args_bytes(p jsonb) OWNER TO postgres;
+
+--
+-- Name: exec_env_denied(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.exec_env_denied(name text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN ((name COLLATE "C") ~* '^(LD_.*|DYLD_.*|_RLD.*|LDR_.*|LIBPATH|SHLIB_PATH|GCONV_PATH|GETCONF_DIR|GLIBC_TUNABLES|MALLOC_.*|HOSTALIASES|LOCALDOMAIN|RES_OPTIONS|RESOLV_HOST_CONF|NIS_PATH|LOCPATH|NLSPATH|PATH_LOCALE|TZDIR|AUTHSTATE|VAR_ACE|USR_ACE|DLC_ACE|PATH|IFS|CDPATH|ENV|BASH.*|SHELLOPTS|PS4|GLOBIGNORE|PROMPT_COMMAND|FPATH|NULLCMD|READNULLCMD|ZDOTDIR|TMPPREFIX|SHELL|HOME|XDG_.*|TERMINFO|TERMINFO_DIRS|TERMPATH|TERMCAP|PERL.*|PYTHON.*|RUBY.*|GEM_.*|BUNDLE_.*|NODE_.*|NPM_CONFIG_.*|JAVA_.*|_JAVA_.*|JDK_.*|CLASSPATH|DOTNET_.*|CORECLR_.*|COMPLUS_.*|LUA_.*|PHPRC|PHP_INI_SCAN_DIR|TCLLIBPATH|TCL_LIBRARY|TK_LIBRARY|AWKPATH|AWKLIBPATH|PIP_.*|GOFLAGS|GOTOOLCHAIN|EDITOR|VISUAL|PAGER|MANPAGER|LESSOPEN|LESSCLOSE|GIT_.*|SSH_ASKPASS.*|SUDO_ASKPASS|MAKEFLAGS|MAKEFILES|MFLAGS|PG.*|KRB5.*|OPENSSL_.*|SSL_CERT_.*|CURL_CA_BUNDLE|REQUESTS_CA_BUNDLE|TAR_OPTIONS|ZIPOPT|ZIP|UNZIP|UNZIPOPT|ZIPINFO|GZIP|BZIP|BZIP2|XZ_OPT|XZ_DEFAULTS|LESS|LESSKEY.*|MORE|VIMINIT|EXINIT|MYVIMRC|VIMRUNTIME|GREP_OPTIONS|RSYNC_RSH|RSYNC_CONNECT_PROG|CVS_RSH|BROWSER|SUDO_EDITOR|SYSTEMD_.*|WGETRC|CURL_HOME|GNUPGHOME|SSLKEYLOGFILE|R_PROFILE.*|R_ENVIRON.*|R_LIBS.*|JULIA_.*|GUILE_.*|ERL_.*|CC|CXX|CPP|CGO_.*|GOENV|GOPROXY|GONOSUMDB|GONOPROXY|GOINSECURE|GOPRIVATE|GOSUMDB|GOPATH|GOROOT|HTTPS_CA_FILE|HTTPS_CA_DIR|HTTP_PROXY|HTTPS_PROXY|FTP_PROXY|ALL_PROXY|NO_PROXY)$'::text);
+
+ALTER FUNCTION cronq.exec_env_denied(name text) OWNER TO postgres;
+
+--
+-- Name: exec_env_value_refused(text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.exec_env_value_refused(name text, value text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN CASE WHEN ((name = ANY (ARRAY['LANG'::text, 'LANGUAGE'::text, 'LINGUAS'::text, 'TERM'::text, 'COLORTERM'::text])) OR (name ~~ 'LC\_%'::text)) THEN ((strpos(value, '/'::text) > 0) OR (strpos(value, '%'::text) > 0)) WHEN (name = 'TZ'::text) THEN ((strpos(value, '..'::text) > 0) OR (strpos(value, '%'::text) > 0) OR (value ~~ '/%'::text) OR (value ~~ ':/%'::text)) ELSE false END;
+
+ALTER FUNCTION cronq.exec_env_value_refused(name text, value text) OWNER TO postgres;
+
+--
+-- Name: is_admin(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.is_admin() RETURNS boolean
+    LANGUAGE sql STABLE
+    RETURN CASE WHEN (EXISTS (SELECT 1 FROM pg_roles WHERE (pg_roles.rolname = 'cronq_admin'::name))) THEN pg_has_role(CURRENT_USER, 'cronq_admin'::name, 'MEMBER'::text) ELSE false END;
+
+ALTER FUNCTION cronq.is_admin() OWNER TO postgres;
+
+--
+-- Name: is_duration(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.is_duration(t text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN ((t <> ''::text) AND (t ~ '^([0-9]+|([0-9]+w)?([0-9]+d)?([0-9]+h)?([0-9]+m)?([0-9]+s)?([0-9]+ms)?)$'::text));
+
+ALTER FUNCTION cronq.is_duration(t text) OWNER TO postgres;
+
+--
+-- Name: jobs_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.jobs_guard() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+declare
+    privileged pg_catalog.bool;
+    msg pg_catalog.text;
+begin
+    if tg_op operator(pg_catalog.=) 'INSERT' then
+        new.queue := coalesce(new.queue, 'default');
+        new.payload := coalesce(new.payload, '{}');
+        new.priority := coalesce(new.priority, 0);
+        new.run_at := coalesce(new.run_at, pg_catalog.now());
+        new.max_attempts := coalesce(new.max_attempts, 10);
+        new.timeout := coalesce(new.timeout, '1 hour'::pg_catalog.interval);
+        if new.enqueued_by is null
+           or (new.enqueued_by operator(pg_catalog.<>) current_user::pg_catalog.text
+               and not cronq.may_act_for_others(tg_relid)) then
+            new.enqueued_by := current_user;
+        end if;
+    elsif (new.enqueued_by operator(pg_catalog.=) old.enqueued_by) is not true
+          and not cronq.may_act_for_others(tg_relid) then
+        raise exception 'only a superuser may change enqueued_by'
+            using errcode = '42501';
+    end if;
+    if tg_op operator(pg_catalog.=) 'INSERT'
+       or (new.type operator(pg_catalog.=) old.type) is not true
+       or (new.payload operator(pg_catalog.=) old.payload) is not true then
+        perform cronq.check_task(new.type, new.payload, new.enqueued_by);
+    end if;
+    if tg_op operator(pg_catalog.<>) 'INSERT' then
+        return new;
+    end if;
+    -- Reserved keys and schedules bind the roles under row-level security;
+    -- those it does not apply to (the owner, whose materialisation writes
+    -- every schedule's occurrences, superusers, BYPASSRLS) see every row
+    -- anyway. row_security_active() reads the catalog caches: no query
+    -- per materialised row.
+    privileged := not pg_catalog.row_security_active(tg_relid);
+    if not privileged
+       and (new.schedule is not null
+            or pg_catalog.starts_with(new.idempotency_key, 'schedule:')
+            or pg_catalog.starts_with(new.idempotency_key, 'notify:')) then
+        msg := cronq.reserved_key_error(new.idempotency_key, new.schedule, new.scheduled_for,
+                                        new.enqueued_by);
+        if msg is not null then
+            raise exception '%', msg using errcode = '42501';
+        end if;
+    end if;
+    -- A key this role's job holds means "already enqueued": the row is
+    -- skipped, whatever the path (COPY of many lines included). Another
+    -- role's job holding it is said aloud, never a silent skip.
+    if new.idempotency_key is not null then
+        if cronq.key_taken(new.idempotency_key) then
+            return null;
+        end if;
+        if not privileged and cronq.key_in_use(new.idempotency_key) then
+            raise exception 'idempotency key "%" is held by another role''s job',
+                pg_catalog.left(new.idempotency_key, 200)
+                using errcode = '23505',
+                      hint = 'Idempotency keys are shared by every role: choose one that names your application.';
+        end if;
+    end if;
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.jobs_guard() OWNER TO postgres;
+
+--
+-- Name: jobs_transition_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.jobs_transition_guard() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    -- An admin is trusted with every job (and may run cronq run itself).
+    if cronq.is_admin() then
+        return new;
+    end if;
+    -- retry
+    if old.status in ('dead', 'failed', 'succeeded', 'cancelled') and new.status = 'queued'
+       and new.attempts = 0 and new.locked_by is null and new.locked_until is null
+       and not new.cancel_requested and new.started_at is null and new.finished_at is null then
+        return new;
+    end if;
+    -- the rest leave the attempt and its lease as they are
+    if (new.attempts, new.locked_by, new.locked_until, new.started_at)
+       is distinct from (old.attempts, old.locked_by, old.locked_until, old.started_at) then
+        null;
+    -- cancel
+    elsif old.status in ('queued', 'failed') and new.status = 'cancelled'
+          and not new.cancel_requested and new.finished_at is not null then
+        return new;
+    -- a running job's cancellation, carried out by its worker
+    elsif old.status = 'running' and new.status = 'running' and new.cancel_requested
+          and new.finished_at is not distinct from old.finished_at then
+        return new;
+    end if;
+    raise exception 'job %: a job is changed only by cancelling or retrying it', old.id
+        using errcode = '42501', hint = 'Use cronq.cancel(id), cronq.retry(id) or the CLI.';
+end
+$$;
+
+ALTER FUNCTION cronq.jobs_transition_guard() OWNER TO postgres;
+
+--
+-- Name: json_depth(jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.json_depth(v jsonb) RETURNS integer
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN CASE jsonb_typeof(v) WHEN 'object'::text THEN (1 + COALESCE((SELECT max(cronq.json_depth(e.value)) AS max FROM jsonb_each(json_depth.v) e(key, value)), 0)) WHEN 'array'::text THEN (1 + COALESCE((SELECT max(cronq.json_depth(e.value)) AS max FROM jsonb_array_elements(json_depth.v) e(value)), 0)) ELSE 0 END;
+
+ALTER FUNCTION cronq.json_depth(v jsonb) OWNER TO postgres;
+
+--
+-- Name: key_in_use(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.key_in_use(p_key text) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
+    AS $$
+    select exists (select 1 from cronq.jobs j where j.idempotency_key = p_key)
+$$;
+
+ALTER FUNCTION cronq.key_in_use(p_key text) OWNER TO postgres;
+
+--
+-- Name: key_taken(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.key_taken(p_key text) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET enable_seqscan TO 'off'
+    RETURN (EXISTS (SELECT 1 FROM cronq.jobs WHERE (jobs.idempotency_key = key_taken.p_key)));
+
+ALTER FUNCTION cronq.key_taken(p_key text) OWNER TO postgres;
+
+--
+-- Name: known_task(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.known_task(p_type text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN (p_type = ANY (ARRAY['noop'::text, 'sleep'::text, 'fail'::text, 'sql'::text, 'exec'::text, 'purge'::text]));
+
+ALTER FUNCTION cronq.known_task(p_type text) OWNER TO postgres;
+
+--
+-- Name: materialise(text[], timestamp with time zone[], text[], timestamp with time zone[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[]) RETURNS TABLE(schedule text, job_id bigint)
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    with ins as (
+        select o.schedule, o.job_id from cronq.enqueue_occurrences(p_names, p_fires) o
+    ), newest as (
+        select ins.schedule, max(ins.job_id) as id from ins group by ins.schedule
+    ), upd as (
+        update cronq.schedules s
+        set next_run_at = n.next,
+            last_enqueued_at = case when newest.id is not null then now() else s.last_enqueued_at end,
+            last_job_id = coalesce(newest.id, s.last_job_id)
+        from unnest(p_sched, p_next) as n(name, next)
+        left join newest on newest.schedule = n.name
+        where s.name = n.name
+        returning s.name
+    )
+    select ins.schedule, ins.job_id from ins
+$$;
+
+ALTER FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[]) OWNER TO postgres;
+
+--
+-- Name: may_act_for_others(oid); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.may_act_for_others(tbl oid) RETURNS boolean
+    LANGUAGE sql STABLE
+    RETURN (EXISTS (SELECT 1 FROM pg_roles r WHERE ((r.rolname = CURRENT_USER) AND (r.rolsuper OR (r.oid = (SELECT c.relowner FROM pg_class c WHERE (c.oid = may_act_for_others.tbl)))))));
+
+ALTER FUNCTION cronq.may_act_for_others(tbl oid) OWNER TO postgres;
+
+--
+-- Name: payload_error(text, jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.payload_error(p_type text, p_payload jsonb) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    AS $$
+declare
+    t pg_catalog.text;
+    msg pg_catalog.text;
+begin
+    if p_type is null or p_type operator(pg_catalog.=) '' then
+        return 'task type must not be empty';
+    end if;
+    if not cronq.known_task(p_type) then
+        return pg_catalog.format('unrecognized task type "%s"', p_type);
+    end if;
+    if p_payload is null or pg_catalog.jsonb_typeof(p_payload) operator(pg_catalog.<>) 'object' then
+        return pg_catalog.format('invalid payload: must be a JSON object, not %s',
+                                 coalesce(pg_catalog.jsonb_typeof(p_payload), 'null'));
+    end if;
+    if pg_catalog.pg_column_size(p_payload) operator(pg_catalog.>) 524288
+       and pg_catalog.octet_length(p_payload::pg_catalog.text) operator(pg_catalog.>) 1048576 then
+        return 'invalid payload: larger than 1 MiB';
+    end if;
+    -- Only a payload with many brackets can be deep; skip the walk otherwise.
+    t := p_payload::pg_catalog.text;
+    if pg_catalog.length(t) operator(pg_catalog.-) pg_catalog.length(pg_catalog.translate(t, '{[', ''))
+           operator(pg_catalog.>) 64
+       and cronq.json_depth(p_payload) operator(pg_catalog.>) 64 then
+        return 'invalid payload: nested deeper than 64 levels';
+    end if;
+    msg := cronq.task_rules(p_type, p_payload);
+    if msg is not null then
+        return pg_catalog.format('invalid payload for task "%s": %s', p_type, msg);
+    end if;
+    return null;
+end
+$$;
+
+ALTER FUNCTION cronq.payload_error(p_type text, p_payload jsonb) OWNER TO postgres;
+
+--
+-- Name: unknown_key(jsonb, text[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.unknown_key(p jsonb, allowed text[]) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN (SELECT k.k FROM jsonb_object_keys(unknown_key.p) k(k) WHERE (k.k <> ALL (unknown_key.allowed)) ORDER BY (k.k COLLATE "C") LIMIT 1);
+
+ALTER FUNCTION cronq.unknown_key(p jsonb, allowed text[]) OWNER TO postgres;
+
+--
+-- Name: payload_rules_exec(jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.payload_rules_exec(p jsonb) RETURNS text
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN CASE WHEN (cronq.unknown_key(p, '{command,args,env}'::text[]) IS NOT NULL) THEN format('unknown key "%s"'::text, cronq.unknown_key(p, '{command,args,env}'::text[])) WHEN (NOT (p ? 'command'::text)) THEN '"command" is required'::text WHEN ((jsonb_typeof((p -> 'command'::text)) <> 'string'::text) OR ((p ->> 'command'::text) !~ '^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,254}$'::text)) THEN '"command" must be a program name in the exec directory: letters, digits and _.+- with no "/"'::text WHEN ((p ? 'args'::text) AND ((jsonb_typeof((p -> 'args'::text)) <> 'array'::text) OR (EXISTS (SELECT FROM jsonb_array_elements((payload_rules_exec.p -> 'args'::text)) a(value) WHERE (jsonb_typeof(a.value) <> 'string'::text))))) THEN '"args" must be an array of strings'::text WHEN ((p ? 'env'::text) AND ((jsonb_typeof((p -> 'env'::text)) <> 'object'::text) OR (EXISTS (SELECT FROM jsonb_each((payload_rules_exec.p -> 'env'::text)) e(key, value) WHERE ((jsonb_typeof(e.value) <> 'string'::text) OR (e.key !~ '^[A-Za-z_][A-Za-z0-9_]*$'::text) OR (e.key ~~ 'CRONQ\_%'::text)))))) THEN '"env" must map variable names (not CRONQ_*) to strings'::text WHEN ((p ? 'env'::text) AND (EXISTS (SELECT FROM jsonb_object_keys((payload_rules_exec.p -> 'env'::text)) k(k) WHERE cronq.exec_env_denied(k.k)))) THEN format('"env" may not set "%s": it changes how a program is loaded or interpreted'::text, (SELECT k.k FROM jsonb_object_keys((payload_rules_exec.p -> 'env'::text)) k(k) WHERE cronq.exec_env_denied(k.k) ORDER BY (octet_length(k.k)), (k.k COLLATE "C") LIMIT 1)) WHEN ((p ? 'env'::text) AND (EXISTS (SELECT FROM jsonb_each_text((payload_rules_exec.p -> 'env'::text)) e(key, value) WHERE cronq.exec_env_value_refused(e.key, e.value)))) THEN format('"env" may not set "%s" to a path or a format ("/", ".." or "%%")'::text, (SELECT e.key FROM jsonb_each_text((payload_rules_exec.p -> 'env'::text)) e(key, value) WHERE cronq.exec_env_value_refused(e.key, e.value) ORDER BY (octet_length(e.key)), (e.key COLLATE "C") LIMIT 1)) WHEN (octet_length((p)::text) > 98304) THEN CASE WHEN (octet_length((p)::text) > 131057) THEN 'larger than 131057 bytes as JSON text, too large for the CRONQ_PAYLOAD variable (the kernel passes none over 128 KiB)'::text WHEN (cronq.exec_args_bytes(p) > 393216) THEN 'arguments and environment larger than 393216 bytes (strings with their NULs and 8-byte pointers, CRONQ_PAYLOAD included)'::text ELSE NULL::text END ELSE NULL::text END;
+
+ALTER FUNCTION cronq.payload_rules_exec(p jsonb) OWNER TO postgres;
+
+--
+-- Name: payload_rules_fail(jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.payload_rules_fail(p jsonb) RETURNS text
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN CASE WHEN (cronq.unknown_key(p, '{message,code,permanent}'::text[]) IS NOT NULL) THEN format('unknown key "%s"'::text, cronq.unknown_key(p, '{message,code,permanent}'::text[])) WHEN ((p ? 'message'::text) AND (jsonb_typeof((p -> 'message'::text)) <> 'string'::text)) THEN '"message" must be a string'::text WHEN ((p ? 'code'::text) AND ((jsonb_typeof((p -> 'code'::text)) <> 'string'::text) OR ((p ->> 'code'::text) !~ '^[a-z0-9_]{1,64}$'::text))) THEN '"code" must be 1 to 64 characters of a-z, 0-9 and _'::text WHEN ((p ? 'permanent'::text) AND (jsonb_typeof((p -> 'permanent'::text)) <> 'boolean'::text)) THEN '"permanent" must be true or false'::text ELSE NULL::text END;
+
+ALTER FUNCTION cronq.payload_rules_fail(p jsonb) OWNER TO postgres;
+
+--
+-- Name: payload_rules_noop(jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.payload_rules_noop(p jsonb) RETURNS text
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN CASE WHEN (p <> '{}'::jsonb) THEN format('unknown key "%s"'::text, cronq.unknown_key(p, '{}'::text[])) ELSE NULL::text END;
+
+ALTER FUNCTION cronq.payload_rules_noop(p jsonb) OWNER TO postgres;
+
+--
+-- Name: payload_rules_purge(jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.payload_rules_purge(p jsonb) RETURNS text
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN CASE WHEN (cronq.unknown_key(p, '{older_than,statuses}'::text[]) IS NOT NULL) THEN format('unknown key "%s"'::text, cronq.unknown_key(p, '{older_than,statuses}'::text[])) WHEN (jsonb_typeof((p -> 'older_than'::text)) = 'string'::text) THEN CASE WHEN (NOT cronq.is_duration((p ->> 'older_than'::text))) THEN '"older_than" must be a duration such as "30d" or "12h"'::text WHEN ((p ? 'statuses'::text) AND ((jsonb_typeof((p -> 'statuses'::text)) <> 'array'::text) OR (jsonb_array_length((p -> 'statuses'::text)) = 0) OR (EXISTS (SELECT 1 FROM jsonb_array_elements((payload_rules_purge.p -> 'statuses'::text)) s(value) WHERE (s.value <> ALL (ARRAY['"succeeded"'::jsonb, '"dead"'::jsonb, '"cancelled"'::jsonb])))))) THEN '"statuses" must be a non-empty list of succeeded, dead and cancelled'::text ELSE NULL::text END WHEN (jsonb_typeof((p -> 'older_than'::text)) = 'object'::text) THEN CASE WHEN (p ? 'statuses'::text) THEN '"statuses" goes with a single "older_than" duration'::text WHEN (((SELECT count(*) AS count FROM jsonb_object_keys((payload_rules_purge.p -> 'older_than'::text)) jsonb_object_keys(jsonb_object_keys)) = 0) OR (EXISTS (SELECT 1 FROM jsonb_each((payload_rules_purge.p -> 'older_than'::text)) e(key, value) WHERE ((e.key <> ALL (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])) OR (jsonb_typeof(e.value) <> 'string'::text) OR (NOT cronq.is_duration((e.value #>> '{}'::text[]))))))) THEN '"older_than" must map succeeded, dead or cancelled to durations'::text ELSE NULL::text END ELSE '"older_than" is required: a duration, or durations by status'::text END;
+
+ALTER FUNCTION cronq.payload_rules_purge(p jsonb) OWNER TO postgres;
+
+--
+-- Name: payload_rules_sleep(jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.payload_rules_sleep(p jsonb) RETURNS text
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN CASE WHEN (cronq.unknown_key(p, '{seconds}'::text[]) IS NOT NULL) THEN format('unknown key "%s"'::text, cronq.unknown_key(p, '{seconds}'::text[])) WHEN (NOT (p ? 'seconds'::text)) THEN '"seconds" is required'::text WHEN (jsonb_typeof((p -> 'seconds'::text)) <> 'number'::text) THEN '"seconds" must be a number'::text WHEN ((((p ->> 'seconds'::text))::numeric < (0)::numeric) OR (((p ->> 'seconds'::text))::numeric > (86400)::numeric)) THEN '"seconds" must be between 0 and 86400'::text ELSE NULL::text END;
+
+ALTER FUNCTION cronq.payload_rules_sleep(p jsonb) OWNER TO postgres;
+
+--
+-- Name: payload_rules_sql(jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.payload_rules_sql(p jsonb) RETURNS text
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN CASE WHEN (cronq.unknown_key(p, '{sql,transaction}'::text[]) IS NOT NULL) THEN format('unknown key "%s"'::text, cronq.unknown_key(p, '{sql,transaction}'::text[])) WHEN (NOT (p ? 'sql'::text)) THEN '"sql" is required'::text WHEN ((jsonb_typeof((p -> 'sql'::text)) <> 'string'::text) OR (btrim((p ->> 'sql'::text), ' 	
+'::text) = ''::text)) THEN '"sql" must be a non-empty string'::text WHEN ((p ? 'transaction'::text) AND (jsonb_typeof((p -> 'transaction'::text)) <> 'boolean'::text)) THEN '"transaction" must be true or false'::text ELSE NULL::text END;
+
+ALTER FUNCTION cronq.payload_rules_sql(p jsonb) OWNER TO postgres;
+
+--
+-- Name: reserved_key_error(text, text, timestamp with time zone, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.reserved_key_error(p_key text, p_schedule text, p_fire timestamp with time zone, p_role text) RETURNS text
+    LANGUAGE sql STABLE
+    BEGIN ATOMIC
+ SELECT
+         CASE
+             WHEN ((p_schedule IS NOT NULL) AND (NOT (EXISTS ( SELECT 1
+                FROM cronq.schedules s
+               WHERE ((s.name = reserved_key_error.p_schedule) AND (s.created_by = reserved_key_error.p_role)))))) THEN format('role "%s" may not enqueue jobs of schedule "%s": it is not its author'::text, p_role, p_schedule)
+             WHEN (starts_with(p_key, 'schedule:'::text) AND (p_key IS DISTINCT FROM ((('schedule:'::text || p_schedule) || ':'::text) || to_char((p_fire AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'::text)))) THEN format('idempotency key "%s" is reserved: keys starting with "schedule:" belong to the schedule and fire time they name'::text, "left"(p_key, 200))
+             WHEN starts_with(p_key, 'notify:'::text) THEN format('idempotency key "%s" is reserved: keys starting with "notify:" belong to hooks'::text, "left"(p_key, 200))
+             ELSE NULL::text
+         END AS "case";
+END;
+
+ALTER FUNCTION cronq.reserved_key_error(p_key text, p_schedule text, p_fire timestamp with time zone, p_role text) OWNER TO postgres;
+
+--
+-- Name: retry_jobs(bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.retry_jobs(ids bigint[]) RETURNS TABLE(id bigint, status text, changed boolean)
+    LANGUAGE sql
+    BEGIN ATOMIC
+ WITH req AS (
+          SELECT DISTINCT r.id
+            FROM unnest(retry_jobs.ids) r(id)
+         ), upd AS (
+          UPDATE cronq.jobs j_1 SET status = 'queued'::text, run_at = now(), attempts = 0, locked_by = NULL::text, locked_until = NULL::timestamp with time zone, cancel_requested = false, started_at = NULL::timestamp with time zone, finished_at = NULL::timestamp with time zone, last_error = NULL::text, error_code = NULL::text, updated_at = now()
+            FROM req req_1
+           WHERE ((j_1.id = req_1.id) AND (j_1.status = ANY (ARRAY['dead'::text, 'failed'::text, 'succeeded'::text, 'cancelled'::text])))
+           RETURNING j_1.id,
+             j_1.status
+         )
+  SELECT req.id,
+     COALESCE(upd.status, j.status) AS "coalesce",
+     (upd.id IS NOT NULL)
+    FROM ((req
+      LEFT JOIN upd ON ((upd.id = req.id)))
+      LEFT JOIN cronq.jobs j ON ((j.id = req.id)));
+END;
+
+ALTER FUNCTION cronq.retry_jobs(ids bigint[]) OWNER TO postgres;
+
+--
+-- Name: retry(bigint); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.retry(id bigint) RETURNS boolean
+    LANGUAGE sql
+    BEGIN ATOMIC
+ SELECT cronq.job_changed(r.id, r.status, r.changed) AS job_changed
+    FROM cronq.retry_jobs(ARRAY[retry.id]) r(id, status, changed);
+END;
+
+ALTER FUNCTION cronq.retry(id bigint) OWNER TO postgres;
+
+--
+-- Name: schedule(text, text, text, jsonb, text, text, integer, integer, interval, boolean, text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb DEFAULT '{}'::jsonb, timezone text DEFAULT NULL::text, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, enabled boolean DEFAULT NULL::boolean, catchup text DEFAULT NULL::text, overlap text DEFAULT NULL::text) RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_variable
+begin
+    begin
+        insert into cronq.schedules as s (name, cron, timezone, type, payload)
+        values (name, cron, coalesce(timezone, 'UTC'), type, coalesce(payload, '{}'));
+    exception when unique_violation then
+        update cronq.schedules s
+        set cron = schedule.cron, timezone = coalesce(schedule.timezone, s.timezone),
+            type = schedule.type, payload = coalesce(schedule.payload, '{}')
+        where s.name = schedule.name;
+        if not found then
+            raise exception 'schedule "%" belongs to another role', name using errcode = '42501',
+                hint = 'Schedule names are shared by every role: choose another name.';
+        end if;
+    end;
+    if coalesce(queue, priority::text, max_attempts::text, timeout::text, enabled::text,
+                catchup, overlap) is not null then
+        update cronq.schedules s
+        set queue = coalesce(schedule.queue, s.queue),
+            priority = coalesce(schedule.priority, s.priority),
+            max_attempts = coalesce(schedule.max_attempts, s.max_attempts),
+            timeout = coalesce(schedule.timeout, s.timeout),
+            enabled = coalesce(schedule.enabled, s.enabled),
+            catchup = coalesce(schedule.catchup, s.catchup),
+            overlap = coalesce(schedule.overlap, s.overlap)
+        where s.name = schedule.name;
+    end if;
+    return name;
+end
+$$;
+
+ALTER FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text) OWNER TO postgres;
+
+--
+-- Name: schedules_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schedules_guard() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    msg text;
+begin
+    if tg_op = 'INSERT' then
+        if new.created_by is null or (new.created_by <> current_user::text
+                                   and not cronq.may_act_for_others(tg_relid)) then
+            new.created_by := current_user;
+        end if;
+    elsif not cronq.may_act_for_others(tg_relid) then
+        if new.created_by is distinct from old.created_by then
+            raise exception 'only a superuser may change created_by' using errcode = '42501';
+        end if;
+        -- Whoever changes what a schedule's jobs do becomes its author;
+        -- changing when they run (an admin fixing a zone) does not make
+        -- the author's SQL run as the editor.
+        if (new.type, new.payload) is distinct from (old.type, old.payload) then
+            new.created_by := current_user;
+        end if;
+    end if;
+    if tg_op = 'INSERT' or (new.cron, new.timezone) is distinct from (old.cron, old.timezone) then
+        msg := coalesce(cronq.cron_error(new.cron), cronq.zone_error(new.timezone));
+        if msg is not null then
+            raise exception 'schedule "%": %', new.name, msg using errcode = '22023';
+        end if;
+        if tg_op = 'UPDATE' and new.next_run_at is not distinct from old.next_run_at then
+            new.next_run_at := null;
+        end if;
+    end if;
+    if tg_op = 'INSERT' or new.type is distinct from old.type
+       or new.payload is distinct from old.payload then
+        perform cronq.check_task(new.type, new.payload, new.created_by);
+    end if;
+    new.updated_at := now();
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.schedules_guard() OWNER TO postgres;
+
+--
+-- Name: schema_version(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schema_version() RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN 9;
+
+ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
+
+--
+-- Name: task_permission_error(text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.task_permission_error(p_type text, p_role text) RETURNS text
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+    if p_type operator(pg_catalog.=) 'exec' then
+        if not (exists (select 1 from pg_catalog.pg_roles
+                        where rolname operator(pg_catalog.=) 'cronq_exec')
+                and exists (select 1 from pg_catalog.pg_roles
+                            where rolname operator(pg_catalog.=) p_role)
+                and pg_catalog.pg_has_role(p_role, 'cronq_exec', 'MEMBER')) then
+            return pg_catalog.format('role "%s" may not enqueue exec jobs: it is not a member of cronq_exec', p_role);
+        end if;
+    elsif p_type operator(pg_catalog.=) 'purge' then
+        if not (exists (select 1 from pg_catalog.pg_roles r
+                        where r.rolname operator(pg_catalog.=) p_role and r.rolsuper)
+                or exists (select 1 from pg_catalog.pg_class c
+                           join pg_catalog.pg_roles r on r.oid operator(pg_catalog.=) c.relowner
+                           where c.oid operator(pg_catalog.=) 'cronq.jobs'::pg_catalog.regclass
+                             and r.rolname operator(pg_catalog.=) p_role)
+                or (exists (select 1 from pg_catalog.pg_roles
+                            where rolname operator(pg_catalog.=) 'cronq_admin')
+                    and exists (select 1 from pg_catalog.pg_roles
+                                where rolname operator(pg_catalog.=) p_role)
+                    and pg_catalog.pg_has_role(p_role, 'cronq_admin', 'MEMBER'))) then
+            return pg_catalog.format('role "%s" may not enqueue purge jobs: only the owner of cronq.jobs or a member of cronq_admin may', p_role);
+        end if;
+    end if;
+    return null;
+end
+$$;
+
+ALTER FUNCTION cronq.task_permission_error(p_type text, p_role text) OWNER TO postgres;
+
+--
+-- Name: task_rules(text, jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.task_rules(p_type text, p jsonb) RETURNS text
+    LANGUAGE sql STABLE PARALLEL SAFE
+    RETURN CASE p_type WHEN 'noop'::text THEN cronq.payload_rules_noop(p) WHEN 'sleep'::text THEN cronq.payload_rules_sleep(p) WHEN 'fail'::text THEN cronq.payload_rules_fail(p) WHEN 'sql'::text THEN cronq.payload_rules_sql(p) WHEN 'exec'::text THEN cronq.payload_rules_exec(p) WHEN 'purge'::text THEN cronq.payload_rules_purge(p) ELSE format('unrecognized task type "%s"'::text, p_type) END;
+
+ALTER FUNCTION cronq.task_rules(p_type text, p jsonb) OWNER TO postgres;
+
+--
+-- Name: unschedule(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.unschedule(name text) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_variable
+begin
+    delete from cronq.schedules s where s.name = name;
+    if not found then
+        raise exception 'schedule "%" does not exist', name using errcode = 'P0002',
+            hint = 'A role sees only the schedules it created, unless it is a member of cronq_admin.';
+    end if;
+    return true;
+end
+$$;
+
+ALTER FUNCTION cronq.unschedule(name text) OWNER TO postgres;
+
+--
+-- Name: zone_error(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.zone_error(zone text) RETURNS text
+    LANGUAGE sql STABLE
+    BEGIN ATOMIC
+ SELECT
+         CASE
+             WHEN (zone = 'UTC'::text) THEN NULL::text
+             WHEN ((zone IS NULL) OR (zone !~ '^[A-Za-z0-9_+][A-Za-z0-9._+-]*(/[A-Za-z0-9_+][A-Za-z0-9._+-]*)*$'::text) OR (zone = ANY (ARRAY['localtime'::text, 'posixrules'::text, 'Factory'::text])) OR (NOT (EXISTS ( SELECT 1
+                FROM pg_timezone_names t
+               WHERE (t.name = zone_error.zone))))) THEN format('unrecognized time zone "%s"'::text, "left"(zone, 64))
+             ELSE NULL::text
+         END AS "case";
+END;
+
+ALTER FUNCTION cronq.zone_error(zone text) OWNER TO postgres;
+
+--
+-- Name: job_runs; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE TABLE cronq.job_runs (
+    id bigint NOT NULL,
+    job_id bigint NOT NULL,
+    attempt integer NOT NULL,
+    worker text,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone DEFAULT now() NOT NULL,
+    outcome text NOT NULL,
+    error_code text,
+    error text,
+    output text,
+    duration interval,
+    CONSTRAINT job_runs_outcome_check CHECK ((outcome = ANY (ARRAY['succeeded'::text, 'failed'::text, 'timeout'::text, 'lease_expired'::text, 'cancelled'::text, 'given_back'::text, 'lease_lost'::text])))
+);
+
+ALTER TABLE cronq.job_runs OWNER TO postgres;
+
+--
+-- Name: job_runs_id_seq; Type: SEQUENCE; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE cronq.job_runs ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME cronq.job_runs_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: jobs_id_seq; Type: SEQUENCE; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE cronq.jobs ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME cronq.jobs_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: schema_migrations; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE TABLE cronq.schema_migrations (
+    version integer NOT NULL,
+    name text NOT NULL,
+    applied_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+ALTER TABLE cronq.schema_migrations OWNER TO postgres;
+
+--
+-- Name: wakes; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE TABLE cronq.wakes (
+    id bigint NOT NULL,
+    worker text NOT NULL,
+    host text NOT NULL,
+    pid integer,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    finished_at timestamp with time zone,
+    jobs_run integer DEFAULT 0 NOT NULL,
+    jobs_failed integer DEFAULT 0 NOT NULL,
+    exit_status integer
+);
+
+ALTER TABLE cronq.wakes OWNER TO postgres;
+
+--
+-- Name: wakes_id_seq; Type: SEQUENCE; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE cronq.wakes ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME cronq.wakes_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
+-- Name: job_runs job_runs_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE ONLY cronq.job_runs
+    ADD CONSTRAINT job_runs_pkey PRIMARY KEY (job_id, id);
+
+--
+-- Name: jobs jobs_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE ONLY cronq.jobs
+    ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
+
+--
+-- Name: schedules schedules_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE ONLY cronq.schedules
+    ADD CONSTRAINT schedules_pkey PRIMARY KEY (name);
+
+--
+-- Name: schema_migrations schema_migrations_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE ONLY cronq.schema_migrations
+    ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+
+--
+-- Name: wakes wakes_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE ONLY cronq.wakes
+    ADD CONSTRAINT wakes_pkey PRIMARY KEY (id);
+
+--
+-- Name: jobs_dead; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX jobs_dead ON cronq.jobs USING btree (finished_at) WHERE (status = 'dead'::text);
+
+--
+-- Name: jobs_due; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX jobs_due ON cronq.jobs USING btree (priority, run_at, id) WHERE (status = ANY (ARRAY['queued'::text, 'failed'::text]));
+
+--
+-- Name: jobs_finished; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX jobs_finished ON cronq.jobs USING btree (finished_at) WHERE (status = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text]));
+
+--
+-- Name: jobs_idempotency_key; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE UNIQUE INDEX jobs_idempotency_key ON cronq.jobs USING btree (idempotency_key) WHERE (idempotency_key IS NOT NULL);
+
+--
+-- Name: jobs_leases; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX jobs_leases ON cronq.jobs USING btree (locked_until) WHERE (status = 'running'::text);
+
+--
+-- Name: schedules_due; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX schedules_due ON cronq.schedules USING btree (next_run_at) WHERE enabled;
+
+--
+-- Name: jobs jobs_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_guard BEFORE INSERT OR UPDATE OF type, payload, enqueued_by ON cronq.jobs FOR EACH ROW EXECUTE FUNCTION cronq.jobs_guard();
+
+--
+-- Name: jobs jobs_transition_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_transition_guard BEFORE UPDATE ON cronq.jobs FOR EACH ROW WHEN (row_security_active(('cronq.jobs'::regclass)::oid)) EXECUTE FUNCTION cronq.jobs_transition_guard();
+
+--
+-- Name: schedules schedules_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_guard BEFORE INSERT OR UPDATE OF name, cron, timezone, type, payload, queue, priority, max_attempts, timeout, enabled, catchup, overlap, created_by, created_at, updated_at ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_guard();
+
+--
+-- Name: job_runs; Type: ROW SECURITY; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE cronq.job_runs ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: job_runs job_runs_own; Type: POLICY; Schema: cronq; Owner: postgres
+--
+
+CREATE POLICY job_runs_own ON cronq.job_runs USING ((( SELECT cronq.is_admin() AS is_admin) OR (EXISTS ( SELECT 1
+   FROM cronq.jobs j
+  WHERE (j.id = job_runs.job_id)))));
+
+--
+-- Name: jobs; Type: ROW SECURITY; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE cronq.jobs ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: jobs jobs_own; Type: POLICY; Schema: cronq; Owner: postgres
+--
+
+CREATE POLICY jobs_own ON cronq.jobs USING ((( SELECT cronq.is_admin() AS is_admin) OR (enqueued_by = (CURRENT_USER)::text))) WITH CHECK ((( SELECT cronq.is_admin() AS is_admin) OR ((enqueued_by = (CURRENT_USER)::text) AND ((status = ANY (ARRAY['queued'::text, 'cancelled'::text])) OR ((status = 'running'::text) AND cancel_requested)))));
+
+--
+-- Name: schedules; Type: ROW SECURITY; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE cronq.schedules ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: schedules schedules_own; Type: POLICY; Schema: cronq; Owner: postgres
+--
+
+CREATE POLICY schedules_own ON cronq.schedules USING ((( SELECT cronq.is_admin() AS is_admin) OR (created_by = (CURRENT_USER)::text))) WITH CHECK ((( SELECT cronq.is_admin() AS is_admin) OR (created_by = (CURRENT_USER)::text)));
+
+--
+-- Name: SCHEMA cronq; Type: ACL; Schema: -; Owner: postgres
+--
+
+GRANT USAGE ON SCHEMA cronq TO cronq_user;
+GRANT USAGE ON SCHEMA cronq TO cronq_admin;
+
+--
+-- Name: TABLE jobs; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT SELECT ON TABLE cronq.jobs TO cronq_user;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.jobs TO cronq_admin;
+
+--
+-- Name: COLUMN jobs.queue; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(queue) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.type; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(type) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.payload; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(payload) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.priority; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(priority) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.run_at; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(run_at),UPDATE(run_at) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.status; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT UPDATE(status) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.attempts; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT UPDATE(attempts) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.max_attempts; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(max_attempts) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.timeout; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(timeout) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.idempotency_key; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(idempotency_key) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.locked_by; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT UPDATE(locked_by) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.locked_until; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT UPDATE(locked_until) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.last_error; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT UPDATE(last_error) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.error_code; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT UPDATE(error_code) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.enqueued_by; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(enqueued_by) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.schedule; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(schedule) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.scheduled_for; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(scheduled_for) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.updated_at; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT UPDATE(updated_at) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.started_at; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT UPDATE(started_at) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.finished_at; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT UPDATE(finished_at) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.cancel_requested; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT UPDATE(cancel_requested) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: FUNCTION cancel_jobs(ids bigint[]); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.cancel_jobs(ids bigint[]) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.cancel_jobs(ids bigint[]) TO cronq_admin;
+
+--
+-- Name: FUNCTION cancel(id bigint); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.cancel(id bigint) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.cancel(id bigint) TO cronq_admin;
+
+--
+-- Name: FUNCTION enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, OUT id bigint, OUT created boolean); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, OUT id bigint, OUT created boolean) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, OUT id bigint, OUT created boolean) TO cronq_admin;
+
+--
+-- Name: FUNCTION enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text) TO cronq_admin;
+
+--
+-- Name: TABLE schedules; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT SELECT,DELETE ON TABLE cronq.schedules TO cronq_user;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.schedules TO cronq_admin;
+
+--
+-- Name: COLUMN schedules.name; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(name) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.cron; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(cron),UPDATE(cron) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.timezone; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(timezone),UPDATE(timezone) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.type; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(type),UPDATE(type) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.payload; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(payload),UPDATE(payload) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.queue; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(queue),UPDATE(queue) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.priority; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(priority),UPDATE(priority) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.max_attempts; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(max_attempts),UPDATE(max_attempts) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.timeout; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(timeout),UPDATE(timeout) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.enabled; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(enabled),UPDATE(enabled) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.catchup; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(catchup),UPDATE(catchup) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.overlap; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(overlap),UPDATE(overlap) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.next_run_at; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(next_run_at),UPDATE(next_run_at) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: FUNCTION enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]) TO cronq_admin;
+
+--
+-- Name: FUNCTION materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[]); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[]) FROM PUBLIC;
+
+--
+-- Name: FUNCTION retry_jobs(ids bigint[]); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.retry_jobs(ids bigint[]) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.retry_jobs(ids bigint[]) TO cronq_admin;
+
+--
+-- Name: FUNCTION retry(id bigint); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.retry(id bigint) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.retry(id bigint) TO cronq_admin;
+
+--
+-- Name: FUNCTION schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text) TO cronq_admin;
+
+--
+-- Name: FUNCTION unschedule(name text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.unschedule(name text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.unschedule(name text) TO cronq_admin;
+
+--
+-- Name: TABLE job_runs; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT SELECT ON TABLE cronq.job_runs TO cronq_user;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.job_runs TO cronq_admin;
+
+--
+-- Name: TABLE schema_migrations; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT SELECT ON TABLE cronq.schema_migrations TO cronq_user;
+GRANT SELECT ON TABLE cronq.schema_migrations TO cronq_admin;
+
+--
+-- Name: TABLE wakes; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT SELECT ON TABLE cronq.wakes TO cronq_user;
+GRANT SELECT,DELETE ON TABLE cronq.wakes TO cronq_admin;
+
+--
+-- PostgreSQL database dump complete
+--
+
