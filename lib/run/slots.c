@@ -55,6 +55,8 @@ slots_heartbeat(worker *w)
 		idx[n++] = i;
 	}
 	rc = jobs_heartbeat(w->db.conn, w->id, ids, attempts, n, w->sh->o->lease_ms, owned, cancel, &w->err);
+	if (rc != 0)
+		cq_prefix(&w->err, "could not renew the leases: ");
 	if (rc == 0) {
 		for (int k = 0; k < n; k++) {
 			slot *s = &w->slots[idx[k]];
@@ -190,6 +192,8 @@ slots_flush(worker *w)
 
 	if (rc != 0 && pg_handle_repair(&w->db, w->id, w->err.msg))
 		rc = jobs_record(w->db.conn, rec, n, false, &w->err);
+	if (rc != 0)
+		cq_prefix(&w->err, "could not record outcomes: ");
 
 	if (rc == 0)
 		slots_recorded(w, rec, idx, n);

@@ -42,17 +42,22 @@ wake_start(PGconn *conn, const run_opts *o, const char *worker_id, wake_info *wa
 	if ((code = migrate_check_version(wake->version, err)) != 0)
 		return code;
 	/* Keep the newest WAKES_KEPT wakes (and up to 100 more). */
-	if (wake->wake_id % 100 == 0 && (code = wakes_trim(conn, wake->wake_id, WAKES_KEPT, err)) != 0)
+	if (wake->wake_id % 100 == 0 && (code = wakes_trim(conn, wake->wake_id, WAKES_KEPT, err)) != 0) {
+		cq_prefix(err, "could not trim the wakes: ");
 		return code;
+	}
 	if (wake->finished)
 		return 0;
 
 	if (wake->need_materialise &&
-		(code = schedule_materialise(conn, &sum->scheduled, &sum->skipped, err)) != 0)
+		(code = schedule_materialise(conn, &sum->scheduled, &sum->skipped, err)) != 0) {
+		cq_prefix(err, "could not enqueue the due schedules: ");
 		return code;
-
-	if (wake->need_rescue && (code = jobs_rescue(conn, &sum->rescued, err)) != 0)
+	}
+	if (wake->need_rescue && (code = jobs_rescue(conn, &sum->rescued, err)) != 0) {
+		cq_prefix(err, "could not rescue the expired leases: ");
 		return code;
+	}
 	return 0;
 }
 

@@ -161,6 +161,9 @@ worker_main(void *arg)
 		claim_mono = mono_ms();
 		w->code = jobs_record_and_claim(w->db.conn, rec, npending, w->id, limit, o->lease_ms,
 										&o->filter, &next, &w->err);
+		if (w->code != 0)
+			cq_prefix(&w->err, npending > 0 ? "could not record outcomes and claim jobs: "
+						   : "could not claim jobs: ");
 		if (w->code == 0 && have_batch)
 			slots_recorded(w, rec, idx, npending);
 		else if (w->code != 0 && npending > 0 && !pg_alive(w->db.conn)) {

@@ -21,7 +21,7 @@ for mode in fast immediate; do
     # A worker whose connection fails opens a new one, once: if the server
     # is back by then, the run goes on (0, and says so); if not, it exits 75.
     case $rc in
-        75) match "$mode: exit 75, naming the problem" '^cronq: error: (connection to database lost|terminating connection|server closed the connection)' "$(cat "$T_DIR/err")" ;;
+        75) match "$mode: exit 75, naming the problem" '^cronq: error: (could not [a-z ]+: )?(connection to database lost|terminating connection|server closed the connection)' "$(cat "$T_DIR/err")" ;;
         0) match "$mode: exit 0 after reconnecting, saying so" '^cronq: warning: the connection to the database was lost .*; reconnected' "$(cat "$T_DIR/err")" ;;
         *) fail "$mode: cronq run exits 75 (or 0 after reconnecting), got $rc: $(cat "$T_DIR/err")" ;;
     esac
