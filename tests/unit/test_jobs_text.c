@@ -8,23 +8,20 @@
 #include <string.h>
 
 #include "check.h"
+#include "render.h"
 #include "report/jobs_text.h"
 #include "util/buf.h"
+
+static void
+call(buf *out, const json_t *doc, void *fn)
+{
+	(*(void (**) (buf *, const json_t *)) fn)(out, doc);
+}
 
 static char *
 render(const char *json, void (*fn) (buf *, const json_t *))
 {
-	json_error_t jerr;
-	json_t *v = json_loads(json, 0, &jerr);
-	buf out = BUF_INIT;
-
-	if (v == NULL) {
-		printf("bad test document: %s\n", jerr.text);
-		exit(2);
-	}
-	fn(&out, v);
-	json_decref(v);
-	return buf_steal(&out);
+	return render_with(json, call, &fn);
 }
 
 static void

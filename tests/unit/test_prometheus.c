@@ -7,23 +7,21 @@
 #include <string.h>
 
 #include "check.h"
+#include "render.h"
 #include "report/prometheus.h"
 #include "report/stats.h"
+
+static void
+call(buf *out, const json_t *doc, void *arg)
+{
+	(void) arg;
+	prometheus_render(out, doc);
+}
 
 static char *
 render(const char *json)
 {
-	json_error_t jerr;
-	json_t *doc = json_loads(json, 0, &jerr);
-	buf out = BUF_INIT;
-
-	if (doc == NULL) {
-		printf("bad test document: %s\n", jerr.text);
-		exit(2);
-	}
-	prometheus_render(&out, doc);
-	json_decref(doc);
-	return buf_steal(&out);
+	return render_with(json, call, NULL);
 }
 
 /* Whether text has line as one whole line. */

@@ -8,22 +8,19 @@
 #include <string.h>
 
 #include "check.h"
+#include "render.h"
 #include "report/status_text.h"
+
+static void
+call(buf *out, const json_t *doc, void *chart)
+{
+	status_text(out, doc, *(bool *) chart);
+}
 
 static char *
 render(const char *json, bool chart)
 {
-	json_error_t jerr;
-	json_t *doc = json_loads(json, 0, &jerr);
-	buf out = BUF_INIT;
-
-	if (doc == NULL) {
-		printf("bad test document: %s\n", jerr.text);
-		exit(2);
-	}
-	status_text(&out, doc, chart);
-	json_decref(doc);
-	return buf_steal(&out);
+	return render_with(json, call, &chart);
 }
 
 static const char doc[] =
