@@ -1,6 +1,8 @@
 /* literal — see literal.h. */
 #include "pg/literal.h"
 
+#include <stddef.h>
+
 void
 pg_array_begin(buf *b)
 {
@@ -69,4 +71,18 @@ pg_copy_field(buf *b, const char *s)
 			default: buf_putc(b, *s);
 		}
 	}
+}
+
+char *
+pg_text_array(const char *const *items, int n)
+{
+	buf b = BUF_INIT;
+
+	if (n == 0)
+		return NULL;
+	pg_array_begin(&b);
+	for (int i = 0; i < n; i++)
+		pg_array_text(&b, items[i]);
+	pg_array_end(&b);
+	return buf_steal(&b);
 }

@@ -17,6 +17,8 @@ void pg_array_begin(buf *b);
 void pg_array_text(buf *b, const char *s);		/* NULL appends NULL */
 void pg_array_raw(buf *b, const char *s);		/* numbers: no quoting */
 void pg_array_end(buf *b);
+/* A whole text[] literal of items, or NULL when n is 0 (the caller frees it). */
+char *pg_text_array(const char *const *items, int n);
 /* A whole bigint[] literal: {1,2,3}. */
 void pg_array_ids(buf *b, const int64_t *ids, int n);
 

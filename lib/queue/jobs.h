@@ -52,31 +52,6 @@ int jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
 			   const claim_filter *filter, claim_batch *out, cq_err *err)
 	__attribute__((warn_unused_result));
 void claim_batch_free(claim_batch *batch);
-/* A wake's identity (see jobs_wake). */
-typedef struct wake_args {
-	const char *worker;			/* recorded in cronq.wakes */
-	const char *host;
-	int			pid;
-	int			version;		/* the schema version this binary expects */
-	bool		finish_if_idle;	/* record the wake finished when there is nothing to do */
-} wake_args;
-
-typedef struct wake_info {
-	int			version;		/* the schema's version */
-	int64_t		wake_id;		/* 0: not recorded (the version differs) */
-	bool		need_rescue;	/* some lease has expired */
-	bool		need_materialise;	/* some schedule is due */
-	bool		finished;		/* nothing to do: the wake is recorded finished, exit 0 */
-} wake_info;
-
-/*
- * A wake's first statement, one round trip: read the schema version, learn
- * what there is to do, and when the version is a->version record the wake.
- * sqlstate gets the error's SQLSTATE (for a missing schema).
- */
-int jobs_wake(PGconn *conn, const wake_args *a, const claim_filter *filter, wake_info *info,
-			  cq_err *err, char sqlstate[6]) __attribute__((warn_unused_result));
-
 /*
  * Renew the leases of the given (id, attempt) pairs still held by worker.
  * owned[i] is set to whether job i is still this worker's, cancel[i] to

@@ -1,17 +1,43 @@
 /*
- * wakes — the statements on cronq.wakes, one row per `cronq run`, that the
- * run loop executes after the wake's first statement: keep the table to
- * its newest rows, and record a wake's end. (The row itself is inserted by
- * jobs_wake() in queue/jobs.c: that one statement also reads what the wake
- * has to do, rescue and claim, so it stays with the jobs statements.)
+ * wakes — the statements on cronq.wakes, one row per `cronq run`: the
+ * wake's first statement (which also reads what the wake has to do), keep
+ * the table to its newest rows, and record a wake's end.
  */
 #ifndef CRONQ_WAKES_H
 #define CRONQ_WAKES_H
 
 #include <libpq-fe.h>
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "queue/jobs.h"
 #include "util/err.h"
+
+/* A wake's identity (see wakes_start). */
+typedef struct wake_args {
+	const char *worker;			/* recorded in cronq.wakes */
+	const char *host;
+	int			pid;
+	int			version;		/* the schema version this binary expects */
+	bool		finish_if_idle;	/* record the wake finished when there is nothing to do */
+} wake_args;
+
+typedef struct wake_info {
+	int			version;		/* the schema's version */
+	int64_t		wake_id;		/* 0: not recorded (the version differs) */
+	bool		need_rescue;	/* some lease has expired */
+	bool		need_materialise;	/* some schedule is due */
+	bool		finished;		/* nothing to do: the wake is recorded finished, exit 0 */
+} wake_info;
+
+/*
+ * A wake's first statement, one round trip: read the schema version, learn
+ * what there is to do, and when the version is a->version record the wake.
+ * sqlstate gets the error's SQLSTATE (for a missing schema).
+ */
+int wakes_start(PGconn *conn, const wake_args *a, const claim_filter *filter, wake_info *info,
+				cq_err *err, char sqlstate[6]) __attribute__((warn_unused_result));
+
 
 /* Delete the wakes older than the kept newest, counting back from wake_id. */
 int wakes_trim(PGconn *conn, int64_t wake_id, int kept, cq_err *err)

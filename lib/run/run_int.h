@@ -30,6 +30,7 @@
 
 #include "pg/handle.h"
 #include "queue/jobs.h"
+#include "queue/wakes.h"
 #include "run/runner.h"
 #include "tasks/task.h"
 #include "util/err.h"

@@ -1,6 +1,6 @@
 /*
  * wake — the lifecycle of a wake, one `cronq run`: its first statement
- * records it and tells what there is to do (queue/jobs.c, jobs_wake), the
+ * records it and tells what there is to do (queue/wakes.c, wakes_start), the
  * schema's version is checked, old wakes are trimmed (queue/wakes.c), the
  * due occurrences of schedules are enqueued and expired leases rescued;
  * after the workers, its end is recorded with the run's counts.
@@ -36,7 +36,7 @@ wake_start(PGconn *conn, const run_opts *o, const char *worker_id, wake_info *wa
 		const wake_args a = {worker_id, host, (int) getpid(), migrate_latest_version(),
 							 o->linger_ms <= 0};
 
-		if (jobs_wake(conn, &a, &o->filter, wake, err, state) != 0)
+		if (wakes_start(conn, &a, &o->filter, wake, err, state) != 0)
 			return migrate_explain_missing(conn, state, err);
 	}
 	if ((code = migrate_check_version(wake->version, err)) != 0)

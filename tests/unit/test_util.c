@@ -63,6 +63,14 @@ main(void)
 	pg_copy_field(&b, NULL);
 	CHECK(strcmp(buf_str(&b), "t\\tn\\nr\\rb\\\\|\\N") == 0, "COPY escaping: %s", buf_str(&b));
 	buf_reset(&b);
+	{
+		const char *const items[] = {"queue a", "b,\"c\""};
+
+		s = pg_text_array(items, 2);
+		CHECK(s && strcmp(s, "{\"queue a\",\"b,\\\"c\\\"\"}") == 0, "text array: %s", s ? s : "NULL");
+		free(s);
+		CHECK(pg_text_array(items, 0) == NULL, "no items: no array (NULL, any)");
+	}
 	buf_printf(&b, "%d-%s", 7, "x");
 	CHECK(strcmp(buf_str(&b), "7-x") == 0 && b.len == 3, "printf: %s", buf_str(&b));
 	buf_free(&b);
