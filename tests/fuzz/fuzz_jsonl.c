@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "queue/enqueue.h"
+#include "tasks/payload.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -19,7 +20,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *payload = NULL;
 	cq_err err;
 
-	if (enqueue_parse_line((const char *) data, size, &obj, &payload, &req, &err) == 0) {
+	if (enqueue_parse_line((const char *) data, size, payload_validate, &obj, &payload, &req, &err) == 0) {
 		/* An accepted line names a type and its payload, if any, is valid JSON text. */
 		if (req.type == NULL)
 			abort();

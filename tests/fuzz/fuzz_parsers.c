@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "time/rfc3339.h"
+#include "queue/payload.h"
 #include "tasks/payload.h"
 #include "tasks/task.h"
 #include "util/duration.h"
