@@ -8,9 +8,14 @@
 # initdb and postgres refuse to run as root: as root, the cluster runs as the
 # "postgres" user and DIR is handed to it. "fast" turns fsync off (tests only;
 # benchmarks and the demo keep PostgreSQL's defaults).
-# PG_LISTEN (default 127.0.0.1) lists the addresses the server listens on.
+# PG_LISTEN (default 127.0.0.1) lists the addresses the server listens on;
+# set and empty, none: the unix socket alone. PG_PORT picks the port
+# (default: a free one, at random).
 # PG_PWFILE (a file holding the superuser's password) makes every login
-# authenticate with SCRAM instead of trust.
+# authenticate with SCRAM instead of trust; PG_LOCAL_AUTH (e.g. trust) then
+# sets the method of unix-socket logins alone.
+# PG_PRIVATE set: DIR, which holds the socket, is mode 0700, reachable by its
+# owner alone (the tests' DIR is 0755 so that any test user reaches it).
 # PG_OPTS (-c NAME=VALUE …) is passed to the server after pg.sh's own
 # options, which it overrides: a test's cluster with a small max_connections.
 set -eu
@@ -20,7 +25,8 @@ PGBIN=$(pg_config --bindir 2>/dev/null || true)
 [ -x "$PGBIN/initdb" ] || { echo "pg.sh: cannot find initdb (install postgresql-15)" >&2; exit 1; }
 
 as_owner() {
-    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+    # From /: postgres may not reach the caller's working directory.
+    if [ "$(id -u)" -eq 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
 free_port() {
@@ -42,6 +48,7 @@ start)
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
     [ "$(id -u)" -eq 0 ] && chown postgres "$dir" && chmod 755 "$dir"
+    [ -n "${PG_PRIVATE:-}" ] && chmod 700 "$dir"
     if [ ! -f "$dir/data/PG_VERSION" ]; then
         auth="-A trust"
         # PG_PWFILE: the superuser's password, and every connection must
@@ -50,14 +57,18 @@ start)
         if [ -n "${PG_PWFILE:-}" ]; then
             cp "$PG_PWFILE" "$dir/pwfile" && chown postgres "$dir/pwfile" 2>/dev/null || true
             auth="-A scram-sha-256 --pwfile=$dir/pwfile"
+            [ -n "${PG_LOCAL_AUTH:-}" ] && auth="$auth --auth-local=$PG_LOCAL_AUTH"
         fi
         # shellcheck disable=SC2086
         as_owner "$PGBIN/initdb" -D "$dir/data" -U postgres $auth -E UTF8 \
             --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
             || { cat "$dir/initdb.log" >&2; exit 1; }
     fi
-    port=$(free_port)
-    opts="-c listen_addresses=${PG_LISTEN:-127.0.0.1} -c port=$port -c unix_socket_directories=$dir -c max_connections=200"
+    port=${PG_PORT:-$(free_port)}
+    # pg_ctl hands the options to sh: '' is an empty value.
+    opts="-c listen_addresses=${PG_LISTEN-127.0.0.1}"
+    [ -n "${PG_LISTEN-x}" ] || opts="-c listen_addresses=''"
+    opts="$opts -c port=$port -c unix_socket_directories=$dir -c max_connections=200"
     # Only what a crash of PostgreSQL alone (not of the machine) cannot undo:
     # tests that kill the server must not lose commits.
     [ "${3:-}" = fast ] && opts="$opts -c fsync=off -c full_page_writes=off"
