@@ -76,7 +76,9 @@ if [ -z "${CRONQ_DATABASE_URL:-}${DATABASE_URL:-}" ]; then
         fi
     fi
     if [ $running = 0 ]; then
+        fresh=0
         if [ -z "$dir" ] || [ ! -f "$dir/data/PG_VERSION" ]; then
+            fresh=1
             # Nothing to reuse (a first run, or /tmp emptied by a reboot).
             stop_cluster >/dev/null 2>&1 || true
             if [ "$(id -u)" -eq 0 ]; then
@@ -97,7 +99,12 @@ if [ -z "${CRONQ_DATABASE_URL:-}${DATABASE_URL:-}" ]; then
         [ -n "$port" ] && listen=127.0.0.1
         env_line=$(PG_PRIVATE=1 PG_LISTEN=$listen PG_PORT=${port:-5432} \
             PG_PWFILE="$state/pwfile" PG_LOCAL_AUTH=trust \
-            "$root/scripts/pg.sh" start "$dir") || { rm -f "$state/pwfile"; exit 1; }
+            "$root/scripts/pg.sh" start "$dir") || {
+            # A cluster made just now and not remembered is removed at once.
+            rm -f "$state/pwfile"
+            [ $fresh = 1 ] && { "$root/scripts/pg.sh" stop "$dir"; rm -rf "$dir"; }
+            exit 1
+        }
         rm -f "$state/pwfile" "$dir/pwfile"
         printf '%s\nDEMO_DIR=%s; DEMO_PORT=%s\n' "$env_line" "$dir" "$port" >"$state/env"
     fi
