@@ -4,8 +4,10 @@
 # cluster listens on its unix socket alone, in a 0700 directory; a second
 # run reuses it; DEMO_PORT=N listens on 127.0.0.1:N alone and refuses a TCP
 # login without the password; make demo-stop leaves no server and no
-# directory behind. Root only (the cluster then runs as postgres, which is
-# what used to fail); elsewhere it says so and counts nothing.
+# directory behind. Then a normal user (postgres) in its own 0700 checkout:
+# the cluster in .demo/pg, run as that user. Root only (the cluster then
+# runs as postgres, which is what used to fail); elsewhere it says so and
+# counts nothing.
 . "$(dirname "$0")/lib.sh"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -107,5 +109,27 @@ check ".demo/ is gone" test ! -e "$W/.demo"
 eq "nothing listens on $port" "" "$(ss -ltnH "sport = :$port")"
 OUT=$(make -C "$W" --no-print-directory demo-stop 2>&1); RC=$?
 eq "make demo-stop with nothing to stop: exit" 0 "$RC"
+
+# A normal user (postgres here) in a checkout of its own, mode 0700: the
+# cluster stays in .demo/pg and runs as that user.
+U=$(mktemp -d /tmp/cronq-t_demo-user.XXXXXX)
+trap 'cleanup; [ -d "$U/.demo" ] && runuser -u postgres -- "$U/scripts/demo.sh" stop >/dev/null 2>&1; rm -rf "$U"' EXIT
+cp -r "$W/." "$U/"
+cp "$CRONQ" "$U/cronq"
+chown -R postgres "$U"
+chmod 700 "$U"
+OUT=$(cd / && runuser -u postgres -- env -u PGHOST -u PGPORT -u PGUSER -u PGDATABASE -u PGPASSFILE \
+    CRONQ="$U/cronq" "$U/scripts/demo.sh" 2>&1); RC=$?
+eq "make demo as a normal user: exit" 0 "$RC"
+[ "$RC" = 0 ] || echo "  $OUT" | tail -n 20
+eq "its cluster is in .demo/pg" "$U/.demo/pg" "$(. "$U/.demo/env" 2>/dev/null; echo "${DEMO_DIR:-}")"
+eq "owned by the user, mode 0700" "postgres 700" "$(stat -c '%U %a' "$U/.demo/pg" 2>&1)"
+eq "its jobs ran" "5|1" "$(W=$U dq "select count(*) filter (where status = 'succeeded'), count(*) filter (where status = 'failed') from cronq.jobs")"
+eq "its listen_addresses is empty" "" "$(W=$U dq 'show listen_addresses')"
+pm=$(head -n 1 "$U/.demo/pg/data/postmaster.pid")
+OUT=$(runuser -u postgres -- make -C "$U" --no-print-directory demo-stop 2>&1); RC=$?
+eq "make demo-stop as the user: exit" 0 "$RC"
+eq "its server is gone" "" "$(ps -o stat= -p "$pm" | grep -v '^Z')"
+check "its .demo/ is gone" test ! -e "$U/.demo"
 
 done_testing
