@@ -47,6 +47,14 @@ tcp_listeners() {
     ss -ltnpH | grep "pid=$pm," | awk '{print $4}' | sort | tr '\n' ' '
 }
 
+# alive PID: its state when it runs (nothing when gone or a zombie: the
+# postmaster, orphaned by pg_ctl, is reaped by whichever process adopted it,
+# which may do so late).
+alive() {
+    [ -n "$1" ] || { echo "no pid"; return; }
+    ps -o stat= -p "$1" | grep -v '^Z'
+}
+
 demo
 eq "make demo: exit" 0 "$RC"
 [ "$RC" = 0 ] || echo "  $OUT" | tail -n 20
@@ -97,13 +105,11 @@ eq "with .demo/pgpass it connects" 1 \
 eq "the data is kept" t "$(dq "select count(*) filter (where status = 'succeeded') > $succeeded from cronq.jobs")"
 eq "pgpass: mode 0600" 600 "$(stat -c %a "$W/.demo/pgpass")"
 
-pm=$(head -n 1 "$DEMO_DIR/data/postmaster.pid")
+pm=$(head -n 1 "$DEMO_DIR/data/postmaster.pid" 2>/dev/null)
 OUT=$(make -C "$W" --no-print-directory demo-stop 2>&1); RC=$?
 eq "make demo-stop: exit" 0 "$RC"
-# Gone, or a zombie: the postmaster, orphaned by pg_ctl, is reaped by
-# whichever process adopted it (PID 1), which may do so late.
-eq "no server left" "" "$(ps -o stat= -p "$pm" | grep -v '^Z')"
-eq "no process of it" "" "$(pgrep -f "$DEMO_DIR" || true)"
+eq "no server left" "" "$(alive "$pm")"
+eq "no process of it" "" "$(pgrep -f "${DEMO_DIR:-no demo directory}" || true)"
 check "its directory is gone" test ! -e "$DEMO_DIR"
 check ".demo/ is gone" test ! -e "$W/.demo"
 eq "nothing listens on $port" "" "$(ss -ltnH "sport = :$port")"
@@ -126,10 +132,10 @@ eq "its cluster is in .demo/pg" "$U/.demo/pg" "$(. "$U/.demo/env" 2>/dev/null; e
 eq "owned by the user, mode 0700" "postgres 700" "$(stat -c '%U %a' "$U/.demo/pg" 2>&1)"
 eq "its jobs ran" "5|1" "$(W=$U dq "select count(*) filter (where status = 'succeeded'), count(*) filter (where status = 'failed') from cronq.jobs")"
 eq "its listen_addresses is empty" "" "$(W=$U dq 'show listen_addresses')"
-pm=$(head -n 1 "$U/.demo/pg/data/postmaster.pid")
+pm=$(head -n 1 "$U/.demo/pg/data/postmaster.pid" 2>/dev/null)
 OUT=$(runuser -u postgres -- make -C "$U" --no-print-directory demo-stop 2>&1); RC=$?
 eq "make demo-stop as the user: exit" 0 "$RC"
-eq "its server is gone" "" "$(ps -o stat= -p "$pm" | grep -v '^Z')"
+eq "its server is gone" "" "$(alive "$pm")"
 check "its .demo/ is gone" test ! -e "$U/.demo"
 
 done_testing
