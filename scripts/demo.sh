@@ -62,7 +62,9 @@ if [ -n "$port" ] && ! [[ "$port" =~ ^[0-9]+$ && "$port" -ge 1 && "$port" -le 65
     exit 64
 fi
 
+managed=0
 if [ -z "${CRONQ_DATABASE_URL:-}${DATABASE_URL:-}" ]; then
+    managed=1
     dir=$(cluster_dir)
     running=0
     if [ -n "$dir" ] && (. "$state/env"; "$PSQL" -XAtqc 'select 1' >/dev/null 2>&1); then
@@ -148,7 +150,7 @@ The fail job retries with backoff: run "cronq run" again once retry_in has passe
 Connect:   $PSQL "$CRONQ_DATABASE_URL"
 Run again: CRONQ_DATABASE_URL="$CRONQ_DATABASE_URL" $CRONQ run --verbose
 MSG
-if [ -n "${DEMO_DIR:-}" ]; then
+if [ $managed = 1 ]; then
     echo "           (its unix socket is in $PGHOST: mode 0700, owner $(stat -c %U "$PGHOST"))"
     if [ -n "${DEMO_PORT:-}" ]; then
         cat <<MSG

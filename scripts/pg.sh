@@ -47,8 +47,10 @@ case "$cmd" in
 start)
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
-    [ "$(id -u)" -eq 0 ] && chown postgres "$dir" && chmod 755 "$dir"
-    [ -n "${PG_PRIVATE:-}" ] && chmod 700 "$dir"
+    mode=755
+    [ -n "${PG_PRIVATE:-}" ] && mode=700
+    if [ "$(id -u)" -eq 0 ]; then chown postgres "$dir" && chmod $mode "$dir"
+    elif [ $mode = 700 ]; then chmod 700 "$dir"; fi
     if [ ! -f "$dir/data/PG_VERSION" ]; then
         auth="-A trust"
         # PG_PWFILE: the superuser's password, and every connection must
