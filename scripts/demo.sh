@@ -92,7 +92,9 @@ if [ -z "${CRONQ_DATABASE_URL:-}${DATABASE_URL:-}" ]; then
         mkdir -p "$state"
         chmod 700 "$state"
         echo "== starting a throwaway PostgreSQL in $dir"
+        newpw=0
         if [ ! -f "$state/pgpass" ]; then
+            newpw=1
             pw=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
             (umask 077; echo "*:*:*:postgres:$pw" >"$state/pgpass")
         fi
@@ -109,6 +111,10 @@ if [ -z "${CRONQ_DATABASE_URL:-}${DATABASE_URL:-}" ]; then
         }
         rm -f "$state/pwfile" "$dir/pwfile"
         printf '%s\nDEMO_DIR=%s; DEMO_PORT=%s\n' "$env_line" "$dir" "$port" >"$state/env"
+        if [ $newpw = 1 ] && [ $fresh = 0 ]; then
+            # An old cluster whose pgpass was lost: it takes the new password.
+            echo "alter role postgres password :'pw'" | (. "$state/env"; "$PSQL" -XAtq -v ON_ERROR_STOP=1 -v pw="$pw") >/dev/null
+        fi
     fi
     . "$state/env"
     export CRONQ_DATABASE_URL="host=$PGHOST port=$PGPORT user=postgres dbname=postgres"
