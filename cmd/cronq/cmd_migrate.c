@@ -78,6 +78,20 @@ report_grants(const migrate_grants *g)
 	}
 }
 
+/* --status on a newer schema: say so, and whether this binary may use it. */
+static int
+newer_status(PGconn *conn, int db_version, cq_err *err)
+{
+	int rc = migrate_check(conn, err);
+
+	if (rc != 0 && rc != EX_CONFIG)
+		return rc;
+	printf("database is at version %d, newer than this cronq (version %d)%s\n",
+		   db_version, migrate_latest_version(), rc ? "" : " and compatible with it");
+	cq_clear(err);
+	return 0;
+}
+
 int
 cmd_migrate(int argc, char **argv)
 {
@@ -113,15 +127,17 @@ cmd_migrate(int argc, char **argv)
 			printf("%-28s %s\n", states[i].name,
 				   states[i].applied ? states[i].applied_at : "pending");
 		if (rc == 0 && db_version > migrate_latest_version())
-			printf("database is at version %d, newer than this cronq (version %d)\n",
-				   db_version, migrate_latest_version());
+			rc = newer_status(conn, db_version, &err);
 		free(states);
 	} else {
 		migrate_grants grants;
-		int applied;
+		int applied, db_version;
 
-		rc = migrate_apply(conn, &applied, &grants, progress, &err);
-		if (rc == 0) {
+		rc = migrate_apply(conn, &applied, &db_version, &grants, progress, &err);
+		if (rc == 0 && db_version > migrate_latest_version())
+			fprintf(stderr, "cronq: database schema is at version %d, newer than this cronq (version %d)"
+					" and compatible with it: nothing to do\n", db_version, migrate_latest_version());
+		else if (rc == 0) {
 			log_info("applied %d migrations; schema is at version %d", applied, migrate_latest_version());
 			report_grants(&grants);
 		}
