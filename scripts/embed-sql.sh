@@ -41,11 +41,11 @@ for f in "$@"; do
     version=$(printf '%s' "$base" | sed -n 's/^0*\([0-9][0-9]*\)_.*\.sql$/\1/p')
     [ -n "$version" ] || { echo "embed-sql.sh: bad migration name $base" >&2; exit 1; }
     compat=$version
-    decl=$(sed -n 's/^--[[:space:]]*compatible-from:\(.*\)$/\1/p' "$f")
-    if [ -n "$decl" ]; then
-        [ "$(printf '%s\n' "$decl" | wc -l)" -eq 1 ] ||
-            { echo "embed-sql.sh: $base declares compatible-from more than once" >&2; exit 1; }
-        compat=$(printf '%s' "$decl" | sed -n 's/^[[:space:]]*0*\([1-9][0-9]*\)[[:space:]]*$/\1/p')
+    decls=$(grep -c '^--[[:space:]]*compatible-from:' "$f" || true)
+    [ "$decls" -le 1 ] ||
+        { echo "embed-sql.sh: $base declares compatible-from more than once" >&2; exit 1; }
+    if [ "$decls" -eq 1 ]; then
+        compat=$(sed -n 's/^--[[:space:]]*compatible-from:[[:space:]]*0*\([1-9][0-9]*\)[[:space:]]*$/\1/p' "$f")
         [ -n "$compat" ] && [ "$compat" -le "$version" ] ||
             { echo "embed-sql.sh: $base: compatible-from must be a version from 1 to $version" >&2; exit 1; }
     fi
