@@ -145,7 +145,7 @@ int
 migrate_explain_missing(PGconn *conn, const char *sqlstate, cq_err *err)
 {
 	cq_err verdict = {0};
-	int version, compatible_from;
+	int version = 0, compatible_from = 0;
 
 	if (!missing_object(sqlstate))
 		return err->code;
