@@ -33,7 +33,9 @@ help(void)
 		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
 		   "Migrations run in order, each once, in one transaction under an advisory lock;\n"
 		   "then the roles cronq_user, cronq_exec and cronq_admin are created when this role\n"
-		   "may, and given their privileges (again on every run).\n");
+		   "may, and given their privileges (again on every run). A schema newer than this\n"
+		   "cronq is never downgraded: migrate does nothing when its migrations declare this\n"
+		   "cronq compatible (a rolling upgrade), and exits 78 otherwise.\n");
 }
 
 static int
