@@ -55,6 +55,14 @@ cronq migrate --status
 eq "compatible: migrate --status says so" "0|database is at version $N, newer than this cronq (version $B) and compatible with it" \
     "$RC|$(tail -n 1 <<<"$OUT")"
 
+# A compatible newer schema that lacks what this binary uses (a migration
+# that declared compatibility wrongly): refused, naming the version and
+# the upgrade, not "no cronq schema".
+q "alter table cronq.wakes rename to wakes_renamed"
+cronq run
+expect_rc_err "compatible but lacking a table: run refused" 78 "^cronq: error: database schema is at version $N, newer than this cronq \(version $B\): .*wakes.* does not exist${nl}cronq: hint: Upgrade cronq on this host\.$"
+q "alter table cronq.wakes_renamed rename to wakes"
+
 # --- A newer schema whose migrations need a newer binary: each command
 # refuses with 78 (check: 3) and writes nothing.
 cronq enqueue noop
