@@ -3,7 +3,12 @@
 # the order given (the Makefile sorts them), each other script of sql/
 # (grants.sql) as a string of its own, and each statement of lib/
 # (lib/queue/claim.sql) as a string of its own. The version is the file
-# name's leading number: 0001_init.sql is version 1. sql/schema.sql, the
+# name's leading number: 0001_init.sql is version 1. A migration's header
+# may declare the oldest binary (the schema version it was built for) that
+# still works with the schema once it is applied, in a line of its own:
+#   -- compatible-from: 10
+# between 1 and the migration's own version; without one it is its own
+# version (no older binary). sql/schema.sql, the
 # schema dump for people to read (scripts/schema-dump.sh), is neither a
 # migration nor a script: it is refused.
 set -eu
@@ -35,7 +40,16 @@ for f in "$@"; do
     case $base in [0-9]*) ;; *) continue ;; esac
     version=$(printf '%s' "$base" | sed -n 's/^0*\([0-9][0-9]*\)_.*\.sql$/\1/p')
     [ -n "$version" ] || { echo "embed-sql.sh: bad migration name $base" >&2; exit 1; }
-    printf '\t{%s, "%s",\n' "$version" "$base"
+    compat=$version
+    decls=$(grep -c '^--[[:space:]]*compatible-from:' "$f" || true)
+    [ "$decls" -le 1 ] ||
+        { echo "embed-sql.sh: $base declares compatible-from more than once" >&2; exit 1; }
+    if [ "$decls" -eq 1 ]; then
+        compat=$(sed -n 's/^--[[:space:]]*compatible-from:[[:space:]]*0*\([1-9][0-9]*\)[[:space:]]*$/\1/p' "$f")
+        [ -n "$compat" ] && [ "$compat" -le "$version" ] ||
+            { echo "embed-sql.sh: $base: compatible-from must be a version from 1 to $version" >&2; exit 1; }
+    fi
+    printf '\t{%s, %s, "%s",\n' "$version" "$compat" "$base"
     body "$f"
     printf '\t},\n'
 done

@@ -890,12 +890,22 @@ $$;
 ALTER FUNCTION cronq.schedules_guard() OWNER TO postgres;
 
 --
+-- Name: schema_compatible_from(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schema_compatible_from() RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN 10;
+
+ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
+
+--
 -- Name: schema_version(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 9;
+    RETURN 10;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 

@@ -33,7 +33,9 @@ help(void)
 		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
 		   "Migrations run in order, each once, in one transaction under an advisory lock;\n"
 		   "then the roles cronq_user, cronq_exec and cronq_admin are created when this role\n"
-		   "may, and given their privileges (again on every run).\n");
+		   "may, and given their privileges (again on every run). A schema newer than this\n"
+		   "cronq is never downgraded: migrate does nothing when its migrations declare this\n"
+		   "cronq compatible (a rolling upgrade), and exits 78 otherwise.\n");
 }
 
 static int
@@ -78,6 +80,20 @@ report_grants(const migrate_grants *g)
 	}
 }
 
+/* --status on a newer schema: say so, and whether this binary may use it. */
+static int
+newer_status(PGconn *conn, int db_version, cq_err *err)
+{
+	int rc = migrate_check(conn, err);
+
+	if (rc != 0 && rc != EX_CONFIG)
+		return rc;
+	printf("database is at version %d, newer than this cronq (version %d)%s\n",
+		   db_version, migrate_latest_version(), rc ? "" : " and compatible with it");
+	cq_clear(err);
+	return 0;
+}
+
 int
 cmd_migrate(int argc, char **argv)
 {
@@ -113,15 +129,17 @@ cmd_migrate(int argc, char **argv)
 			printf("%-28s %s\n", states[i].name,
 				   states[i].applied ? states[i].applied_at : "pending");
 		if (rc == 0 && db_version > migrate_latest_version())
-			printf("database is at version %d, newer than this cronq (version %d)\n",
-				   db_version, migrate_latest_version());
+			rc = newer_status(conn, db_version, &err);
 		free(states);
 	} else {
 		migrate_grants grants;
-		int applied;
+		int applied, db_version;
 
-		rc = migrate_apply(conn, &applied, &grants, progress, &err);
-		if (rc == 0) {
+		rc = migrate_apply(conn, &applied, &db_version, &grants, progress, &err);
+		if (rc == 0 && db_version > migrate_latest_version())
+			fprintf(stderr, "cronq: database schema is at version %d, newer than this cronq (version %d)"
+					" and compatible with it: nothing to do\n", db_version, migrate_latest_version());
+		else if (rc == 0) {
 			log_info("applied %d migrations; schema is at version %d", applied, migrate_latest_version());
 			report_grants(&grants);
 		}

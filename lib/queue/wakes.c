@@ -13,21 +13,26 @@
 
 /*
  * A wake's first statement, read-only but for the wake's row: the schema
- * version (cronq.schema_version(), a constant that migrate writes: no
- * table to open), and whether any lease has expired, any schedule is due,
+ * version and the oldest binary it declares compatible
+ * (cronq.schema_version() and cronq.schema_compatible_from(), constants
+ * that migrate writes: no table to open, folded when the statement is
+ * planned), and whether any lease has expired, any schedule is due,
  * any job is due (under the claim's filters). Ordering by jobs_due's first
  * column keeps that last check on jobs_due whatever the statistics say: a
  * bare exists() takes a sequential scan of the whole history when stale
  * statistics still count a drained backlog as due, and the index's full
- * order costs more planning. When the version matches it records the wake,
+ * order costs more planning. When this binary may use the schema (the
+ * version is $4, or newer and compatible from $4 or earlier: the rule of
+ * migrate_compatible() in schema/migrate.c) it records the wake,
  * already finished when there is nothing to do and $5 allows it: an idle
  * wake is this one statement. A new server process pays for the first use
  * of every relation, function and operator a statement names, so the text
  * stays as plain as it can: the filters are there only when given.
  */
 #define WAKE_SQL(filters) \
-	"with v as (select cronq.schema_version() as version)," \
-	" f as (select v.version, v.version = $4::int as current," \
+	"with v as (select cronq.schema_version() as version, cronq.schema_compatible_from() as compat)," \
+	" f as (select v.version, v.compat," \
+	"   v.version = $4::int or (v.version > $4::int and v.compat <= $4::int) as current," \
 	"   exists (select 1 from cronq.jobs where status = 'running' and locked_until < now()) as rescue," \
 	"   (exists (select 1 from cronq.schedules where enabled and next_run_at <= now())" \
 	"    or exists (select 1 from cronq.schedules where enabled and next_run_at is null)) as due," \
@@ -38,7 +43,7 @@
 	"   select $1, $2, $3::int, case when $5 and not (rescue or due or work) then now() end," \
 	"     case when $5 and not (rescue or due or work) then 0 end" \
 	"   from f where current returning id, exit_status)" \
-	" select version, w.id, rescue, due, w.exit_status is not null from f left join w on true"
+	" select version, w.id, rescue, due, w.exit_status is not null, compat from f left join w on true"
 
 static const char wake_sql[] = WAKE_SQL("");
 static const char wake_filtered_sql[] = WAKE_SQL(
@@ -75,6 +80,7 @@ wakes_start(PGconn *conn, const wake_args *a, const claim_filter *filter, wake_i
 	if (res == NULL)
 		return err->code;
 	info->version = atoi(PQgetvalue(res, 0, 0));
+	info->compatible_from = atoi(PQgetvalue(res, 0, 5));
 	info->wake_id = PQgetisnull(res, 0, 1) ? 0 : strtoll(PQgetvalue(res, 0, 1), NULL, 10);
 	info->need_rescue = PQgetvalue(res, 0, 2)[0] == 't';
 	info->need_materialise = PQgetvalue(res, 0, 3)[0] == 't';

@@ -24,15 +24,18 @@ typedef struct wake_args {
 
 typedef struct wake_info {
 	int			version;		/* the schema's version */
-	int64_t		wake_id;		/* 0: not recorded (the version differs) */
+	int			compatible_from;	/* the oldest binary it declares compatible */
+	int64_t		wake_id;		/* 0: not recorded (this binary may not use the schema) */
 	bool		need_rescue;	/* some lease has expired */
 	bool		need_materialise;	/* some schedule is due */
 	bool		finished;		/* nothing to do: the wake is recorded finished, exit 0 */
 } wake_info;
 
 /*
- * A wake's first statement, one round trip: read the schema version, learn
- * what there is to do, and when the version is a->version record the wake.
+ * A wake's first statement, one round trip: read the schema version and
+ * compatible-from, learn what there is to do, and when the version is
+ * a->version, or newer and compatible from a->version or earlier, record
+ * the wake.
  * sqlstate gets the error's SQLSTATE (for a missing schema).
  */
 int wakes_start(PGconn *conn, const wake_args *a, const claim_filter *filter, wake_info *info,

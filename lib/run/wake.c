@@ -39,7 +39,7 @@ wake_start(PGconn *conn, const run_opts *o, const char *worker_id, wake_info *wa
 		if (wakes_start(conn, &a, &o->filter, wake, err, state) != 0)
 			return migrate_explain_missing(conn, state, err);
 	}
-	if ((code = migrate_check_version(wake->version, err)) != 0)
+	if ((code = migrate_check_version(wake->version, wake->compatible_from, err)) != 0)
 		return code;
 	/* Keep the newest WAKES_KEPT wakes (and up to 100 more). */
 	if (wake->wake_id % 100 == 0 && (code = wakes_trim(conn, wake->wake_id, WAKES_KEPT, err)) != 0) {

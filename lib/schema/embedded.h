@@ -9,6 +9,12 @@
 
 typedef struct sql_migration {
 	int			version;
+	/*
+	 * The oldest binary (the schema version it was built for) that still
+	 * works once this migration is applied: its header's
+	 * "-- compatible-from: N", else its own version.
+	 */
+	int			compatible_from;
 	const char *name;
 	const char *sql;
 } sql_migration;

@@ -29,15 +29,19 @@ static const char version_sql[] =
  * The same version as a constant function, written at the end of a migrate
  * that applied anything or found it missing or stale: a wake reads it
  * instead of the table (one relation less for a new server process to
- * open). The binary's latest version follows.
+ * open). The binary's latest version follows. cronq.schema_compatible_from()
+ * (0010_compat.sql) is written the same way, with the highest
+ * compatible-from of the binary's migrations.
  */
 static const char version_fn_sql[] =
-	"create or replace function cronq.schema_version() returns integer"
-	" language sql immutable parallel safe return ";
-/* Whether the function is there and returns version $1. */
+	"create or replace function cronq.%s() returns integer"
+	" language sql immutable parallel safe return %d";
+/* Whether the function $1 is there and returns $2. */
 static const char version_fn_current_sql[] =
-	"select pg_get_function_sqlbody(to_regprocedure('cronq.schema_version()'))"
-	" is not distinct from 'RETURN ' || $1";
+	"select pg_get_function_sqlbody(to_regprocedure($1))"
+	" is not distinct from 'RETURN ' || $2";
+/* A schema newer than the binary: what its migrations declare. */
+static const char compatible_from_sql[] = "select cronq.schema_compatible_from()";
 
 int
 migrate_latest_version(void)
@@ -52,11 +56,30 @@ migrate_count(void)
 }
 
 int
-migrate_check_version(int db_version, cq_err *err)
+migrate_compatible_from(void)
+{
+	int from = 0;
+
+	for (int i = 0; i < sql_migration_count; i++)
+		if (sql_migrations[i].compatible_from > from)
+			from = sql_migrations[i].compatible_from;
+	return from;
+}
+
+bool
+migrate_compatible(int db_version, int compatible_from)
 {
 	int latest = migrate_latest_version();
 
-	if (db_version == latest)
+	return db_version == latest || (db_version > latest && compatible_from <= latest);
+}
+
+int
+migrate_check_version(int db_version, int compatible_from, cq_err *err)
+{
+	int latest = migrate_latest_version();
+
+	if (migrate_compatible(db_version, compatible_from))
 		return 0;
 	if (db_version == 0) {
 		cq_fail(err, EX_CONFIG, "database has no cronq schema");
@@ -66,9 +89,10 @@ migrate_check_version(int db_version, cq_err *err)
 				db_version, latest);
 		cq_hint(err, "Run \"cronq migrate\" to upgrade it.");
 	} else {
-		cq_fail(err, EX_CONFIG, "database schema is at version %d, newer than this cronq (version %d)",
-				db_version, latest);
-		cq_hint(err, "Upgrade cronq on this host.");
+		cq_fail(err, EX_CONFIG, "database schema is at version %d, newer than this cronq (version %d)"
+				" and not compatible with it", db_version, latest);
+		cq_hint(err, "Upgrade cronq on this host: the schema works with a cronq for version %d or later.",
+				compatible_from);
 	}
 	return EX_CONFIG;
 }
@@ -81,9 +105,13 @@ missing_object(const char *sqlstate)
 						strcmp(sqlstate, "42883") == 0);
 }
 
-/* Read the applied version, or 0 when the bookkeeping table is missing. */
+/*
+ * Read the applied version, or 0 when the bookkeeping table is missing, and
+ * when it is newer than the binary's, what its migrations declare (a
+ * second query, then only): *compatible_from is the version otherwise.
+ */
 static int
-read_version(PGconn *conn, int *version, cq_err *err)
+read_version(PGconn *conn, int *version, int *compatible_from, cq_err *err)
 {
 	char state[6];
 	PGresult *res = pg_exec(conn, version_sql, 0, NULL, PG_ONE, err, state);
@@ -91,12 +119,24 @@ read_version(PGconn *conn, int *version, cq_err *err)
 	if (res == NULL) {
 		if (missing_object(state)) {
 			cq_clear(err);
-			*version = 0;
+			*version = *compatible_from = 0;
 			return 0;
 		}
 		return err->code;
 	}
-	*version = atoi(PQgetvalue(res, 0, 0));
+	*version = *compatible_from = atoi(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	if (*version <= migrate_latest_version())
+		return 0;
+	if ((res = pg_exec(conn, compatible_from_sql, 0, NULL, PG_ONE, err, state)) == NULL) {
+		/* A newer schema without the function declares no older binary. */
+		if (missing_object(state)) {
+			cq_clear(err);
+			return 0;
+		}
+		return err->code;
+	}
+	*compatible_from = atoi(PQgetvalue(res, 0, 0));
 	PQclear(res);
 	return 0;
 }
@@ -105,17 +145,24 @@ int
 migrate_explain_missing(PGconn *conn, const char *sqlstate, cq_err *err)
 {
 	cq_err verdict = {0};
-	int version;
+	int version = 0, compatible_from = 0;
 
 	if (!missing_object(sqlstate))
 		return err->code;
 	/* An older schema lacks what this binary's statements name: say so. */
-	if (read_version(conn, &version, &verdict) == 0 &&
-		migrate_check_version(version, &verdict) != 0) {
+	if (read_version(conn, &version, &compatible_from, &verdict) == 0 &&
+		migrate_check_version(version, compatible_from, &verdict) != 0) {
 		*err = verdict;
 		return err->code;
 	}
 	err->code = EX_CONFIG;
+	if (version > migrate_latest_version()) {
+		/* A newer schema that declares this binary compatible, wrongly. */
+		cq_prefix(err, "database schema is at version %d, newer than this cronq (version %d): ",
+				  version, migrate_latest_version());
+		cq_hint(err, "Upgrade cronq on this host.");
+		return err->code;
+	}
 	cq_prefix(err, "database has no cronq schema: ");
 	cq_hint(err, "Run \"cronq migrate\" to install it.");
 	return err->code;
@@ -124,10 +171,10 @@ migrate_explain_missing(PGconn *conn, const char *sqlstate, cq_err *err)
 int
 migrate_check(PGconn *conn, cq_err *err)
 {
-	int version;
-	int rc = read_version(conn, &version, err);
+	int version, compatible_from;
+	int rc = read_version(conn, &version, &compatible_from, err);
 
-	return rc ? rc : migrate_check_version(version, err);
+	return rc ? rc : migrate_check_version(version, compatible_from, err);
 }
 
 /* PQexec a multi-statement script; 0 or the error code. */
@@ -151,18 +198,19 @@ exec_script(PGconn *conn, const char *sql, const char *what, cq_err *err)
 }
 
 /*
- * (Re)write cronq.schema_version() when forced or when it is missing or not
- * the latest version; a migrate with nothing to do writes nothing.
+ * (Re)write the constant function cronq.NAME() returning value when forced
+ * or when it is missing or returns another; otherwise write nothing.
  */
 static int
-write_version_fn(PGconn *conn, bool force, cq_err *err)
+write_constant_fn(PGconn *conn, const char *name, int value, bool force, cq_err *err)
 {
-	char version[16], fn[sizeof version_fn_sql + 16];
-	const char *params[1] = {version};
+	char sig[64], val[16], fn[sizeof version_fn_sql + 64 + 16];
+	const char *params[2] = {sig, val};
 
-	snprintf(version, sizeof version, "%d", migrate_latest_version());
+	snprintf(sig, sizeof sig, "cronq.%s()", name);
+	snprintf(val, sizeof val, "%d", value);
 	if (!force) {
-		PGresult *res = pg_exec(conn, version_fn_current_sql, 1, params, PG_ONE, err, NULL);
+		PGresult *res = pg_exec(conn, version_fn_current_sql, 2, params, PG_ONE, err, NULL);
 
 		if (res == NULL)
 			return err->code;
@@ -171,8 +219,22 @@ write_version_fn(PGconn *conn, bool force, cq_err *err)
 	}
 	if (!force)
 		return 0;
-	snprintf(fn, sizeof fn, "%s%s", version_fn_sql, version);
+	snprintf(fn, sizeof fn, version_fn_sql, name, value);
 	return exec_script(conn, fn, NULL, err);
+}
+
+/*
+ * (Re)write cronq.schema_version() and cronq.schema_compatible_from() when
+ * forced or when either is missing or stale; a migrate with nothing to do
+ * writes nothing.
+ */
+static int
+write_version_fn(PGconn *conn, bool force, cq_err *err)
+{
+	int rc = write_constant_fn(conn, "schema_version", migrate_latest_version(), force, err);
+
+	return rc ? rc : write_constant_fn(conn, "schema_compatible_from", migrate_compatible_from(),
+									   force, err);
 }
 
 /*
@@ -246,13 +308,15 @@ apply_grants(PGconn *conn, migrate_grants *g, cq_err *err)
 }
 
 int
-migrate_apply(PGconn *conn, int *applied, migrate_grants *grants,
+migrate_apply(PGconn *conn, int *applied, int *db_version, migrate_grants *grants,
 			  void (*progress)(const char *name), cq_err *err)
 {
-	int version = 0;
+	int version = 0, compatible_from = 0;
 	int rc;
 
 	*applied = 0;
+	*db_version = migrate_latest_version();
+	memset(grants, 0, sizeof *grants);
 	/*
 	 * Migrations name every object with its schema; pinning search_path
 	 * also binds the SQL-standard function bodies they create to
@@ -273,11 +337,18 @@ migrate_apply(PGconn *conn, int *applied, migrate_grants *grants,
 		(rc = exec_script(conn, bootstrap_sql, NULL, err)) != 0 ||
 		(rc = exec_script(conn, "lock table cronq.schema_migrations in share row exclusive mode; "
 						  "set local lock_timeout = '10s'", NULL, err)) != 0 ||
-		(rc = read_version(conn, &version, err)) != 0)
+		(rc = read_version(conn, &version, &compatible_from, err)) != 0)
 		goto fail;
+	/*
+	 * Never downgrade: a newer schema is left as it is, functions and
+	 * grants included (this binary's grants.sql may lack what the newer
+	 * one gave), and refused unless it declares this binary compatible.
+	 */
 	if (version > migrate_latest_version()) {
-		rc = migrate_check_version(version, err);
-		goto fail;
+		if ((rc = migrate_check_version(version, compatible_from, err)) != 0)
+			goto fail;
+		*db_version = version;
+		return exec_script(conn, "rollback", NULL, err);
 	}
 	for (int i = 0; i < sql_migration_count; i++) {
 		const sql_migration *m = &sql_migrations[i];

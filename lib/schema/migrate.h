@@ -14,6 +14,23 @@
 /* The schema version this binary speaks: the newest embedded migration. */
 int migrate_latest_version(void);
 
+/*
+ * The oldest binary (the schema version it was built for) that works with
+ * the schema this binary's migrations make: the highest compatible-from
+ * they declare (see scripts/embed-sql.sh). migrate writes it as
+ * cronq.schema_compatible_from().
+ */
+int migrate_compatible_from(void);
+
+/*
+ * The rule of rolling upgrades: whether this binary works with a schema at
+ * db_version whose migrations declare compatible_from. The same version,
+ * or a newer one that declares this binary's version or an older one
+ * compatible; never an older schema. (The wake's first statement,
+ * queue/wakes.c, says the same in SQL.)
+ */
+bool migrate_compatible(int db_version, int compatible_from);
+
 /* What the grants step of a migrate did (sql/grants.sql). */
 typedef struct migrate_grants {
 	bool		changed;		/* some privilege of a cronq role changed */
@@ -25,10 +42,14 @@ typedef struct migrate_grants {
  * Apply every pending migration in order, then the roles' grants, in one
  * transaction under a transaction-level advisory lock, so concurrent
  * migrates serialise and a failure leaves nothing half-applied. *applied
- * receives how many migrations ran, *grants what the grants did. progress
- * (may be NULL) is called with each migration's name before it runs.
+ * receives how many migrations ran, *db_version the schema's version
+ * after, *grants what the grants did. progress (may be NULL) is called
+ * with each migration's name before it runs. A schema newer than the
+ * binary's is never downgraded: when it declares this binary compatible it
+ * is left as it is (0, nothing applied, no grants, *db_version the newer
+ * version), otherwise EX_CONFIG.
  */
-int migrate_apply(PGconn *conn, int *applied, migrate_grants *grants,
+int migrate_apply(PGconn *conn, int *applied, int *db_version, migrate_grants *grants,
 				  void (*progress)(const char *name), cq_err *err)
 			__attribute__((warn_unused_result));
 
@@ -50,14 +71,17 @@ int migrate_status(PGconn *conn, migrate_state *states, int *db_version,
 int migrate_count(void);
 
 /*
- * Check a version read from the database against the binary's: 0, or
+ * Check a version read from the database, and the compatible-from its
+ * migrations declare, against the binary's (migrate_compatible): 0, or
  * EX_CONFIG with a message naming the command to run.
  */
-int migrate_check_version(int db_version, cq_err *err);
+int migrate_check_version(int db_version, int compatible_from, cq_err *err);
 
 /*
- * Read the database's schema version and check it (one query): 0, EX_CONFIG
- * when missing, older or newer, or the query's error.
+ * Read the database's schema version and check it (one query; a second,
+ * cronq.schema_compatible_from(), only when the schema is newer): 0,
+ * EX_CONFIG when missing, older or newer and not compatible, or the
+ * query's error.
  */
 int migrate_check(PGconn *conn, cq_err *err) __attribute__((warn_unused_result));
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # migrate: applies once, records, is idempotent, serialises concurrent runs;
-# other commands refuse an unmigrated, older or newer schema with exit 78.
+# other commands refuse an unmigrated, older or newer (incompatible)
+# schema with exit 78.
 . "$(dirname "$0")/lib.sh"
 sql_dir="$(dirname "$0")/../../sql"
 nl=$'\n'
@@ -59,17 +60,20 @@ eq "a missing function is written" "0|$latest" "$RC|$(q "select cronq.schema_ver
 # The claim's partial index exists and history does not enter it.
 eq "due index is partial" t "$(q "select indexdef like '%WHERE%' from pg_indexes where indexname = 'jobs_due'")"
 
-# A newer schema than the binary (as a newer cronq's migrate leaves it):
-# refuse and say so.
+# A newer schema than the binary (as a newer cronq's migrate leaves it)
+# whose migrations declare no older binary compatible: refuse and say so
+# (t_upgrade: the rolling upgrade, a compatible newer schema).
 q "insert into cronq.schema_migrations (version, name) values (999, '0999_future.sql')"
 q "create or replace function cronq.schema_version() returns integer language sql immutable return 999"
+q "create or replace function cronq.schema_compatible_from() returns integer language sql immutable return 999"
+newer_err="cronq: error: database schema is at version 999, newer than this cronq (version $latest) and not compatible with it$nl"'cronq: hint: Upgrade cronq on this host: the schema works with a cronq for version 999 or later.'
 cronq run
-expect "newer schema" 78 "" "cronq: error: database schema is at version 999, newer than this cronq (version $latest)$nl"'cronq: hint: Upgrade cronq on this host.'
+expect "newer schema" 78 "" "$newer_err"
 cronq migrate
-expect "migrate refuses a newer schema" 78 "" "cronq: error: database schema is at version 999, newer than this cronq (version $latest)$nl"'cronq: hint: Upgrade cronq on this host.'
+expect "migrate refuses a newer schema" 78 "" "$newer_err"
 q "delete from cronq.schema_migrations where version = 999"
 cronq migrate
 expect "migrate after the newer schema is gone" 0 "" ""
-eq "the function follows" "$latest" "$(q "select cronq.schema_version()")"
+eq "the functions follow" "$latest|$latest" "$(q "select cronq.schema_version(), cronq.schema_compatible_from()")"
 
 done_testing
