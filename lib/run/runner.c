@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "pg/handle.h"
+#include "pg/pg.h"
 #include "run/run_int.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
@@ -29,6 +30,22 @@ runner_request_stop(void)
 {
 	if (run_stop_requests < 2)
 		run_stop_requests = run_stop_requests + 1;
+}
+
+/*
+ * Whether a connection being opened is to be given up (pg_set_connect_stop):
+ * before the run has its first connection, at the first stop request
+ * (nothing is claimed yet); after it, at the second, which also ends the
+ * grace: a reconnection during the grace is what records the outcomes of
+ * the running jobs and gives the others back, and is bounded by
+ * connect_timeout anyway.
+ */
+static volatile sig_atomic_t connected;
+
+static bool
+connect_stop(void)
+{
+	return run_stop_requests > (connected ? 1 : 0);
 }
 
 /* --max-runtime is up: claim nothing more, start nothing more. */
@@ -160,12 +177,23 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 	pthread_mutex_init(&sh.lock, NULL);
 
 	workers = xcalloc((size_t) o->concurrency, sizeof *workers);
-	/* Worker 0 runs on the runner's connection: the wake's start and end. */
+	connected = 0;
+	pg_set_connect_stop(connect_stop);
+	/*
+	 * Worker 0 runs on the runner's connection: the wake's start and end.
+	 * SIGTERM or SIGINT while it is being opened ends the run as one
+	 * before the first claim does: nothing done, exit 0.
+	 */
 	if ((conn = pg_handle_open(&workers[0].db, o->conninfo, err)) == NULL) {
 		free(workers);
 		pthread_mutex_destroy(&sh.lock);
+		if (run_stop_requests) {
+			cq_clear(err);
+			return 0;
+		}
 		return err->code;
 	}
+	connected = 1;
 	make_worker_id(o, base_id, sizeof base_id);
 	for (int i = 0; i < o->concurrency; i++) {
 		worker *w = &workers[i];
