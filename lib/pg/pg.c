@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "pg/redact.h"
 #include "util/clock.h"
@@ -85,12 +86,12 @@ static const char *const connect_defaults[][2] = {
 	{"tcp_user_timeout", "30000"},
 };
 
-static bool (*connect_stop)(void);
+static bool (*wait_stop)(int64_t started_ms);
 
 void
-pg_set_connect_stop(bool (*stop)(void))
+pg_set_wait_stop(bool (*stop)(int64_t started_ms))
 {
-	connect_stop = stop;
+	wait_stop = stop;
 }
 
 /* Whether the parsed conninfo opts (may be NULL) give keyword a value. */
@@ -170,7 +171,7 @@ connect_failed(PGconn *conn, const char *conninfo, cq_err *err)
 
 /*
  * Drive the attempt PQconnectStartParams began: poll its socket a tick at
- * a time, so that the time limit and connect_stop() are looked at however
+ * a time, so that the time limit and wait_stop() are looked at however
  * silent the server is (libpq's own connect_timeout applies only to its
  * blocking PQconnectdb). The limit counts from the start of each host's
  * attempt, as libpq counts it. 0, or an error code with err filled.
@@ -180,7 +181,7 @@ connect_wait(PGconn *conn, const char *conninfo, cq_err *err)
 {
 	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
 	char text[32], host[300] = "", now_host[300];
-	int64_t limit = connect_timeout_ms(conn, text, sizeof text), start = mono_ms();
+	int64_t limit = connect_timeout_ms(conn, text, sizeof text), start = mono_ms(), began = start;
 
 	if (limit < 0)
 		return cq_fail(err, EX_USAGE, "invalid connection string: invalid integer value \"%s\" for "
@@ -195,7 +196,7 @@ connect_wait(PGconn *conn, const char *conninfo, cq_err *err)
 			connect_failed(conn, conninfo, err);
 			return err ? err->code : EX_UNAVAILABLE;
 		}
-		if (connect_stop && connect_stop())
+		if (wait_stop && wait_stop(began))
 			return cq_fail(err, EX_TEMPFAIL, "could not connect to database: interrupted by a signal");
 		now = mono_ms();
 		snprintf(now_host, sizeof now_host, "%s:%s", PQhost(conn) ? PQhost(conn) : "",
@@ -533,6 +534,68 @@ pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate)
 	return code;
 }
 
+/*
+ * Wait until conn's next result can be read without blocking: its socket
+ * polled a tick at a time, so that wait_stop() is asked however silent the
+ * server is. When it says to give up, the connection is shut down: the
+ * result then read is libpq's error, and the connection is bad.
+ */
+static void
+await_result(PGconn *conn)
+{
+	int64_t since = mono_ms();
+
+	while (PQisBusy(conn)) {
+		struct pollfd pfd = {PQsocket(conn), POLLIN, 0};
+
+		if (pfd.fd < 0)
+			return;
+		if (wait_stop && wait_stop(since)) {
+			log_full(LOG_WARNING, NULL, NULL, NULL, "no answer from the database %" PRId64
+					 " ms after the stop request; its connection is given up", mono_ms() - since);
+			shutdown(pfd.fd, SHUT_RDWR);
+			PQconsumeInput(conn);
+			return;
+		}
+		if (poll(&pfd, 1, CONNECT_TICK_MS) < 0 && errno != EINTR)
+			return;
+		if (!PQconsumeInput(conn))
+			return;
+	}
+}
+
+static PGresult *
+next_result(PGconn *conn)
+{
+	await_result(conn);
+	return PQgetResult(conn);
+}
+
+/*
+ * PQexecParams(), waiting as await_result() does: the last result, where
+ * a COPY or a broken connection stops, as PQexec's.
+ */
+static PGresult *
+exec_params(PGconn *conn, const char *sql, int nparams, const char *const *values)
+{
+	PGresult *last = NULL, *r;
+
+	while ((r = PQgetResult(conn)) != NULL)
+		PQclear(r);
+	if (!PQsendQueryParams(conn, sql, nparams, NULL, values, NULL, NULL, 0))
+		return NULL;
+	while ((r = next_result(conn)) != NULL) {
+		ExecStatusType st = PQresultStatus(r);
+
+		PQclear(last);
+		last = r;
+		if (st == PGRES_COPY_IN || st == PGRES_COPY_OUT || st == PGRES_COPY_BOTH ||
+			PQstatus(conn) == CONNECTION_BAD)
+			break;
+	}
+	return last;
+}
+
 PGresult *
 pg_exec(PGconn *conn, const char *sql, int nparams, const char *const *values,
 		pg_shape shape, cq_err *err, char *sqlstate)
@@ -543,7 +606,7 @@ pg_exec(PGconn *conn, const char *sql, int nparams, const char *const *values,
 
 	if (sqlstate)
 		sqlstate[0] = '\0';
-	res = PQexecParams(conn, sql, nparams, NULL, values, NULL, NULL, 0);
+	res = exec_params(conn, sql, nparams, values);
 	st = PQresultStatus(res);
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		pg_fail_result(conn, res, err, sqlstate);
@@ -576,7 +639,7 @@ pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 		rc = pg_fail_result(conn, NULL, err, NULL);
 	/* Each statement's result, then NULL; after both, the sync. */
 	for (int i = 0; i < 2 && pg_alive(conn); i++) {
-		PGresult *r = PQgetResult(conn), *end;
+		PGresult *r = next_result(conn), *end;
 		ExecStatusType st = PQresultStatus(r);
 
 		if (r == NULL)
@@ -588,11 +651,11 @@ pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 				rc = pg_fail_result(conn, r, err, NULL);
 			PQclear(r);
 		}
-		while ((end = PQgetResult(conn)) != NULL)
+		while ((end = next_result(conn)) != NULL)
 			PQclear(end);
 	}
 	if (pg_alive(conn)) {
-		PGresult *sync = PQgetResult(conn);
+		PGresult *sync = next_result(conn);
 
 		PQclear(sync);
 		PQexitPipelineMode(conn);

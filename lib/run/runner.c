@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,28 +25,46 @@
 #include "util/xalloc.h"
 
 volatile sig_atomic_t run_stop_requests;
+/*
+ * When the first stop request came (mono_ms()), set by the signal handler
+ * (clock_gettime is async-signal-safe, and so is a lock-free atomic).
+ */
+static _Atomic int64_t stop_at;
 
 void
 runner_request_stop(void)
 {
+	if (run_stop_requests == 0)
+		atomic_store(&stop_at, mono_ms());
 	if (run_stop_requests < 2)
 		run_stop_requests = run_stop_requests + 1;
 }
 
-/*
- * Whether a connection being opened is to be given up (pg_set_connect_stop):
- * before the run has its first connection, at the first stop request
- * (nothing is claimed yet); after it, at the second, which also ends the
- * grace: a reconnection during the grace is what records the outcomes of
- * the running jobs and gives the others back, and is bounded by
- * connect_timeout anyway.
- */
+/* Set once the runner's first connection is open, before any thread starts. */
 static volatile sig_atomic_t connected;
+/* How long a wait on the database may last after a stop request: --grace + 1 s. */
+static int64_t stop_wait_ms;
 
+/*
+ * Whether to give up waiting on the database (pg_set_wait_stop): with no
+ * stop request, never. Before the run has its first connection, at once
+ * (nothing is claimed yet). After, a wait (a connection being opened, a
+ * statement's answer) that has lasted stop_wait_ms since it began or since
+ * the stop request, whichever is later: what a server that stopped
+ * answering gets, while the statements that record outcomes and give jobs
+ * back at shutdown still run as usual.
+ */
 static bool
-connect_stop(void)
+wait_stop(int64_t started_ms)
 {
-	return run_stop_requests > (connected ? 1 : 0);
+	int64_t at;
+
+	if (!run_stop_requests)
+		return false;
+	if (!connected)
+		return true;
+	at = atomic_load(&stop_at);
+	return mono_ms() - (started_ms > at ? started_ms : at) >= stop_wait_ms;
 }
 
 /* --max-runtime is up: claim nothing more, start nothing more. */
@@ -178,7 +197,8 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 
 	workers = xcalloc((size_t) o->concurrency, sizeof *workers);
 	connected = 0;
-	pg_set_connect_stop(connect_stop);
+	stop_wait_ms = o->grace_ms + 1000;
+	pg_set_wait_stop(wait_stop);
 	/*
 	 * Worker 0 runs on the runner's connection: the wake's start and end.
 	 * SIGTERM or SIGINT while it is being opened ends the run as one

@@ -7,7 +7,8 @@
 # are on by default. A server that goes silent mid-run (the link of a
 # runner in its own network namespace cut while a job runs) ends the run
 # with 75 in bounded time, writing nothing; skipped, saying why, where
-# network namespaces are not permitted. Every cronq call is bounded
+# network namespaces are not permitted. A server process that stops
+# answering (its kernel still acknowledging) does not hold up SIGTERM. Every cronq call is bounded
 # (timeout 40), so a hang fails here, not at the file's time limit.
 . "$(dirname "$0")/lib.sh"
 migrate
@@ -145,6 +146,32 @@ keepalive_timer() {  # CONNINFO: the socket timers of cronq run --linger 2s's co
 }
 eq "keepalives on by default" "timer:(keepalive " "$(keepalive_timer "host=127.0.0.1 port=$PGPORT")"
 eq "keepalives=0 in the conninfo is obeyed" "" "$(keepalive_timer "host=127.0.0.1 port=$PGPORT keepalives=0")"
+
+# A server that stops answering while its kernel still does (a stopped
+# process: here the proxy between cronq and the server, sent SIGSTOP while
+# a job runs): keepalives cannot tell, but SIGTERM still ends the run: no
+# wait on the database outlasts --grace + 1 s after it. Exit 75 (the job
+# could not be given back: its lease is rescued later), nothing written.
+start_listener proxy.py 127.0.0.1 "$PGPORT"
+proxy_pid=${pids[-1]}
+proxy=$PORT
+q "delete from cronq.jobs; delete from cronq.job_runs" >/dev/null
+id=$("$CRONQ" enqueue sleep '{"seconds": 60}')
+timeout -s KILL 60 "$CRONQ" run --db "host=127.0.0.1 port=$proxy" --lease 3s --grace 1s --worker-id worker-s 2>"$T_DIR/s.err" &
+pid=$!
+check "stopped server: the job runs through the proxy" wait_for "running" 10 "select locked_by = 'worker-s' from cronq.jobs where id = $id"
+kill -STOP "$proxy_pid"
+sleep 2                                          # a heartbeat now waits for ever
+t1=$(date +%s%N)
+kill -TERM $pid
+wait $pid; rc=$?
+ms=$(( ($(date +%s%N) - t1) / 1000000 ))
+kill -CONT "$proxy_pid"
+eq "stopped server, SIGTERM: exit 75" 75 $rc
+check "stopped server, SIGTERM: ends within --grace + 1 s per wait (${ms} ms)" [ $ms -le 6000 ]
+match "stopped server, SIGTERM: says so" 'no answer from the database [0-9]+ ms after the stop request' "$(cat "$T_DIR/s.err")"
+eq "stopped server: nothing was written: the job is still running, no outcome" "running|worker-s|0" \
+    "$(q "select status || '|' || locked_by || '|' || (select count(*) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
 
 # A server gone silent mid-run: the runner, in its own network namespace,
 # reaches the server through a proxy on the host end of a veth; the link is
