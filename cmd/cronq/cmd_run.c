@@ -70,7 +70,10 @@ help(void)
 		   "      --log-format FORMAT   text (default) or json\n"
 		   "  -h, --help                show this help, then exit\n\n"
 		   "Connection options:\n"
-		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
+		   "  -d, --db CONNINFO         libpq connection string or URI; connecting gives up\n"
+		   "                            after 10s unless it sets connect_timeout (or\n"
+		   "                            PGCONNECT_TIMEOUT does); SIGTERM/SIGINT while\n"
+		   "                            connecting ends the run at once\n\n"
 		   "Every option can also be set as CRONQ_<OPTION> (CRONQ_BATCH=100, CRONQ_QUEUE=a,b);\n"
 		   "an option given on the command line wins.\n",
 		   RUN_DEFAULT_BATCH);

@@ -6,9 +6,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "pg/redact.h"
 #include "util/clock.h"
@@ -63,21 +65,189 @@ pg_init(void)
 	setenv("PGTZ", "GMT", 1);
 }
 
+/* How often a connection attempt asks whether to give up. */
+#define CONNECT_TICK_MS 100
+
+/*
+ * What cronq sets when neither the conninfo nor the environment does: a
+ * connection attempt that gives up (libpq's default waits for ever), and
+ * TCP keepalives that notice a server gone silent mid-run within ~30 s
+ * (an idle session: 15 s, then 3 probes 5 s apart; unacknowledged data:
+ * tcp_user_timeout). libpq ignores the TCP ones on a Unix socket, and
+ * they are settings of the client's socket, not startup parameters, so
+ * PgBouncer never sees them.
+ */
+static const char *const connect_defaults[][2] = {
+	{"connect_timeout", PG_DEFAULT_CONNECT_TIMEOUT},
+	{"keepalives", "1"},
+	{"keepalives_idle", "15"},
+	{"keepalives_interval", "5"},
+	{"keepalives_count", "3"},
+	{"tcp_user_timeout", "30000"},
+};
+
+static bool (*wait_stop)(int64_t started_ms);
+
+void
+pg_set_wait_stop(bool (*stop)(int64_t started_ms))
+{
+	wait_stop = stop;
+}
+
+/* Whether the parsed conninfo opts (may be NULL) give keyword a value. */
+static bool
+conninfo_sets(const PQconninfoOption *opts, const char *keyword)
+{
+	for (const PQconninfoOption *o = opts; o && o->keyword; o++)
+		if (strcmp(o->keyword, keyword) == 0)
+			return o->val != NULL && o->val[0] != '\0';
+	return false;
+}
+
+/*
+ * Append to keys and vals (room for N_CONNECT_DEFAULTS more) the defaults
+ * that opts, the parsed conninfo, and $PGCONNECT_TIMEOUT leave unset.
+ */
+#define N_CONNECT_DEFAULTS (sizeof connect_defaults / sizeof connect_defaults[0])
+
+static void
+add_defaults(const PQconninfoOption *opts, const char **keys, const char **vals, size_t *n)
+{
+	const char *env = getenv("PGCONNECT_TIMEOUT");
+
+	for (size_t i = 0; i < N_CONNECT_DEFAULTS; i++) {
+		const char *key = connect_defaults[i][0];
+
+		if (conninfo_sets(opts, key) || (strcmp(key, "connect_timeout") == 0 && env && *env))
+			continue;
+		keys[*n] = key;
+		vals[(*n)++] = connect_defaults[i][1];
+	}
+	keys[*n] = NULL;
+	vals[*n] = NULL;
+}
+
+/*
+ * The attempt's time limit in ms, from the connect_timeout libpq settled
+ * on (the conninfo's, $PGCONNECT_TIMEOUT or cronq's default), read as
+ * libpq reads it: 0 or less is none, and 1 is 2 s. -1 when it is not an
+ * integer.
+ */
+static int64_t
+connect_timeout_ms(PGconn *conn, char *text, size_t len)
+{
+	PQconninfoOption *opts = PQconninfo(conn);
+	int64_t ms = 0;
+
+	text[0] = '\0';
+	for (PQconninfoOption *o = opts; o && o->keyword; o++)
+		if (strcmp(o->keyword, "connect_timeout") == 0 && o->val)
+			snprintf(text, len, "%s", o->val);
+	PQconninfoFree(opts);
+	if (text[0] != '\0') {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(text, &end, 10);
+		while (isspace((unsigned char) *end))
+			end++;
+		if (errno != 0 || end == text || *end != '\0' || v > INT32_MAX)
+			return -1;
+		ms = v <= 0 ? 0 : v < 2 ? 2000 : (int64_t) v * 1000;
+	}
+	return ms;
+}
+
+/* The connection failed: err from libpq's message, without a password. */
+static void
+connect_failed(PGconn *conn, const char *conninfo, cq_err *err)
+{
+	char *msg = pg_redact(PQerrorMessage(conn), conninfo);
+
+	cq_fail(err, EX_UNAVAILABLE, "could not connect to database: %s", msg);
+	free(msg);
+}
+
+/*
+ * Drive the attempt PQconnectStartParams began: poll its socket a tick at
+ * a time, so that the time limit and wait_stop() are looked at however
+ * silent the server is (libpq's own connect_timeout applies only to its
+ * blocking PQconnectdb). The limit counts from the start of each host's
+ * attempt, as libpq counts it. 0, or an error code with err filled.
+ */
+static int
+connect_wait(PGconn *conn, const char *conninfo, cq_err *err)
+{
+	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+	char text[32], host[300] = "", now_host[300];
+	int64_t limit = connect_timeout_ms(conn, text, sizeof text), start = mono_ms(), began = start;
+
+	if (limit < 0)
+		return cq_fail(err, EX_USAGE, "invalid connection string: invalid integer value \"%s\" for "
+					   "connection option \"connect_timeout\"", text);
+	for (;;) {
+		struct pollfd pfd;
+		int64_t now, wait = CONNECT_TICK_MS;
+
+		if (st == PGRES_POLLING_OK)
+			return 0;
+		if (st == PGRES_POLLING_FAILED) {
+			connect_failed(conn, conninfo, err);
+			return err ? err->code : EX_UNAVAILABLE;
+		}
+		if (wait_stop && wait_stop(began))
+			return cq_fail(err, EX_TEMPFAIL, "could not connect to database: interrupted by a signal");
+		now = mono_ms();
+		snprintf(now_host, sizeof now_host, "%s:%s", PQhost(conn) ? PQhost(conn) : "",
+				 PQport(conn) ? PQport(conn) : "");
+		if (strcmp(now_host, host) != 0) {
+			snprintf(host, sizeof host, "%s", now_host);
+			start = now;
+		}
+		if (limit > 0 && now - start >= limit) {
+			char *where = pg_redact(host, conninfo);
+			int rc = cq_fail(err, EX_UNAVAILABLE, "could not connect to database: timeout expired: "
+							 "no answer from %s within %" PRId64 " s (connect_timeout)", where, limit / 1000);
+
+			free(where);
+			return rc;
+		}
+		if (limit > 0 && start + limit - now < wait)
+			wait = start + limit - now;
+		pfd.fd = PQsocket(conn);
+		pfd.events = st == PGRES_POLLING_READING ? POLLIN : POLLOUT;
+		pfd.revents = 0;
+		switch (poll(&pfd, 1, (int) wait)) {
+		case -1:
+			if (errno != EINTR)
+				return cq_fail(err, EX_UNAVAILABLE, "could not connect to database: poll: %s",
+							   strerror(errno));
+			break;
+		case 0:
+			break;
+		default:
+			st = PQconnectPoll(conn);
+		}
+	}
+}
+
 static PGconn *
 connect_params(const char *const *keys, const char *const *vals, int expand,
 			   const char *conninfo, cq_err *err)
 {
-	PGconn *conn = PQconnectdbParams(keys, vals, expand);
+	PGconn *conn = PQconnectStartParams(keys, vals, expand);
 
 	if (conn == NULL) {
 		cq_fail(err, EX_SOFTWARE, "could not connect to database: out of memory");
 		return NULL;
 	}
-	if (PQstatus(conn) != CONNECTION_OK) {
-		char *msg = pg_redact(PQerrorMessage(conn), conninfo);
-
-		cq_fail(err, EX_UNAVAILABLE, "could not connect to database: %s", msg);
-		free(msg);
+	if (PQstatus(conn) == CONNECTION_BAD) {
+		connect_failed(conn, conninfo, err);
+		PQfinish(conn);
+		return NULL;
+	}
+	if (connect_wait(conn, conninfo, err) != 0) {
 		PQfinish(conn);
 		return NULL;
 	}
@@ -142,15 +312,17 @@ pg_connect_with(const char *conninfo, const char *settings, cq_err *err)
 	 * dbname comes first so the keywords after it override what it expands
 	 * to: client_encoding must be ours; application_name is only a fallback.
 	 */
-	const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", "options", NULL};
-	const char *vals[] = {conninfo, "cronq", "UTF8", NULL, NULL};
+	const char *keys[5 + N_CONNECT_DEFAULTS] = {"dbname", "fallback_application_name", "client_encoding", "options"};
+	const char *vals[5 + N_CONNECT_DEFAULTS] = {conninfo, "cronq", "UTF8", NULL};
 	PQconninfoOption *parsed = NULL;
+	size_t n = 4;
 	char *options;
 	PGconn *conn;
 
 	/* A database name is not parsed; a connection string must parse. */
 	if (pg_conninfo_is_string(conninfo) && (parsed = parse_conninfo(conninfo, err)) == NULL)
 		return NULL;
+	add_defaults(parsed, keys, vals, &n);
 	PQconninfoFree(parsed);
 	vals[3] = options = own_options(conninfo, settings);
 	conn = connect_params(keys, vals, 1, conninfo, err);
@@ -160,7 +332,7 @@ pg_connect_with(const char *conninfo, const char *settings, cq_err *err)
 	 * parameter "options": there, the login role's search_path stands.
 	 */
 	if (conn == NULL && err && strstr(err->msg, "unsupported startup parameter")) {
-		keys[3] = NULL;
+		vals[3] = "";
 		cq_clear(err);
 		conn = connect_params(keys, vals, 1, conninfo, err);
 	}
@@ -180,8 +352,8 @@ pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err 
 		return NULL;
 	for (PQconninfoOption *o = opts; o && o->keyword; o++)
 		n++;
-	keys = xcalloc(n + 4, sizeof *keys);
-	vals = xcalloc(n + 4, sizeof *vals);
+	keys = xcalloc(n + 4 + N_CONNECT_DEFAULTS, sizeof *keys);
+	vals = xcalloc(n + 4 + N_CONNECT_DEFAULTS, sizeof *vals);
 	/*
 	 * Everything the runner's conninfo says but who logs in: an explicit
 	 * password is the runner's own, and would stand in for the role's line
@@ -200,6 +372,7 @@ pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err 
 	vals[i++] = "cronq";
 	keys[i] = "client_encoding";
 	vals[i++] = "UTF8";
+	add_defaults(opts, keys, vals, &i);
 	conn = connect_params(keys, vals, 0, conninfo, err);
 	free(keys);
 	free(vals);
@@ -361,6 +534,68 @@ pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate)
 	return code;
 }
 
+/*
+ * Wait until conn's next result can be read without blocking: its socket
+ * polled a tick at a time, so that wait_stop() is asked however silent the
+ * server is. When it says to give up, the connection is shut down: the
+ * result then read is libpq's error, and the connection is bad.
+ */
+static void
+await_result(PGconn *conn)
+{
+	int64_t since = mono_ms();
+
+	while (PQisBusy(conn)) {
+		struct pollfd pfd = {PQsocket(conn), POLLIN, 0};
+
+		if (pfd.fd < 0)
+			return;
+		if (wait_stop && wait_stop(since)) {
+			log_full(LOG_WARNING, NULL, NULL, NULL, "no answer from the database %" PRId64
+					 " ms after the stop request; its connection is given up", mono_ms() - since);
+			shutdown(pfd.fd, SHUT_RDWR);
+			PQconsumeInput(conn);
+			return;
+		}
+		if (poll(&pfd, 1, CONNECT_TICK_MS) < 0 && errno != EINTR)
+			return;
+		if (!PQconsumeInput(conn))
+			return;
+	}
+}
+
+static PGresult *
+next_result(PGconn *conn)
+{
+	await_result(conn);
+	return PQgetResult(conn);
+}
+
+/*
+ * PQexecParams(), waiting as await_result() does: the last result, where
+ * a COPY or a broken connection stops, as PQexec's.
+ */
+static PGresult *
+exec_params(PGconn *conn, const char *sql, int nparams, const char *const *values)
+{
+	PGresult *last = NULL, *r;
+
+	while ((r = PQgetResult(conn)) != NULL)
+		PQclear(r);
+	if (!PQsendQueryParams(conn, sql, nparams, NULL, values, NULL, NULL, 0))
+		return NULL;
+	while ((r = next_result(conn)) != NULL) {
+		ExecStatusType st = PQresultStatus(r);
+
+		PQclear(last);
+		last = r;
+		if (st == PGRES_COPY_IN || st == PGRES_COPY_OUT || st == PGRES_COPY_BOTH ||
+			PQstatus(conn) == CONNECTION_BAD)
+			break;
+	}
+	return last;
+}
+
 PGresult *
 pg_exec(PGconn *conn, const char *sql, int nparams, const char *const *values,
 		pg_shape shape, cq_err *err, char *sqlstate)
@@ -371,7 +606,7 @@ pg_exec(PGconn *conn, const char *sql, int nparams, const char *const *values,
 
 	if (sqlstate)
 		sqlstate[0] = '\0';
-	res = PQexecParams(conn, sql, nparams, NULL, values, NULL, NULL, 0);
+	res = exec_params(conn, sql, nparams, values);
 	st = PQresultStatus(res);
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
 		pg_fail_result(conn, res, err, sqlstate);
@@ -404,7 +639,7 @@ pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 		rc = pg_fail_result(conn, NULL, err, NULL);
 	/* Each statement's result, then NULL; after both, the sync. */
 	for (int i = 0; i < 2 && pg_alive(conn); i++) {
-		PGresult *r = PQgetResult(conn), *end;
+		PGresult *r = next_result(conn), *end;
 		ExecStatusType st = PQresultStatus(r);
 
 		if (r == NULL)
@@ -416,11 +651,11 @@ pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 				rc = pg_fail_result(conn, r, err, NULL);
 			PQclear(r);
 		}
-		while ((end = PQgetResult(conn)) != NULL)
+		while ((end = next_result(conn)) != NULL)
 			PQclear(end);
 	}
 	if (pg_alive(conn)) {
-		PGresult *sync = PQgetResult(conn);
+		PGresult *sync = next_result(conn);
 
 		PQclear(sync);
 		PQexitPipelineMode(conn);

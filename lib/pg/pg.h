@@ -33,12 +33,19 @@ const char *pg_default_conninfo(void);
  */
 void pg_init(void);
 
+/* connect_timeout when neither the conninfo nor $PGCONNECT_TIMEOUT sets one. */
+#define PG_DEFAULT_CONNECT_TIMEOUT "10"
+
 /*
  * Open a session: application_name "cronq" (unless the conninfo names one),
  * client_encoding UTF8, time zone UTC, nothing relying on search_path.
- * NULL with EX_USAGE when conninfo is a connection string libpq cannot
- * parse, else EX_UNAVAILABLE on failure. No message holds a password of
- * conninfo (pg/redact.h).
+ * Never waits for ever: unless the conninfo or $PGCONNECT_TIMEOUT says
+ * otherwise, an attempt gives up after PG_DEFAULT_CONNECT_TIMEOUT seconds,
+ * and TCP keepalives and tcp_user_timeout are on, so that a server gone
+ * silent later is noticed too. NULL with EX_USAGE when conninfo is a
+ * connection string libpq cannot parse, EX_TEMPFAIL when the stop
+ * function (pg_set_wait_stop) said to give up, else EX_UNAVAILABLE on
+ * failure. No message holds a password of conninfo (pg/redact.h).
  */
 PGconn *pg_connect(const char *conninfo, cq_err *err) __attribute__((warn_unused_result));
 /*
@@ -49,6 +56,17 @@ PGconn *pg_connect(const char *conninfo, cq_err *err) __attribute__((warn_unused
 PGconn *pg_connect_with(const char *conninfo, const char *settings, cq_err *err)
 	__attribute__((warn_unused_result));
 void pg_close(PGconn *conn);
+
+/*
+ * stop(started_ms) is asked every ~100 ms (in any thread) while a
+ * connection is being opened and while pg_exec(), pg_run() or
+ * pg_exec_pair() wait for the server, started_ms being when that wait
+ * began (mono_ms()). When it says so, the attempt is given up (NULL,
+ * EX_TEMPFAIL), or the connection shut down (the statement fails as on a
+ * lost connection, EX_TEMPFAIL): how a signal handler's flag reaches a
+ * server that never answers. NULL (the default): no such check.
+ */
+void pg_set_wait_stop(bool (*stop)(int64_t started_ms));
 
 /*
  * Run one statement with text parameters (NULL values are SQL NULL). On

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,17 +19,52 @@
 #include <unistd.h>
 
 #include "pg/handle.h"
+#include "pg/pg.h"
 #include "run/run_int.h"
 #include "util/clock.h"
 #include "util/xalloc.h"
 
 volatile sig_atomic_t run_stop_requests;
+/*
+ * When the first stop request came (mono_ms()), set by the signal handler
+ * (clock_gettime is async-signal-safe, and so is a lock-free atomic).
+ */
+static _Atomic int64_t stop_at;
 
 void
 runner_request_stop(void)
 {
+	if (run_stop_requests == 0)
+		atomic_store(&stop_at, mono_ms());
 	if (run_stop_requests < 2)
 		run_stop_requests = run_stop_requests + 1;
+}
+
+/* Set once the runner's first connection is open, before any thread starts. */
+static volatile sig_atomic_t connected;
+/* How long a wait on the database may last after a stop request: --grace + 1 s. */
+static int64_t stop_wait_ms;
+
+/*
+ * Whether to give up waiting on the database (pg_set_wait_stop): with no
+ * stop request, never. Before the run has its first connection, at once
+ * (nothing is claimed yet). After, a wait (a connection being opened, a
+ * statement's answer) that has lasted stop_wait_ms since it began or since
+ * the stop request, whichever is later: what a server that stopped
+ * answering gets, while the statements that record outcomes and give jobs
+ * back at shutdown still run as usual.
+ */
+static bool
+wait_stop(int64_t started_ms)
+{
+	int64_t at;
+
+	if (!run_stop_requests)
+		return false;
+	if (!connected)
+		return true;
+	at = atomic_load(&stop_at);
+	return mono_ms() - (started_ms > at ? started_ms : at) >= stop_wait_ms;
 }
 
 /* --max-runtime is up: claim nothing more, start nothing more. */
@@ -160,12 +196,24 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 	pthread_mutex_init(&sh.lock, NULL);
 
 	workers = xcalloc((size_t) o->concurrency, sizeof *workers);
-	/* Worker 0 runs on the runner's connection: the wake's start and end. */
+	connected = 0;
+	stop_wait_ms = o->grace_ms + 1000;
+	pg_set_wait_stop(wait_stop);
+	/*
+	 * Worker 0 runs on the runner's connection: the wake's start and end.
+	 * SIGTERM or SIGINT while it is being opened ends the run as one
+	 * before the first claim does: nothing done, exit 0.
+	 */
 	if ((conn = pg_handle_open(&workers[0].db, o->conninfo, err)) == NULL) {
 		free(workers);
 		pthread_mutex_destroy(&sh.lock);
+		if (run_stop_requests) {
+			cq_clear(err);
+			return 0;
+		}
 		return err->code;
 	}
+	connected = 1;
 	make_worker_id(o, base_id, sizeof base_id);
 	for (int i = 0; i < o->concurrency; i++) {
 		worker *w = &workers[i];

@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# Never hang. A black-hole server (a listener that accepts TCP and never
+# says a word): cronq check and cronq run give up after the default 10 s
+# connect timeout (UNKNOWN 3 and 69, one line, no password), or after the
+# conninfo's connect_timeout (keyword and URI) or $PGCONNECT_TIMEOUT; a
+# SIGTERM or SIGINT while connecting ends cronq run at once. TCP keepalives
+# are on by default. A server that goes silent mid-run (the link of a
+# runner in its own network namespace cut while a job runs) ends the run
+# with 75 in bounded time, writing nothing; skipped, saying why, where
+# network namespaces are not permitted. A server process that stops
+# answering (its kernel still acknowledging) does not hold up SIGTERM. Every cronq call is bounded
+# (timeout 40), so a hang fails here, not at the file's time limit.
+. "$(dirname "$0")/lib.sh"
+migrate
+
+# A listener that accepts and holds every connection, silent; its port.
+cat >"$T_DIR/blackhole.py" <<'EOF'
+import socket, sys
+s = socket.socket()
+s.bind((sys.argv[1], 0))
+s.listen(64)
+print(s.getsockname()[1], flush=True)
+held = []
+while True:
+    held.append(s.accept()[0])
+EOF
+# A TCP proxy: listens on ADDR, forwards each connection to 127.0.0.1:PORT.
+cat >"$T_DIR/proxy.py" <<'EOF'
+import socket, sys, threading
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], 0))
+s.listen(64)
+print(s.getsockname()[1], flush=True)
+def pipe(a, b):
+    try:
+        while True:
+            d = a.recv(65536)
+            if not d:
+                break
+            b.sendall(d)
+    except OSError:
+        pass
+    for x in (a, b):
+        try:
+            x.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+while True:
+    c = s.accept()[0]
+    u = socket.create_connection(("127.0.0.1", int(sys.argv[2])))
+    threading.Thread(target=pipe, args=(c, u), daemon=True).start()
+    threading.Thread(target=pipe, args=(u, c), daemon=True).start()
+EOF
+
+pids=()
+ns=; host_if=
+cleanup() {
+    local p
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+    [ -n "$host_if" ] && ip link del "$host_if" 2>/dev/null
+    [ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
+}
+trap cleanup EXIT
+
+# start_listener SCRIPT ADDR [ARG]: starts it in the background, sets PORT.
+start_listener() {
+    local out="$T_DIR/listener.$RANDOM"
+    python3 "$T_DIR/$1" "$2" ${3:+"$3"} >"$out" &
+    pids+=($!)
+    for _ in $(seq 1 50); do [ -s "$out" ] && break; sleep 0.1; done
+    PORT=$(cat "$out")
+}
+
+# timed ARGS…: cronq ARGS… bounded to 40 s; RC, OUT, ERR and MS (elapsed).
+timed() {
+    local t0=$(date +%s%N)
+    OUT=$(timeout -s KILL 40 "$CRONQ" "$@" 2>"$T_DIR/stderr"); RC=$?
+    ERR=$(cat "$T_DIR/stderr")
+    MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+}
+# between DESC LOW HIGH: MS within [LOW, HIGH] ms.
+between() { check "$1 (${MS} ms)" [ "$MS" -ge "$2" -a "$MS" -le "$3" ]; }
+
+start_listener blackhole.py 127.0.0.1
+hole=$PORT
+id=$("$CRONQ" enqueue noop '{}')
+check "the black hole listens" [ -n "$hole" ]
+
+# The default: 10 s, one line naming the problem, no password.
+timed run --db "host=127.0.0.1 port=$hole user=app password=sekrit dbname=app"
+expect_rc_err "run, default timeout: 69, one line" 69 '^cronq: error: could not connect to database: timeout expired: no answer from 127\.0\.0\.1:[0-9]+ within 10 s'
+between "run, default timeout: gives up after 10 s" 9500 13000
+check "run, default timeout: no password in the message" bash -c "! grep -q sekrit '$T_DIR/stderr'"
+
+timed check --db "postgresql://app:sekrit@127.0.0.1:$hole/app"
+eq "check, default timeout: UNKNOWN" 3 "$RC"
+match "check, default timeout: one UNKNOWN line" '^CRONQ UNKNOWN - (timed out after 10s connecting to the database|could not connect to database: timeout expired)' "$OUT"
+eq "check, default timeout: one line" 1 "$(printf '%s\n' "$OUT" | grep -c .)"
+between "check, default timeout: gives up after 10 s" 9500 13000
+check "check: no password in the line" bash -c "! grep -q sekrit <<<'$OUT'"
+
+# The conninfo's connect_timeout, as a keyword and in a URI, and $PGCONNECT_TIMEOUT.
+timed run --db "host=127.0.0.1 port=$hole connect_timeout=2"
+expect_rc_err "run, connect_timeout=2: 69" 69 'timeout expired: no answer from 127\.0\.0\.1:[0-9]+ within 2 s'
+between "run, connect_timeout=2: after 2 s" 1800 4000
+timed run --db "postgresql://app:sekrit@127.0.0.1:$hole/app?connect_timeout=2"
+expect_rc_err "run, URI connect_timeout=2: 69" 69 'timeout expired: .* within 2 s'
+between "run, URI connect_timeout=2: after 2 s" 1800 4000
+PGCONNECT_TIMEOUT=2 timed run --db "host=127.0.0.1 port=$hole"
+expect_rc_err "run, PGCONNECT_TIMEOUT=2: 69" 69 'timeout expired: .* within 2 s'
+between "run, PGCONNECT_TIMEOUT=2: after 2 s" 1800 4000
+timed check --db "host=127.0.0.1 port=$hole connect_timeout=2"
+expect "check, connect_timeout=2: UNKNOWN, naming the problem" 3 \
+    "CRONQ UNKNOWN - could not connect to database: timeout expired: no answer from 127.0.0.1:$hole within 2 s (connect_timeout)" ""
+between "check, connect_timeout=2: after 2 s" 1800 4000
+timed run --db "host=127.0.0.1 port=$hole connect_timeout=abc"
+expect_rc_err "connect_timeout=abc: a usage error" 64 'invalid integer value "abc" for connection option "connect_timeout"'
+
+# A signal 1 s into the connection: cronq run ends at once, as a stop before
+# its first claim does (exit 0), whatever the timeout.
+for sig in TERM INT; do
+    t0=$(date +%s%N)
+    timeout -s KILL 40 "$CRONQ" run --db "host=127.0.0.1 port=$hole connect_timeout=30" 2>"$T_DIR/sig.err" &
+    pid=$!
+    sleep 1
+    t1=$(date +%s%N)
+    kill -$sig $pid
+    wait $pid; rc=$?
+    ms=$(( ($(date +%s%N) - t1) / 1000000 ))
+    eq "SIG$sig while connecting: exit 0" 0 $rc
+    check "SIG$sig while connecting: ends within 1 s of it (${ms} ms)" [ $ms -le 1000 ]
+done
+eq "nothing was written: the job is still queued, no wake" "queued|0|0" \
+    "$(q "select status || '|' || (select count(*) from cronq.job_runs) || '|' || (select count(*) from cronq.wakes) from cronq.jobs where id = $id")"
+
+# TCP keepalives are on by default (libpq's kernel timer on the socket), and
+# a conninfo that turns them off is obeyed.
+keepalive_timer() {  # CONNINFO: the socket timers of cronq run --linger 2s's connection
+    local pid
+    "$CRONQ" run --db "$1" --linger 2s 2>/dev/null &
+    pid=$!
+    sleep 1
+    ss -tnopH state established "dst 127.0.0.1:$PGPORT" | grep "pid=$pid," | grep -o 'timer:([a-z]*' | sort -u | tr '\n' ' '
+    wait $pid
+}
+eq "keepalives on by default" "timer:(keepalive " "$(keepalive_timer "host=127.0.0.1 port=$PGPORT")"
+eq "keepalives=0 in the conninfo is obeyed" "" "$(keepalive_timer "host=127.0.0.1 port=$PGPORT keepalives=0")"
+
+# A server that stops answering while its kernel still does (a stopped
+# process: here the proxy between cronq and the server, sent SIGSTOP while
+# a job runs): keepalives cannot tell, but SIGTERM still ends the run: no
+# wait on the database outlasts --grace + 1 s after it. Exit 75 (the job
+# could not be given back: its lease is rescued later), nothing written.
+start_listener proxy.py 127.0.0.1 "$PGPORT"
+proxy_pid=${pids[-1]}
+proxy=$PORT
+q "delete from cronq.jobs; delete from cronq.job_runs" >/dev/null
+id=$("$CRONQ" enqueue sleep '{"seconds": 60}')
+timeout -s KILL 60 "$CRONQ" run --db "host=127.0.0.1 port=$proxy" --lease 3s --grace 1s --worker-id worker-s 2>"$T_DIR/s.err" &
+pid=$!
+check "stopped server: the job runs through the proxy" wait_for "running" 10 "select locked_by = 'worker-s' from cronq.jobs where id = $id"
+kill -STOP "$proxy_pid"
+sleep 2                                          # a heartbeat now waits for ever
+t1=$(date +%s%N)
+kill -TERM $pid
+wait $pid; rc=$?
+ms=$(( ($(date +%s%N) - t1) / 1000000 ))
+kill -CONT "$proxy_pid"
+eq "stopped server, SIGTERM: exit 75" 75 $rc
+check "stopped server, SIGTERM: ends within --grace + 1 s per wait (${ms} ms)" [ $ms -le 6000 ]
+match "stopped server, SIGTERM: says so" 'no answer from the database [0-9]+ ms after the stop request' "$(cat "$T_DIR/s.err")"
+eq "stopped server: nothing was written: the job is still running, no outcome" "running|worker-s|0" \
+    "$(q "select status || '|' || locked_by || '|' || (select count(*) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+
+# A server gone silent mid-run: the runner, in its own network namespace,
+# reaches the server through a proxy on the host end of a veth; the link is
+# cut while a job runs. Short keepalives and tcp_user_timeout (set in the
+# conninfo) notice it; the reconnection gives up after the default 10 s.
+ns=cqh$$; host_if=cqhh$$; ns_if=cqha$$
+net=$(( 1 + RANDOM % 250 ))
+host_ip=10.124.$net.1; ns_ip=10.124.$net.2
+if ! { ip netns add "$ns" && ip link add "$host_if" type veth peer name "$ns_if" \
+       && ip link set "$ns_if" netns "$ns"; } 2>"$T_DIR/netns.err"; then
+    echo "  skipped (mid-run): network namespaces are not permitted here: $(head -n 1 "$T_DIR/netns.err")"
+    ns=; host_if=
+    done_testing; exit
+fi
+ip addr add "$host_ip/30" dev "$host_if"; ip link set "$host_if" up
+ip netns exec "$ns" ip addr add "$ns_ip/30" dev "$ns_if"
+ip netns exec "$ns" ip link set "$ns_if" up; ip netns exec "$ns" ip link set lo up
+start_listener proxy.py "$host_ip" "$PGPORT"
+proxy=$PORT
+q "delete from cronq.jobs; delete from cronq.job_runs" >/dev/null
+id=$("$CRONQ" enqueue sleep '{"seconds": 60}')
+db="host=$host_ip port=$proxy user=$PGUSER dbname=$PGDATABASE keepalives_idle=1 keepalives_interval=1 keepalives_count=2 tcp_user_timeout=2000"
+t0=$(date +%s%N)
+timeout -s KILL 60 ip netns exec "$ns" "$CRONQ" run --db "$db" --lease 3s --worker-id worker-a 2>"$T_DIR/a.err" &
+pid=$!
+check "mid-run: A runs the job through the proxy" wait_for "running" 10 "select locked_by = 'worker-a' from cronq.jobs where id = $id"
+t1=$(date +%s%N)
+ip link set "$host_if" down                      # the server goes silent
+wait $pid; rc=$?
+ms=$(( ($(date +%s%N) - t1) / 1000000 ))
+eq "mid-run: exit 75" 75 $rc
+check "mid-run: the run ends in bounded time (${ms} ms)" [ $ms -le 25000 ]
+eq "mid-run: one line on stderr" 1 "$(grep -c . "$T_DIR/a.err")"
+eq "mid-run: nothing was written: the job is still A's, running, no outcome" "running|worker-a|0" \
+    "$(q "select status || '|' || locked_by || '|' || (select count(*) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+
+done_testing
