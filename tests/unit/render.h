@@ -31,4 +31,19 @@ render_with(const char *json, render_fn fn, void *arg)
 	return buf_steal(&out);
 }
 
+/* The same for a renderer that takes no argument. */
+typedef void (*render_doc_fn) (buf *out, const json_t *doc);
+
+static inline void
+render_call(buf *out, const json_t *doc, void *fn)
+{
+	(*(render_doc_fn *) fn)(out, doc);
+}
+
+static inline char *
+render_doc(const char *json, render_doc_fn fn)
+{
+	return render_with(json, render_call, &fn);
+}
+
 #endif

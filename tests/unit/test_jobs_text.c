@@ -13,21 +13,9 @@
 #include "util/buf.h"
 
 static void
-call(buf *out, const json_t *doc, void *fn)
-{
-	(*(void (**) (buf *, const json_t *)) fn)(out, doc);
-}
-
-static char *
-render(const char *json, void (*fn) (buf *, const json_t *))
-{
-	return render_with(json, call, &fn);
-}
-
-static void
 test_list(void)
 {
-	char *got = render("[{\"id\": 12, \"status\": \"dead\", \"type\": \"exec\", \"queue\": \"q\\u001b]0;x\","
+	char *got = render_doc("[{\"id\": 12, \"status\": \"dead\", \"type\": \"exec\", \"queue\": \"q\\u001b]0;x\","
 					   " \"attempts\": 3, \"max_attempts\": 3, \"run_at\": \"2026-03-08T10:00:00Z\","
 					   " \"finished_at\": \"2026-03-08T10:05:00Z\", \"error_code\": \"exit\","
 					   " \"last_error\": \"line one\\nline two 0123456789012345678901234567890123456789012345678901234567890123456789\"},"
@@ -42,7 +30,7 @@ test_list(void)
 				 "13       queued    noop     default    0/10     2026-03-08T11:00:00Z                      \n") == 0,
 		  "list:\n%s", got);
 	free(got);
-	got = render("[]", jobs_list_text);
+	got = render_doc("[]", jobs_list_text);
 	CHECK(strncmp(got, "ID       STATUS", 15) == 0 && strchr(got, '\n') == got + strlen(got) - 1,
 		  "no jobs: the header alone: [%s]", got);
 	free(got);
@@ -61,7 +49,7 @@ test_show(void)
 	for (int i = 1; i <= 12; i++)
 		buf_printf(&doc, "out %d\\n", i);
 	buf_puts(&doc, "\"}, {\"attempt\": 2, \"outcome\": \"running\"}]}");
-	got = render(buf_str(&doc), jobs_show_text);
+	got = render_doc(buf_str(&doc), jobs_show_text);
 	buf_puts(&want, "id                5\n"
 			 "queue             a b\n"
 			 "timeout           1h\n"

@@ -11,17 +11,10 @@
 #include "report/prometheus.h"
 #include "report/stats.h"
 
-static void
-call(buf *out, const json_t *doc, void *arg)
-{
-	(void) arg;
-	prometheus_render(out, doc);
-}
-
 static char *
 render(const char *json)
 {
-	return render_with(json, call, NULL);
+	return render_doc(json, prometheus_render);
 }
 
 /* Whether text has line as one whole line. */

@@ -11,22 +11,10 @@
 #include "report/schedules_text.h"
 #include "util/buf.h"
 
-static void
-call(buf *out, const json_t *doc, void *fn)
-{
-	(*(void (**) (buf *, const json_t *)) fn)(out, doc);
-}
-
-static char *
-render(const char *json, void (*fn) (buf *, const json_t *))
-{
-	return render_with(json, call, &fn);
-}
-
 int
 main(void)
 {
-	char *got = render("[{\"name\": \"nightly\", \"cron\": \"0 2 * * *\", \"timezone\": \"Europe/Paris\", \"type\": \"exec\","
+	char *got = render_doc("[{\"name\": \"nightly\", \"cron\": \"0 2 * * *\", \"timezone\": \"Europe/Paris\", \"type\": \"exec\","
 					   " \"queue\": \"maint\", \"enabled\": true, \"next_run_at\": \"2026-03-09T01:00:00Z\","
 					   " \"last_job_id\": 42, \"last_job_status\": \"succeeded\"},"
 					   " {\"name\": \"evil\\u001b[2J\", \"cron\": \"@hourly\", \"timezone\": \"UTC\", \"type\": \"noop\","
@@ -39,7 +27,7 @@ main(void)
 		  "list:\n%s", got);
 	free(got);
 
-	got = render("{\"name\": \"nightly\", \"cron\": \"0 2 * * *\", \"enabled\": true, \"payload\": {\"a\": 1},"
+	got = render_doc("{\"name\": \"nightly\", \"cron\": \"0 2 * * *\", \"enabled\": true, \"payload\": {\"a\": 1},"
 				 " \"last_job_id\": null, \"queue\": \"two\\nlines\"}", schedules_show_text);
 	CHECK(strcmp(got,
 				 "name              nightly\n"
