@@ -7,7 +7,7 @@
 # interleaved (a, b, a, b, …) so that noise hits both.
 #   CRONQ       the binary (absolute path; copied for the run, so that a
 #               rebuild during the run cannot change or break it)
-#   BENCH_ONLY  targets to run, comma-separated (default 1,2,3,4,5,6,7)
+#   BENCH_ONLY  targets to run, comma-separated (default 1,2,3,4,5,6,7,8)
 #   REPS        repetitions of timings under a second (default 31, minimum 5)
 #   REPS_LONG   repetitions of longer timings (default 3, minimum 3)
 #   DRAIN_N     jobs per drain (default 100000)    ENQ_N   jobs enqueued (default 100000)
@@ -24,7 +24,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 REPS=${REPS:-31}; REPS_LONG=${REPS_LONG:-3}
 DRAIN_N=${DRAIN_N:-100000}; ENQ_N=${ENQ_N:-100000}; HIST_N=${HIST_N:-1000000}
 SCHED_N=${SCHED_N:-10000}; RSS_N=${RSS_N:-100000}; PLAN_PENDING=${PLAN_PENDING:-3000}
-BENCH_ONLY=${BENCH_ONLY:-1,2,3,4,5,6,7}; BENCH_PLANS=${BENCH_PLANS:-$root/build/bench-plans.txt}
+BENCH_ONLY=${BENCH_ONLY:-1,2,3,4,5,6,7,8}; BENCH_PLANS=${BENCH_PLANS:-$root/build/bench-plans.txt}
 [ "$REPS" -ge 5 ] || { echo "bench: REPS=$REPS raised to 5" >&2; REPS=5; }
 [ "$REPS_LONG" -ge 3 ] || { echo "bench: REPS_LONG=$REPS_LONG raised to 3" >&2; REPS_LONG=3; }
 selected() { case ",$BENCH_ONLY," in *",$1,"*) return 0 ;; esac; return 1; }
@@ -458,6 +458,33 @@ if selected 7; then
     ok=1; le "$r" 1.1 || ok=0; [ "$mrate" != n/a ] && ge "$mrate" 20000 || ok=0; [ "$made" = 1 ] || ok=0
     verdict "7 schedules: wake $SCHED_N/none <= 1.1x, materialise >= 20000/s" "$ok" \
         "$r, $mrate/s$([ "$made" = 1 ] || echo ', wrong job count')"
+fi
+
+# 8. Slow jobs in parallel: SLOW_N jobs of one second each, 4 processes x
+# --concurrency 4 started together with the default flags (16 slots): the
+# ideal is SLOW_N / 16 seconds; a worker holding claimed jobs it cannot
+# start soon makes it longer. Every job must run exactly once.
+SLOW_N=${SLOW_N:-200}
+slow4() {
+    local pids=() p rc=0
+    for _ in 1 2 3 4; do "$CRONQ" run --concurrency 4 & pids+=($!); done
+    for p in "${pids[@]}"; do wait "$p" || rc=1; done
+    return $rc
+}
+if selected 8; then
+    a=(); checks=1
+    for _ in $(seq "$REPS_LONG"); do
+        q "truncate cronq.jobs, cronq.job_runs"
+        q "insert into cronq.jobs (type, payload) select 'sleep', '{\"seconds\": 1}' from generate_series(1, $SLOW_N)"
+        a+=("$(time_ms slow4)")
+        verify_drain "$SLOW_N" "slow jobs" || checks=0
+    done
+    ideal=$(awk -v n="$SLOW_N" 'BEGIN { printf "%.2f", n / 16 * 1000 }')
+    t=$(med "${a[@]}"); r=$(ratio "$t" "$ideal")
+    line "$SLOW_N jobs of 1 s, 4 processes x --concurrency 4 (ms; ref ideal)" "$t" "$ideal" "$r"
+    ok=1; le "$r" 1.3 || ok=0; [ "$checks" = 1 ] || ok=0
+    verdict "8 slow jobs in parallel <= 1.3x the ideal" "$ok" "$r$([ "$checks" = 1 ] || echo ', checks failed')"
+    q "truncate cronq.jobs, cronq.job_runs"
 fi
 
 # Cron engine: fire times per second from `schedule next` (no database).
