@@ -74,15 +74,21 @@ purge_aside() {
 }
 migrate() { "$CRONQ" migrate >/dev/null || fail "cronq migrate failed"; purge_aside; }
 
-# wait_for DESC SECONDS SQL: poll until the query returns t.
-wait_for() {
-    local i
-    for i in $(seq 1 $(( $2 * 10 ))); do
-        [ "$(q "$3")" == t ] && return 0
+# poll SECONDS CMD…: run CMD every 0.1 s until it succeeds (return 0) or
+# SECONDS have passed (return 1).
+poll() {
+    local i n=$(( $1 * 10 ))
+    shift
+    for i in $(seq 1 "$n"); do
+        "$@" && return 0
         sleep 0.1
     done
     return 1
 }
+# is_true SQL: whether the query returns t.
+is_true() { [ "$(q "$1")" == t ]; }
+# wait_for DESC SECONDS SQL: poll until the query returns t.
+wait_for() { poll "$2" is_true "$3"; }
 
 done_testing() {
     echo "$T_NAME: $T_PASSED passed, $T_FAILED failed"

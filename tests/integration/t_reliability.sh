@@ -24,11 +24,7 @@ mark_job() {  # mark_job SECONDS [EXIT [ENQUEUE-OPTION…]]: enqueue one; prints
     shift $(( $# < 2 ? $# : 2 ))
     "$CRONQ" enqueue exec "{\"command\": \"mark\", \"args\": [\"$marks\", \"$secs\", \"$code\"]}" "$@"
 }
-wait_file() {  # wait_file PATH SECONDS
-    local i
-    for i in $(seq 1 $(( $2 * 10 ))); do [ -s "$1" ] && return 0; sleep 0.1; done
-    return 1
-}
+wait_file() { poll "$2" test -s "$1"; }  # wait_file PATH SECONDS
 gone() { ! kill -0 "$1" 2>/dev/null; }
 
 # 4 concurrent runners drain 10,000 noop jobs.
