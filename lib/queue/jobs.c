@@ -229,6 +229,52 @@ jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 	return 0;
 }
 
+int
+jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int *attempts, int n,
+			 const job_started *cur, int *released, cq_err *err)
+{
+	buf idb = BUF_INIT, atb = BUF_INIT;
+	char cur_id[32] = "", cur_attempt[16] = "", cur_ms[32] = "";
+	const char *params[7];
+	PGresult *res;
+
+	*released = 0;
+	if (n == 0 && cur == NULL)
+		return 0;
+	pg_array_begin(&idb);
+	pg_array_begin(&atb);
+	for (int i = 0; i < n; i++) {
+		char num[32];
+
+		snprintf(num, sizeof num, "%" PRId64, ids[i]);
+		pg_array_raw(&idb, num);
+		snprintf(num, sizeof num, "%d", attempts[i]);
+		pg_array_raw(&atb, num);
+	}
+	pg_array_end(&idb);
+	pg_array_end(&atb);
+	if (cur) {
+		snprintf(cur_id, sizeof cur_id, "%" PRId64, cur->id);
+		snprintf(cur_attempt, sizeof cur_attempt, "%d", cur->attempt);
+		snprintf(cur_ms, sizeof cur_ms, "%" PRId64, cur->start_ms);
+	}
+	params[0] = worker;
+	params[1] = buf_str(&idb);
+	params[2] = buf_str(&atb);
+	params[3] = cur ? cur_id : NULL;
+	params[4] = cur ? cur_attempt : NULL;
+	params[5] = cur ? cur->base_time : NULL;
+	params[6] = cur ? cur_ms : NULL;
+	res = pg_exec(conn, sql_queue_release, 7, params, PG_ONE, err, NULL);
+	buf_free(&idb);
+	buf_free(&atb);
+	if (res == NULL)
+		return err->code;
+	*released = atoi(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return 0;
+}
+
 /*
  * Whether the outcomes are all plain successes of one worker against one
  * base time, which the shorter statement (record_plain.sql) records.

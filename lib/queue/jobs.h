@@ -61,6 +61,24 @@ int jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 				   const int *attempts, int n, int64_t lease_ms, bool *owned,
 				   bool *cancel, cq_err *err) __attribute__((warn_unused_result));
 
+/* When a running job's task started: base (its claim's now()) + start_ms. */
+typedef struct job_started {
+	int64_t		id;
+	int			attempt;
+	const char *base_time;
+	int64_t		start_ms;
+} job_started;
+
+/*
+ * Fair sharing: give back the n claimed, unstarted jobs (id, attempt) that
+ * worker still holds, their attempt not counted and no history row, and
+ * set cur's started_at (cur may be NULL). *released gets how many were
+ * given back; the others were not the worker's any more.
+ */
+int jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int *attempts,
+				 int n, const job_started *cur, int *released, cq_err *err)
+	__attribute__((warn_unused_result));
+
 /* One attempt's outcome, to be recorded. */
 typedef struct job_outcome {
 	int64_t		id;

@@ -35,6 +35,7 @@ attempt_run(worker *w, int i)
 	outcome_decision d;
 
 	w->cur = i;
+	w->cur_start = start;
 	w->stopped = TASK_GO;
 	w->deadline = j->timeout_ms > 0 ? start + j->timeout_ms : 0;
 	memset(r, 0, sizeof *r);

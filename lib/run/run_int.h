@@ -7,7 +7,9 @@
  *               rescue) and its end
  *   worker.c    a worker: claim a batch (recording the last one's
  *               outcomes with the claim), run it job by job, and the tick
- *               a running task calls (timeout, shutdown, lease, cancel)
+ *               a running task calls (timeout, shutdown, lease, cancel,
+ *               fair sharing)
+ *   pace.c      pace_next(): how many jobs the next claim takes
  *   slots.c     the batch: one slot per claimed job; leases renewed,
  *               outcomes gathered, recorded, logged and counted
  *   attempt.c   one attempt: run the job's task, leave its outcome
@@ -76,11 +78,14 @@ typedef struct worker {
 	char	   *author_role;
 	claim_batch batch;
 	slot	   *slots;			/* batch.n of them */
-	int64_t		claim_mono;
+	int			claim_limit;	/* the next claim's size (pace.c); 0: not yet claimed */
+	int64_t		claim_mono;		/* the claim sent: the base of start_ms, ~ the claim's now() */
+	int64_t		batch_mono;		/* the claim's answer received: the batch began */
+	bool		released;		/* the batch's unstarted jobs were given back (fair sharing) */
 	int64_t		last_flush;
-	int64_t		last_beat;
 	int64_t		next_beat;
 	int			cur;			/* index of the running job, or -1 */
+	int64_t		cur_start;		/* when it started (mono_ms) */
 	int64_t		deadline;		/* the running job's timeout, 0: none */
 	int64_t		shutdown_at;	/* end of the grace period, 0: not shutting down */
 	task_stop	stopped;		/* sticky answer of worker_tick for the running job */
@@ -116,6 +121,7 @@ bool slots_pending(const worker *w);
 int slots_heartbeat(worker *w);
 int slots_flush(worker *w);
 void slots_give_back(worker *w, const char *why);
+int slots_release(worker *w);
 
 /* attempt.c */
 void attempt_run(worker *w, int i);

@@ -74,8 +74,7 @@ slots_heartbeat(worker *w)
 		}
 		log_debug("renewed %d leases", n);
 	}
-	w->last_beat = mono_ms();
-	w->next_beat = w->last_beat + w->sh->o->lease_ms / 3;
+	w->next_beat = mono_ms() + w->sh->o->lease_ms / 3;
 	free(ids);
 	free(attempts);
 	free(idx);
@@ -226,4 +225,53 @@ slots_give_back(worker *w, const char *why)
 		o->start_ms = o->end_ms = now;
 		s->state = SLOT_PENDING;
 	}
+}
+
+/*
+ * Fair sharing: give back the jobs of the batch that have not started, so
+ * that an idle worker starts them now rather than after the running one
+ * (whose start is noted: the claim wrote the claim's time). Once a batch.
+ */
+int
+slots_release(worker *w)
+{
+	int n = 0, released = 0, rc;
+	int64_t *ids = xcalloc((size_t) (w->batch.n ? w->batch.n : 1), sizeof *ids);
+	int *attempts = xcalloc((size_t) (w->batch.n ? w->batch.n : 1), sizeof *attempts);
+	int *idx = xcalloc((size_t) (w->batch.n ? w->batch.n : 1), sizeof *idx);
+	job_started cur, *curp = NULL;
+
+	w->released = true;
+	for (int i = 0; i < w->batch.n; i++) {
+		if (w->slots[i].state != SLOT_WAITING || !w->slots[i].held || i == w->cur)
+			continue;
+		ids[n] = w->slots[i].job->id;
+		attempts[n] = w->slots[i].job->attempt;
+		idx[n++] = i;
+	}
+	/* The first job of a batch started at the claim, as the claim wrote. */
+	if (w->cur > 0) {
+		cur = (job_started) {w->slots[w->cur].job->id, w->slots[w->cur].job->attempt,
+			w->batch.claimed_at, w->cur_start - w->claim_mono};
+		curp = &cur;
+	}
+	rc = jobs_release(w->db.conn, w->id, ids, attempts, n, curp, &released, &w->err);
+	if (rc != 0 && pg_handle_repair(&w->db, w->id, w->err.msg))
+		rc = jobs_release(w->db.conn, w->id, ids, attempts, n, curp, &released, &w->err);
+	if (rc != 0) {
+		cq_prefix(&w->err, "could not give back the jobs not started: ");
+		w->code = rc;
+	} else {
+		/* Given back, or (fenced out) not this worker's any more: done either way. */
+		for (int k = 0; k < n; k++)
+			w->slots[idx[k]].state = SLOT_DONE;
+		budget_return(w->sh, n);
+		if (released > 0)
+			log_full(LOG_INFO, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}},
+					 NULL, NULL, "gave back %d jobs not started, for an idle worker to start", released);
+	}
+	free(ids);
+	free(attempts);
+	free(idx);
+	return rc;
 }

@@ -2,15 +2,19 @@
  * worker — the worker pipeline: one thread per worker (or the caller's,
  * for one), each on its own connection, claiming a batch with the
  * previous batch's outcomes in the same round trip, running it job by job
- * (attempt.c), until nothing is due or a limit is reached. worker_tick()
- * is what a running task calls: where timeouts, shutdown, lease renewal,
- * cancellation and the recording of finished outcomes happen.
+ * (attempt.c), until nothing is due or a limit is reached. The batch's
+ * size follows the pace of its jobs (pace.c), and the jobs of a batch
+ * still waiting PACE_HOLD_MS after the claim returned are given back for
+ * an idle worker to start (fair sharing). worker_tick() is what a running task
+ * calls: where timeouts, shutdown, lease renewal, cancellation, that
+ * giving back and the recording of finished outcomes happen.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "pg/pg.h"
+#include "run/pace.h"
 #include "run/run_int.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -18,8 +22,6 @@
 
 /* How long finished outcomes may wait to be recorded together. */
 #define FLUSH_INTERVAL_MS 100
-/* A job starting this long after the last heartbeat first asks whether it was cancelled. */
-#define CANCEL_CHECK_MS 1000
 
 /* Sleep up to ms, waking early when a stop is requested. */
 static void
@@ -68,6 +70,10 @@ worker_tick(void *arg)
 		if (w->cur >= 0 && w->slots[w->cur].cancel)
 			return w->stopped = TASK_STOP_CANCELLED;
 	}
+	/* A slow job: the jobs claimed behind it go to idle workers. */
+	if (w->cur >= 0 && !w->released && now - w->batch_mono >= PACE_HOLD_MS &&
+		slots_release(w) != 0)
+		return w->stopped = TASK_STOP_DISCONNECTED;
 	/*
 	 * The outcomes of the jobs that ran before this one are recorded while
 	 * it runs (the worker's connection is free: tasks use their session),
@@ -81,20 +87,24 @@ worker_tick(void *arg)
 }
 
 /*
- * Run the claimed batch. Outcomes of quick jobs wait, pending, to be
- * recorded with the next claim; they are flushed after a job when
- * FLUSH_INTERVAL_MS have passed, and during a slow job by worker_tick, so
- * that a crash loses little. Before a job starts after a slow one, a
- * heartbeat tells whether an operator cancelled it meanwhile. On shutdown
- * or when --max-runtime is up, the jobs not started are given back.
+ * Run the claimed batch; returns how many of its jobs started. Outcomes of
+ * quick jobs wait, pending, to be recorded with the next claim; they are
+ * flushed after a job when FLUSH_INTERVAL_MS have passed, and during a
+ * slow job by worker_tick, so that a crash loses little. PACE_HOLD_MS
+ * after the claim, the jobs not started are given back for idle workers
+ * (here between two jobs, or in worker_tick during one): no job starts
+ * later than that after its claim, so none needs to ask first whether an
+ * operator cancelled it meanwhile (the give-back ends such a job
+ * cancelled; the heartbeat stops a started one). They are given back too
+ * on shutdown or when --max-runtime is up.
  */
-static void
+static int
 run_batch(worker *w)
 {
-	int n = w->batch.n;
+	int n = w->batch.n, started = 0;
 
 	slots_open(w);
-	w->last_beat = w->claim_mono;
+	w->released = false;
 	w->next_beat = w->claim_mono + w->sh->o->lease_ms / 3;
 	w->last_flush = mono_ms();
 
@@ -102,15 +112,20 @@ run_batch(worker *w)
 		w->stopped = TASK_GO;
 		if (run_stop_requests || past_max_runtime(w->sh) || faulted(w->sh))
 			break;
-		if (mono_ms() - w->last_beat >= CANCEL_CHECK_MS)
-			w->next_beat = 0;
+		if (started > 0 && !w->released && mono_ms() - w->batch_mono >= PACE_HOLD_MS) {
+			slots_release(w);
+			break;
+		}
 		if (worker_tick(w) == TASK_STOP_DISCONNECTED)
 			break;
+		if (w->slots[i].state != SLOT_WAITING)
+			continue;
 		if (!w->slots[i].held) {
 			w->slots[i].state = SLOT_DONE;
 			continue;
 		}
 		attempt_run(w, i);
+		started++;
 		if (w->code == 0 && mono_ms() - w->last_flush >= FLUSH_INTERVAL_MS)
 			slots_flush(w);
 	}
@@ -118,6 +133,7 @@ run_batch(worker *w)
 		slots_give_back(w, run_stop_requests ? "given back unstarted at shutdown"
 						: faulted(w->sh) ? w->sh->fault_note
 						: "given back unstarted: --max-runtime is up");
+	return started;
 }
 
 /* Release the batch (its outcomes recorded, or beyond recording). */
@@ -134,6 +150,7 @@ worker_main(void *arg)
 	worker *w = arg;
 	const run_opts *o = w->sh->o;
 	bool have_batch = false;
+	int started;
 
 	if (w->db.conn == NULL && pg_handle_open(&w->db, o->conninfo, &w->err) == NULL) {
 		/* Nothing claimed yet; the others stop claiming too. */
@@ -143,13 +160,16 @@ worker_main(void *arg)
 	}
 	while (w->code == 0) {
 		bool stopping = run_stop_requests || past_max_runtime(w->sh) || faulted(w->sh);
-		int limit = stopping ? 0 : budget_take(w->sh, o->batch);
+		int limit;
 		job_outcome *rec = NULL;
 		int *idx = NULL;
 		int npending = 0;
 		int64_t claim_mono;
 		claim_batch next;
 
+		if (w->claim_limit == 0)
+			w->claim_limit = 1;
+		limit = stopping ? 0 : budget_take(w->sh, w->claim_limit);
 		if (limit == 0) {
 			if (have_batch)
 				slots_flush(w);
@@ -189,6 +209,7 @@ worker_main(void *arg)
 		budget_return(w->sh, limit - next.n);
 		w->batch = next;
 		w->claim_mono = claim_mono;
+		w->batch_mono = mono_ms();
 		if (w->batch.n == 0) {
 			claim_batch_free(&w->batch);
 			if (o->linger_ms > 0 && mono_ms() - w->sh->start_ms < o->linger_ms && !run_stop_requests) {
@@ -199,7 +220,8 @@ worker_main(void *arg)
 		}
 		log_full(LOG_INFO, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}},
 				 NULL, NULL, "claimed %d jobs", w->batch.n);
-		run_batch(w);
+		started = run_batch(w);
+		w->claim_limit = pace_next(w->claim_limit, o->batch, started, mono_ms() - w->batch_mono);
 		have_batch = true;
 	}
 	/* Recorded, or (connection lost) left to a later run's rescue. */

@@ -30,6 +30,7 @@ extern const char sql_queue_claim[];		/* lib/queue/claim.sql */
 extern const char sql_queue_heartbeat[];	/* lib/queue/heartbeat.sql */
 extern const char sql_queue_record[];		/* lib/queue/record.sql */
 extern const char sql_queue_record_plain[];	/* lib/queue/record_plain.sql */
+extern const char sql_queue_release[];		/* lib/queue/release.sql */
 extern const char sql_queue_rescue[];		/* lib/queue/rescue.sql */
 extern const char sql_report_status[];		/* lib/report/status.sql */
 extern const char sql_report_health[];		/* lib/report/health.sql */

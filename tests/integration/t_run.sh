@@ -207,25 +207,25 @@ eq "stale statistics: the wake was idle" "0|t" \
 check "stale statistics: the wake read jobs_due ($((after - before)) scans)" [ $((after - before)) -ge 1 ]
 q "alter table cronq.jobs reset (autovacuum_enabled); delete from cronq.jobs"
 
-# Outcomes: a batch of plain successes goes by the short statement, a batch
-# with a failure by the full one; both fenced, both with history. Job a's
-# lease is taken while job b, which runs first, sleeps: a's success is
-# refused, kept as lease_lost, and c still succeeds.
+# Outcomes: plain successes go by the short statement, a batch with a
+# failure by the full one; both fenced, both with history. Job a's lease
+# is taken while it sleeps (it runs first): its success is refused, kept
+# as lease_lost, and b and c, claimed after it, still succeed.
 q "delete from cronq.jobs; delete from cronq.job_runs"
-a=$("$CRONQ" enqueue noop --priority 2); b=$("$CRONQ" enqueue sleep '{"seconds": 0.8}' --priority 1); c=$("$CRONQ" enqueue noop --priority 3)
+a=$("$CRONQ" enqueue sleep '{"seconds": 0.8}' --priority 1); b=$("$CRONQ" enqueue noop --priority 2); c=$("$CRONQ" enqueue noop --priority 3)
 "$CRONQ" run --worker-id plain-w --batch 3 2>"$T_DIR/plain.err" &
 pid=$!
-check "the sleep job started" wait_for "sleep" 5 "select started_at is not null from cronq.jobs where id = $b and status = 'running'"
+check "the sleep job started" wait_for "sleep" 5 "select started_at is not null from cronq.jobs where id = $a and status = 'running'"
 q "update cronq.jobs set locked_by = 'thief', attempts = attempts + 1 where id = $a"
 wait $pid
-eq "plain batch: taken job untouched, others succeeded" "running|thief|2;succeeded||1;succeeded||1" \
+eq "plain success: taken job untouched, others succeeded" "running|thief|2;succeeded||1;succeeded||1" \
     "$(q "select string_agg(status || '|' || coalesce(locked_by, '') || '|' || attempts, ';' order by id) from cronq.jobs where id in ($a, $b, $c)")"
-eq "plain batch: history, the refused success as lease_lost" \
+eq "plain success: history, the refused success as lease_lost" \
     "$a|lease_lost|lease lost: outcome succeeded not recorded;$b|succeeded|;$c|succeeded|" \
     "$(q "select string_agg(job_id || '|' || outcome || '|' || coalesce(error, ''), ';' order by job_id) from cronq.job_runs where job_id in ($a, $b, $c)")"
-eq "plain batch: times are the task's" "t" \
+eq "plain success: times are the task's" "t" \
     "$(q "select bool_and(r.started_at = j.started_at and r.finished_at = j.finished_at and r.duration = j.finished_at - j.started_at) from cronq.job_runs r join cronq.jobs j on j.id = r.job_id where j.id in ($b, $c)")"
-match "plain batch: the refused outcome is logged" "job $a was taken over by another worker" "$(cat "$T_DIR/plain.err")"
+match "plain success: the refused outcome is logged" "job $a was taken over by another worker" "$(cat "$T_DIR/plain.err")"
 q "delete from cronq.jobs; delete from cronq.job_runs"
 a=$("$CRONQ" enqueue noop --priority 1); b=$("$CRONQ" enqueue fail '{"message": "no", "code": "nope"}' --priority 2 --max-attempts 2); c=$("$CRONQ" enqueue noop --priority 3)
 cronq run --batch 3 --seed 7

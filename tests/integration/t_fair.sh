@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Fair sharing: a worker never holds claimed jobs it cannot start soon.
+# Slow jobs run in parallel on every idle worker whatever --batch says;
+# jobs claimed behind a slow one are given back (no attempt counted, no
+# history row) and `running` means started. Timing-sensitive: not run
+# under valgrind.
+. "$(dirname "$0")/lib.sh"
+migrate
+q "update cronq.schedules set enabled = false" >/dev/null
+
+# Six 3-second jobs, three processes of two workers, the default --batch:
+# each job on its own worker, all six at once.
+for i in 1 2 3 4 5 6; do "$CRONQ" enqueue sleep '{"seconds": 3}' >/dev/null; done
+start=$(date +%s%N)
+pids=()
+for p in 1 2 3; do "$CRONQ" run --concurrency 2 & pids+=($!); done
+for pid in "${pids[@]}"; do wait "$pid"; done
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+eq "six slow jobs: all succeeded at their first attempt" "6|6" \
+    "$(q "select count(*) filter (where status = 'succeeded' and attempts = 1), count(*) from cronq.jobs")"
+eq "six slow jobs: six workers, one job each" "6|6" \
+    "$(q "select count(distinct worker), count(*) from cronq.job_runs")"
+check "six slow jobs ran together: ${elapsed_ms} ms, under two jobs' time" [ "$elapsed_ms" -lt 6000 ]
+eq "six slow jobs started within a second of each other" "t" \
+    "$(q "select max(started_at) - min(started_at) < interval '1 second' from cronq.job_runs")"
+
+# A batch meets a slow job: one worker (--concurrency 1, --batch 10)
+# drains quick jobs, so its claims grow to 10; its last batch holds five
+# noops, a 0.15 s job and three 1.5 s jobs. 250 ms after that claim the
+# jobs not started go back to the queue: queued, not running, while the
+# first slow one runs; the running one's started_at is its task's start.
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+for i in $(seq 1 40); do "$CRONQ" enqueue noop >/dev/null; done
+"$CRONQ" enqueue --priority 1 sleep '{"seconds": 0.15}' >/dev/null
+for i in 1 2 3; do "$CRONQ" enqueue --priority 2 sleep '{"seconds": 1.5}' >/dev/null; done
+"$CRONQ" run --concurrency 1 --batch 10 --verbose 2>"$T_DIR/one.err" &
+pid=$!
+slow_states() {
+    [ "$(q "select count(*) filter (where status = 'running') || '|' ||
+                   count(*) filter (where status = 'queued') from cronq.jobs where priority = 2")" == "1|2" ]
+}
+check "the jobs behind the running slow one are queued, not running" poll 5 slow_states
+running=$(q "select id || ' ' || started_at from cronq.jobs where priority = 2 and status = 'running'")
+wait $pid
+eq "the run succeeded" 0 $?
+eq "every job succeeded at its first attempt" "44|44" \
+    "$(q "select count(*) filter (where status = 'succeeded' and attempts = 1), count(*) from cronq.jobs")"
+eq "one history row per job: giving back leaves none" "44|44" \
+    "$(q "select count(*), count(*) filter (where outcome = 'succeeded') from cronq.job_runs")"
+read -r rid rstart <<<"$running"
+eq "a running job's started_at is its task's start" "$rstart" \
+    "$(q "select started_at from cronq.job_runs where job_id = ${rid:-0}")"
+match "the worker says it gave jobs back" "gave back [0-9]+ jobs not started" "$(cat "$T_DIR/one.err")"
+
+# The give-back statement itself (lib/queue/release.sql, as a DBA would
+# paste it): fenced like every outcome, so a row another worker took, or
+# taken again at a later attempt, is left alone; the running job's
+# started_at becomes its task's start.
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+for i in 1 2 3 4; do "$CRONQ" enqueue noop >/dev/null; done
+read -r j1 j2 j3 j4 <<<"$(q "select string_agg(id::text, ' ' order by id) from cronq.jobs")"
+q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'me', locked_until = now() + interval '1 minute',
+       started_at = now() where id in ($j1, $j3, $j4);
+   update cronq.jobs set attempts = 2 where id = $j3;
+   update cronq.jobs set status = 'running', attempts = 1, locked_by = 'thief', started_at = now() where id = $j2" >/dev/null
+out=$({ echo "prepare release as"; cat "$(dirname "$0")/../../lib/queue/release.sql"
+        echo "execute release('me', '{$j1,$j2,$j3}', '{1,1,1}', $j4, 1, '2026-01-01 00:00:00+00', 150);"; } |
+      "$PSQL" -XAtq -v ON_ERROR_STOP=1 2>&1)
+eq "release: one given back, the running job's start noted" "1|1" "$out"
+eq "release: given back as if never claimed; another's and a later attempt's untouched" \
+    "queued|0||false;running|1|thief|true;running|2|me|true;running|1|me|2026-01-01 00:00:00.15+00" \
+    "$(q "select string_agg(status || '|' || attempts || '|' || coalesce(locked_by, '') || '|' ||
+            coalesce(case when id = $j4 then started_at::text else (started_at is not null)::text end, ''), ';' order by id)
+          from cronq.jobs")"
+
+done_testing
