@@ -26,6 +26,7 @@ enum {
 	OPT_BATCH = OPT_FIRST_CMD, OPT_MAX_JOBS, OPT_MAX_RUNTIME, OPT_CONCURRENCY,
 	OPT_QUEUE = 'q', OPT_TYPE = 't', OPT_LEASE = OPT_FIRST_CMD + 10, OPT_WORKER_ID,
 	OPT_LINGER, OPT_POLL, OPT_GRACE, OPT_SEED, OPT_FAIL_ON_ERROR, OPT_EXEC_DIR, OPT_KILL_GRACE, OPT_EXEC_USER,
+	OPT_EXCLUDE_QUEUE,
 };
 
 
@@ -33,6 +34,7 @@ typedef struct run_args {
 	run_opts	o;
 	const char *queues[CLI_MAX_FILTERS];
 	const char *types[CLI_MAX_FILTERS];
+	const char *exclude_queues[CLI_MAX_FILTERS];
 	bool		fail_on_error;
 	bool		poll_set;
 	const char *exec_user;
@@ -52,6 +54,7 @@ help(void)
 		   "                            (started jobs finish; unstarted ones are given back)\n"
 		   "      --concurrency N       parallel workers, each with its own connection (default 1)\n"
 		   "  -q, --queue NAME          only this queue (repeatable)\n"
+		   "      --exclude-queue NAME  never this queue (repeatable); wins over --queue\n"
 		   "  -t, --type NAME           only this task type (repeatable; a built-in task)\n"
 		   "      --lease DURATION      lease on claimed jobs, renewed while they run (default 60s)\n"
 		   "      --worker-id ID        name recorded in locked_by (default host:pid:random)\n"
@@ -105,6 +108,10 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 			break;
 		case OPT_QUEUE:
 			rc = cli_add_filter(a->queues, &o->filter.nqueues, CLI_MAX_FILTERS, arg, src);
+			break;
+		case OPT_EXCLUDE_QUEUE:
+			rc = cli_add_filter(a->exclude_queues, &o->filter.nexclude_queues, CLI_MAX_FILTERS,
+								arg, src);
 			break;
 		case OPT_TYPE:
 			/* A type no task has would match nothing, silently: a typo. */
@@ -202,6 +209,7 @@ cmd_run(int argc, char **argv)
 		{"max-runtime", required_argument, OPT_MAX_RUNTIME, 0, NULL},
 		{"concurrency", required_argument, OPT_CONCURRENCY, 0, NULL},
 		{"queue", required_argument, OPT_QUEUE, CLI_REPEATS, NULL},
+		{"exclude-queue", required_argument, OPT_EXCLUDE_QUEUE, CLI_REPEATS, NULL},
 		{"type", required_argument, OPT_TYPE, CLI_REPEATS, NULL},
 		{"lease", required_argument, OPT_LEASE, 0, NULL},
 		{"worker-id", required_argument, OPT_WORKER_ID, 0, NULL},
@@ -236,6 +244,7 @@ cmd_run(int argc, char **argv)
 		a.o.seed = (uint64_t) time(NULL) ^ ((uint64_t) getpid() << 32);
 	a.o.filter.queues = a.queues;
 	a.o.filter.types = a.types;
+	a.o.filter.exclude_queues = a.exclude_queues;
 	if ((rc = cli_parse("run", argc, argv, "d:vhq:t:", opts, on_opt, &a, &common, &first)) != 0)
 		return rc;
 	/* A runner logs in as the schema's owner: no grant makes one. */

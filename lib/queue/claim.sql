@@ -11,17 +11,21 @@
 --   $3  int       at most this many jobs (run --batch; 10 by default)
 --   $4  text[]    only these queues, or null for any
 --   $5  text[]    only these types, or null for any
+--   $6  text[]    never these queues (run --exclude-queue), or null for none;
+--                 a queue in both $4 and $6 is excluded
 --
 -- Try it by hand (psql 15 has no \bind): paste this file after
 --   PREPARE claim AS
 -- then
---   EXPLAIN EXECUTE claim('me', 60000, 10, null, null);
---   EXPLAIN EXECUTE claim('me', 60000, 10, '{default}', '{noop,sleep}');
+--   EXPLAIN EXECUTE claim('me', 60000, 10, null, null, null);
+--   EXPLAIN EXECUTE claim('me', 60000, 10, '{default}', '{noop,sleep}', null);
+--   EXPLAIN EXECUTE claim('me', 60000, 10, null, null, '{reports,bulk}');
 with due as (
     select id from cronq.jobs
     where status in ('queued', 'failed') and run_at <= now()
       and ($4::text[] is null or queue = any($4::text[]))
       and ($5::text[] is null or type = any($5::text[]))
+      and ($6::text[] is null or queue <> all($6::text[]))
     order by priority, run_at, id
     limit $3::int
     for update skip locked)

@@ -114,15 +114,21 @@ decode_claimed(const PGresult *res, claim_batch *out)
 	qsort(out->jobs, (size_t) out->n, sizeof *out->jobs, cmp_run_order);
 }
 
-/* The claim's five parameters; the caller frees queues and types. */
+/* The claim's six parameters; claim_params_free() frees the arrays. */
 typedef struct claim_params {
 	char		lease[32];
 	char		limit[16];
 	char	   *queues;
 	char	   *types;
+	char	   *exclude_queues;
 } claim_params;
 
-/* Fill cp and point params[0..4] (worker, lease, limit, queues, types) at it. */
+#define CLAIM_NPARAMS 6
+
+/*
+ * Fill cp and point params[0..5] (worker, lease, limit, queues, types,
+ * excluded queues) at it.
+ */
 static void
 claim_params_fill(claim_params *cp, const char *worker, int limit, int64_t lease_ms,
 				  const claim_filter *filter, const char **params)
@@ -131,11 +137,21 @@ claim_params_fill(claim_params *cp, const char *worker, int limit, int64_t lease
 	snprintf(cp->limit, sizeof cp->limit, "%d", limit);
 	cp->queues = pg_text_array(filter->queues, filter->nqueues);
 	cp->types = pg_text_array(filter->types, filter->ntypes);
+	cp->exclude_queues = pg_text_array(filter->exclude_queues, filter->nexclude_queues);
 	params[0] = worker;
 	params[1] = cp->lease;
 	params[2] = cp->limit;
 	params[3] = cp->queues;
 	params[4] = cp->types;
+	params[5] = cp->exclude_queues;
+}
+
+static void
+claim_params_free(claim_params *cp)
+{
+	free(cp->queues);
+	free(cp->types);
+	free(cp->exclude_queues);
 }
 
 int
@@ -143,14 +159,13 @@ jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
 		   const claim_filter *filter, claim_batch *out, cq_err *err)
 {
 	claim_params cp;
-	const char *params[5];
+	const char *params[CLAIM_NPARAMS];
 	PGresult *res;
 
 	memset(out, 0, sizeof *out);
 	claim_params_fill(&cp, worker, limit, lease_ms, filter, params);
-	res = pg_exec(conn, sql_queue_claim, 5, params, PG_ANY, err, NULL);
-	free(cp.queues);
-	free(cp.types);
+	res = pg_exec(conn, sql_queue_claim, CLAIM_NPARAMS, params, PG_ANY, err, NULL);
+	claim_params_free(&cp);
 	if (res == NULL)
 		return err->code;
 	decode_claimed(res, out);
@@ -401,7 +416,7 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 					  int64_t lease_ms, const claim_filter *filter, claim_batch *out, cq_err *err)
 {
 	buf a[12] = {BUF_INIT};
-	const char *rp[13], *cp_params[5];
+	const char *rp[13], *cp_params[CLAIM_NPARAMS];
 	claim_params cp;
 	PGresult *res[2];
 	bool plain;
@@ -415,11 +430,10 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	claim_params_fill(&cp, worker, limit, lease_ms, filter, cp_params);
 	rc = pg_exec_pair(conn, (const char *const[]) {plain ? sql_queue_record_plain : sql_queue_record,
 													sql_queue_claim},
-					  (const int[]) {np, 5}, (const char *const *const[]) {rp, cp_params}, res, err);
+					  (const int[]) {np, CLAIM_NPARAMS}, (const char *const *const[]) {rp, cp_params}, res, err);
 	for (int k = 0; k < 12; k++)
 		buf_free(&a[k]);
-	free(cp.queues);
-	free(cp.types);
+	claim_params_free(&cp);
 	if (rc != 0)
 		return rc;
 	if (PQntuples(res[0]) == 1 && !PQgetisnull(res[0], 0, 0))

@@ -42,6 +42,8 @@ typedef struct claim_filter {
 	int			nqueues;
 	const char **types;
 	int			ntypes;
+	const char **exclude_queues;	/* never these: wins over queues */
+	int			nexclude_queues;
 } claim_filter;
 
 /*

@@ -48,7 +48,8 @@
 static const char wake_sql[] = WAKE_SQL("");
 static const char wake_filtered_sql[] = WAKE_SQL(
 	" and ($6::text[] is null or queue = any($6::text[]))"
-	" and ($7::text[] is null or type = any($7::text[]))");
+	" and ($7::text[] is null or type = any($7::text[]))"
+	" and ($8::text[] is null or queue <> all($8::text[]))");
 
 static const char wake_trim_sql[] =
 	"delete from cronq.wakes where id <= $1::bigint - $2::bigint";
@@ -65,18 +66,20 @@ wakes_start(PGconn *conn, const wake_args *a, const claim_filter *filter, wake_i
 	char pid[16], version[16];
 	char *queues = pg_text_array(filter->queues, filter->nqueues);
 	char *types = pg_text_array(filter->types, filter->ntypes);
-	const char *params[7] = {a->worker, a->host, pid, version, a->finish_if_idle ? "t" : "f",
-							 queues, types};
-	bool filtered = queues || types;
+	char *excluded = pg_text_array(filter->exclude_queues, filter->nexclude_queues);
+	const char *params[8] = {a->worker, a->host, pid, version, a->finish_if_idle ? "t" : "f",
+							 queues, types, excluded};
+	bool filtered = queues || types || excluded;
 	PGresult *res;
 
 	memset(info, 0, sizeof *info);
 	snprintf(pid, sizeof pid, "%d", a->pid);
 	snprintf(version, sizeof version, "%d", a->version);
-	res = pg_exec(conn, filtered ? wake_filtered_sql : wake_sql, filtered ? 7 : 5, params,
+	res = pg_exec(conn, filtered ? wake_filtered_sql : wake_sql, filtered ? 8 : 5, params,
 				  PG_ONE, err, sqlstate);
 	free(queues);
 	free(types);
+	free(excluded);
 	if (res == NULL)
 		return err->code;
 	info->version = atoi(PQgetvalue(res, 0, 0));

@@ -107,6 +107,19 @@ expect "run --type: unknown task" 64 "" 'cronq: error: invalid value "nosuch" fo
 CRONQ_TYPE=noop,nosuch cronq run
 expect "run: unknown task in CRONQ_TYPE" 64 "" 'cronq: error: invalid value "nosuch" for CRONQ_TYPE: unrecognized task type (known tasks: noop, sleep, fail, sql, exec, purge)'
 
+# run --exclude-queue: a name is required and not empty, like --queue's;
+# at most 64 of them. Refused before connecting.
+cronq run --exclude-queue ''
+expect "run --exclude-queue: empty name" 64 "" 'cronq: error: invalid value "" for --exclude-queue: must not be empty'
+cronq run --queue a --exclude-queue b --exclude-queue ''
+expect "run --exclude-queue: an empty name among others" 64 "" 'cronq: error: invalid value "" for --exclude-queue: must not be empty'
+cronq run --exclude-queue
+expect "run --exclude-queue: missing name" 64 "" $'cronq: error: option "--exclude-queue" requires a value\nTry "cronq run --help" for more information.'
+cronq run $(for i in $(seq 1 65); do echo "--exclude-queue q$i"; done)
+expect "run --exclude-queue: at most 64" 64 "" 'cronq: error: too many values for --exclude-queue (at most 64)'
+CRONQ_EXCLUDE_QUEUE=$(seq -s, 1 65) cronq run
+expect "run: at most 64 in CRONQ_EXCLUDE_QUEUE" 64 "" 'cronq: error: too many values for CRONQ_EXCLUDE_QUEUE (at most 64)'
+
 # What --help promises is what is accepted.
 cronq enqueue --help
 eq "enqueue --help lists every task" "Tasks: noop, sleep, fail, sql, exec, purge (their payloads: man cronq, TASKS)." "$(tail -n 1 <<<"$OUT")"

@@ -102,6 +102,60 @@ CRONQ_QUEUE=a,c cronq run
 eq "CRONQ_QUEUE=a,c is a list for run" "succeeded|succeeded|succeeded" \
     "$(q "select string_agg(status, '|' order by queue) from cronq.jobs where id in ($a, $b, $c)")"
 
+# --exclude-queue: jobs of that queue are never claimed; repeatable; it wins
+# over --queue (a queue both given and excluded is excluded); the
+# environment gives it as a list, and since it does not clash with --queue,
+# CRONQ_EXCLUDE_QUEUE still applies when the command line picks queues.
+by_queue() {
+    q "select string_agg(queue || ':' || status || ':' || n, ' ' order by queue, status)
+       from (select queue, status::text, count(*) n from cronq.jobs group by 1, 2) s"
+}
+three_queues() {
+    q "delete from cronq.jobs; delete from cronq.job_runs"
+    for qn in a b c; do for i in 1 2; do "$CRONQ" enqueue noop --queue $qn >/dev/null; done; done
+}
+three_queues
+cronq run --exclude-queue b
+expect "--exclude-queue b: quiet" 0 "" ""
+eq "--exclude-queue b runs a and c, leaves b queued" "a:succeeded:2 b:queued:2 c:succeeded:2" "$(by_queue)"
+eq "--exclude-queue b: b's jobs were never claimed" "0|0" \
+    "$(q "select sum(attempts), (select count(*) from cronq.job_runs r join cronq.jobs j on j.id = r.job_id where j.queue = 'b') from cronq.jobs where queue = 'b'")"
+three_queues
+cronq run --exclude-queue a --exclude-queue c --batch 1 --concurrency 2
+expect "--exclude-queue twice: quiet" 0 "" ""
+eq "--exclude-queue a --exclude-queue c runs b alone" "a:queued:2 b:succeeded:2 c:queued:2" "$(by_queue)"
+three_queues
+cronq run --queue a --queue b --exclude-queue b
+expect "--queue with --exclude-queue: quiet" 0 "" ""
+eq "--queue a --queue b --exclude-queue b runs a alone" "a:succeeded:2 b:queued:2 c:queued:2" "$(by_queue)"
+three_queues
+CRONQ_EXCLUDE_QUEUE=a,c cronq run
+eq "CRONQ_EXCLUDE_QUEUE=a,c is a list" "a:queued:2 b:succeeded:2 c:queued:2" "$(by_queue)"
+three_queues
+CRONQ_EXCLUDE_QUEUE=b cronq run --queue b --queue c
+eq "CRONQ_EXCLUDE_QUEUE=b still applies with --queue b --queue c" "a:queued:2 b:queued:2 c:succeeded:2" "$(by_queue)"
+three_queues
+CRONQ_EXCLUDE_QUEUE=b cronq run --exclude-queue c
+eq "--exclude-queue c wins over CRONQ_EXCLUDE_QUEUE=b" "a:succeeded:2 b:succeeded:2 c:queued:2" "$(by_queue)"
+
+# The wake's probe applies the exclusion too: when only excluded jobs are
+# due, the wake's first statement finds nothing to do and records the wake
+# finished (finished_at = started_at: the same transaction), nothing claimed.
+three_queues
+q "delete from cronq.jobs where queue <> 'b'; delete from cronq.wakes"
+cronq run --worker-id excl-wake --exclude-queue b
+expect "only excluded jobs due: quiet, exit 0" 0 "" ""
+eq "only excluded jobs due: an idle wake, finished by its first statement" "1|t|0|0" \
+    "$(q "select count(*), bool_and(finished_at = started_at), max(exit_status), max(jobs_run) from cronq.wakes where worker = 'excl-wake'")"
+eq "only excluded jobs due: still queued, no attempt" "b:queued:2:0" \
+    "$(q "select string_agg(queue || ':' || status || ':' || n || ':' || a, ' ') from (select queue, status::text, count(*) n, sum(attempts) a from cronq.jobs where queue = 'b' group by 1, 2) s")"
+cronq run --worker-id excl-wake2 --queue b --exclude-queue b
+eq "--queue b --exclude-queue b: an idle wake too, b untouched" "1|t|0|b:queued:2" \
+    "$(q "select count(*), bool_and(finished_at = started_at), max(jobs_run), (select string_agg(queue || ':' || status || ':' || n, ' ') from (select queue, status::text, count(*) n from cronq.jobs where queue = 'b' group by 1, 2) s) from cronq.wakes where worker = 'excl-wake2'")"
+cronq run --worker-id excl-wake3 --exclude-queue a
+eq "excluding another queue: b's jobs run, counted in the wake" "2|0|b:succeeded:2" \
+    "$(q "select max(jobs_run), max(exit_status), (select string_agg(queue || ':' || status || ':' || n, ' ') from (select queue, status::text, count(*) n from cronq.jobs where queue = 'b' group by 1, 2) s) from cronq.wakes where worker = 'excl-wake3'")"
+
 # An exec directory that is not a directory stops run before it claims anything.
 q "delete from cronq.jobs; delete from cronq.job_runs"
 id=$("$CRONQ" enqueue noop)
