@@ -84,6 +84,27 @@ find_id(const id_pos *ix, int n, int64_t id)
 	return hit ? hit->pos : -1;
 }
 
+/*
+ * For each row of res, whose first column is one of ids[0..n): returned[i]
+ * = true, and flag[i] = its second column (a boolean) when flag is given.
+ */
+static void
+mark_returned(const PGresult *res, const int64_t *ids, int n, bool *returned, bool *flag)
+{
+	id_pos *ix = index_ids(ids, sizeof *ids, n);
+
+	for (int r = 0; r < PQntuples(res); r++) {
+		int i = find_id(ix, n, strtoll(PQgetvalue(res, r, 0), NULL, 10));
+
+		if (i >= 0) {
+			returned[i] = true;
+			if (flag)
+				flag[i] = PQgetvalue(res, r, 1)[0] == 't';
+		}
+	}
+	free(ix);
+}
+
 /* Fill out from the rows of a claim's result, in run order. */
 static void
 decode_claimed(const PGresult *res, claim_batch *out)
@@ -227,33 +248,20 @@ jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 	buf_free(&atb);
 	if (res == NULL)
 		return err->code;
-	{
-		id_pos *ix = index_ids(ids, sizeof *ids, n);
-
-		for (int r = 0; r < PQntuples(res); r++) {
-			int i = find_id(ix, n, strtoll(PQgetvalue(res, r, 0), NULL, 10));
-
-			if (i >= 0) {
-				owned[i] = true;
-				cancel[i] = PQgetvalue(res, r, 1)[0] == 't';
-			}
-		}
-		free(ix);
-	}
+	mark_returned(res, ids, n, owned, cancel);
 	PQclear(res);
 	return 0;
 }
 
 int
 jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int *attempts, int n,
-			 const job_started *cur, int *released, cq_err *err)
+			 const job_started *cur, bool *released, cq_err *err)
 {
 	buf idb = BUF_INIT, atb = BUF_INIT;
 	char cur_id[32] = "", cur_attempt[16] = "", cur_ms[32] = "";
 	const char *params[7];
 	PGresult *res;
 
-	*released = 0;
 	if (n == 0 && cur == NULL)
 		return 0;
 	pg_array_begin(&idb);
@@ -265,6 +273,7 @@ jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int *at
 		pg_array_raw(&idb, num);
 		snprintf(num, sizeof num, "%d", attempts[i]);
 		pg_array_raw(&atb, num);
+		released[i] = false;
 	}
 	pg_array_end(&idb);
 	pg_array_end(&atb);
@@ -280,12 +289,12 @@ jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int *at
 	params[4] = cur ? cur_attempt : NULL;
 	params[5] = cur ? cur->base_time : NULL;
 	params[6] = cur ? cur_ms : NULL;
-	res = pg_exec(conn, sql_queue_release, 7, params, PG_ONE, err, NULL);
+	res = pg_exec(conn, sql_queue_release, 7, params, PG_ANY, err, NULL);
 	buf_free(&idb);
 	buf_free(&atb);
 	if (res == NULL)
 		return err->code;
-	*released = atoi(PQgetvalue(res, 0, 0));
+	mark_returned(res, ids, n, released, NULL);
 	PQclear(res);
 	return 0;
 }

@@ -74,11 +74,12 @@ typedef struct job_started {
 /*
  * Fair sharing: give back the n claimed, unstarted jobs (id, attempt) that
  * worker still holds, their attempt not counted and no history row, and
- * set cur's started_at (cur may be NULL). *released gets how many were
- * given back; the others were not the worker's any more.
+ * set cur's started_at (cur may be NULL). released[i] is set to whether
+ * job i was given back; one that was not is no longer the worker's, or
+ * was locked by another transaction (skipped, not waited for).
  */
 int jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int *attempts,
-				 int n, const job_started *cur, int *released, cq_err *err)
+				 int n, const job_started *cur, bool *released, cq_err *err)
 	__attribute__((warn_unused_result));
 
 /* One attempt's outcome, to be recorded. */

@@ -5,8 +5,12 @@
 -- outcome: only rows still running, locked by $1, at the attempt given are
 -- touched. A job given back made no attempt: its attempt is not counted
 -- and it gets no cronq.job_runs row; one an operator asked to cancel
--- meanwhile ends cancelled, as cancel does to a queued job.
--- Returns how many jobs were given back.
+-- meanwhile ends cancelled, as cancel does to a queued job. Rows another
+-- transaction holds locked (the running job's own, if it cancelled a job
+-- of its batch) are skipped, never waited for: this runs while the job
+-- does, and that lock is released only when the job ends. The worker
+-- keeps what it could not give back, and starts it in turn.
+-- Returns the ids given back.
 --
 -- Parameters:
 --   $1  text         the worker's name
@@ -32,11 +36,15 @@ with back as (
         cancel_requested = false, updated_at = now()
     from unnest($2::bigint[], $3::int[]) as b(id, attempt)
     where j.id = any($2::bigint[]) and j.id = b.id
+        and j.id = any(array(select id from cronq.jobs where id = any($2::bigint[])
+                             for update skip locked))
         and j.status = 'running' and j.locked_by = $1 and j.attempts = b.attempt
     returning j.id
 ), cur as (
+    -- run whether or not the query below reads it, like every data-modifying WITH
     update cronq.jobs j set started_at = $6::timestamptz + $7::bigint * interval '1 millisecond'
-    where j.id = $4::bigint and j.status = 'running' and j.locked_by = $1 and j.attempts = $5::int
-    returning j.id
+    where j.id = $4::bigint
+        and j.id = any(array(select id from cronq.jobs where id = $4::bigint for update skip locked))
+        and j.status = 'running' and j.locked_by = $1 and j.attempts = $5::int
 )
-select (select count(*) from back), (select count(*) from cur);
+select id from back;

@@ -231,14 +231,18 @@ slots_give_back(worker *w, const char *why)
  * Fair sharing: give back the jobs of the batch that have not started, so
  * that an idle worker starts them now rather than after the running one
  * (whose start is noted: the claim wrote the claim's time). Once a batch.
+ * A job the statement skipped (locked by another transaction: see
+ * release.sql) stays in the batch, to start in turn.
  */
 int
 slots_release(worker *w)
 {
-	int n = 0, released = 0, rc;
-	int64_t *ids = xcalloc((size_t) (w->batch.n ? w->batch.n : 1), sizeof *ids);
-	int *attempts = xcalloc((size_t) (w->batch.n ? w->batch.n : 1), sizeof *attempts);
-	int *idx = xcalloc((size_t) (w->batch.n ? w->batch.n : 1), sizeof *idx);
+	size_t cap = (size_t) (w->batch.n ? w->batch.n : 1);
+	int n = 0, given = 0, rc;
+	int64_t *ids = xcalloc(cap, sizeof *ids);
+	int *attempts = xcalloc(cap, sizeof *attempts);
+	int *idx = xcalloc(cap, sizeof *idx);
+	bool *released = xcalloc(cap, sizeof *released);
 	job_started cur, *curp = NULL;
 
 	w->released = true;
@@ -255,23 +259,26 @@ slots_release(worker *w)
 			w->batch.claimed_at, w->cur_start - w->claim_mono};
 		curp = &cur;
 	}
-	rc = jobs_release(w->db.conn, w->id, ids, attempts, n, curp, &released, &w->err);
+	rc = jobs_release(w->db.conn, w->id, ids, attempts, n, curp, released, &w->err);
 	if (rc != 0 && pg_handle_repair(&w->db, w->id, w->err.msg))
-		rc = jobs_release(w->db.conn, w->id, ids, attempts, n, curp, &released, &w->err);
+		rc = jobs_release(w->db.conn, w->id, ids, attempts, n, curp, released, &w->err);
 	if (rc != 0) {
 		cq_prefix(&w->err, "could not give back the jobs not started: ");
 		w->code = rc;
 	} else {
-		/* Given back, or (fenced out) not this worker's any more: done either way. */
 		for (int k = 0; k < n; k++)
-			w->slots[idx[k]].state = SLOT_DONE;
-		budget_return(w->sh, n);
-		if (released > 0)
+			if (released[k]) {
+				w->slots[idx[k]].state = SLOT_DONE;
+				given++;
+			}
+		budget_return(w->sh, given);
+		if (given > 0)
 			log_full(LOG_INFO, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}},
-					 NULL, NULL, "gave back %d jobs not started, for an idle worker to start", released);
+					 NULL, NULL, "gave back %d jobs not started, for an idle worker to start", given);
 	}
 	free(ids);
 	free(attempts);
 	free(idx);
+	free(released);
 	return rc;
 }

@@ -112,10 +112,9 @@ run_batch(worker *w)
 		w->stopped = TASK_GO;
 		if (run_stop_requests || past_max_runtime(w->sh) || faulted(w->sh))
 			break;
-		if (started > 0 && !w->released && mono_ms() - w->batch_mono >= PACE_HOLD_MS) {
-			slots_release(w);
+		if (started > 0 && !w->released && mono_ms() - w->batch_mono >= PACE_HOLD_MS &&
+			slots_release(w) != 0)
 			break;
-		}
 		if (worker_tick(w) == TASK_STOP_DISCONNECTED)
 			break;
 		if (w->slots[i].state != SLOT_WAITING)

@@ -54,23 +54,34 @@ match "the worker says it gave jobs back" "gave back [0-9]+ jobs not started" "$
 
 # The give-back statement itself (lib/queue/release.sql, as a DBA would
 # paste it): fenced like every outcome, so a row another worker took, or
-# taken again at a later attempt, is left alone; the running job's
+# taken again at a later attempt, is left alone; a row another
+# transaction holds locked is skipped, not waited for; the running job's
 # started_at becomes its task's start.
 q "truncate cronq.jobs, cronq.job_runs" >/dev/null
-for i in 1 2 3 4; do "$CRONQ" enqueue noop >/dev/null; done
-read -r j1 j2 j3 j4 <<<"$(q "select string_agg(id::text, ' ' order by id) from cronq.jobs")"
+for i in 1 2 3 4 5; do "$CRONQ" enqueue noop >/dev/null; done
+read -r j1 j2 j3 j4 j5 <<<"$(q "select string_agg(id::text, ' ' order by id) from cronq.jobs")"
 q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'me', locked_until = now() + interval '1 minute',
-       started_at = now() where id in ($j1, $j3, $j4);
+       started_at = now() where id in ($j1, $j3, $j4, $j5);
    update cronq.jobs set attempts = 2 where id = $j3;
    update cronq.jobs set status = 'running', attempts = 1, locked_by = 'thief', started_at = now() where id = $j2" >/dev/null
+"$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs where id = $j5 for update" -c "select pg_sleep(5)" -c "commit" \
+    >/dev/null 2>&1 &
+locker=$!
+check "the other transaction holds its lock" wait_for "lock" 5 \
+    "select exists (select from pg_locks l join pg_stat_activity a on a.pid = l.pid
+                    where a.query like '%pg_sleep(5)%' and l.locktype = 'transactionid')"
+start=$(date +%s%N)
 out=$({ echo "prepare release as"; cat "$(dirname "$0")/../../lib/queue/release.sql"
-        echo "execute release('me', '{$j1,$j2,$j3}', '{1,1,1}', $j4, 1, '2026-01-01 00:00:00+00', 150);"; } |
+        echo "execute release('me', '{$j1,$j2,$j3,$j5}', '{1,1,1,1}', $j4, 1, '2026-01-01 00:00:00+00', 150);"; } |
       "$PSQL" -XAtq -v ON_ERROR_STOP=1 2>&1)
-eq "release: one given back, the running job's start noted" "1|1" "$out"
-eq "release: given back as if never claimed; another's and a later attempt's untouched" \
-    "queued|0||false;running|1|thief|true;running|2|me|true;running|1|me|2026-01-01 00:00:00.15+00" \
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+eq "release: the one job it may give back is given back" "$j1" "$out"
+check "release: the locked row is skipped, not waited for (${ms} ms)" [ "$ms" -lt 3000 ]
+eq "release: given back as if never claimed; another's, a later attempt's and a locked one untouched" \
+    "queued|0||false;running|1|thief|true;running|2|me|true;running|1|me|2026-01-01 00:00:00.15+00;running|1|me|true" \
     "$(q "select string_agg(status || '|' || attempts || '|' || coalesce(locked_by, '') || '|' ||
             coalesce(case when id = $j4 then started_at::text else (started_at is not null)::text end, ''), ';' order by id)
           from cronq.jobs")"
+wait $locker
 
 done_testing
