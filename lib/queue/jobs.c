@@ -214,30 +214,39 @@ claim_batch_free(claim_batch *batch)
 	batch->n = 0;
 }
 
+/* The array literals of n (id, attempt) pairs, as heartbeat.sql and release.sql take them. */
+static void
+id_attempt_arrays(buf *idb, buf *atb, const int64_t *ids, const int *attempts, int n)
+{
+	char num[32];
+
+	pg_array_begin(idb);
+	pg_array_begin(atb);
+	for (int i = 0; i < n; i++) {
+		snprintf(num, sizeof num, "%" PRId64, ids[i]);
+		pg_array_raw(idb, num);
+		snprintf(num, sizeof num, "%d", attempts[i]);
+		pg_array_raw(atb, num);
+	}
+	pg_array_end(idb);
+	pg_array_end(atb);
+}
+
 int
 jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 			   const int *attempts, int n, int64_t lease_ms, bool *owned, bool *cancel,
 			   cq_err *err)
 {
 	buf idb = BUF_INIT, atb = BUF_INIT;
-	char lease[32], num[32];
+	char lease[32];
 	const char *params[4];
 	PGresult *res;
 
 	if (n == 0)
 		return 0;
-	pg_array_begin(&idb);
-	pg_array_begin(&atb);
-	for (int i = 0; i < n; i++) {
-		snprintf(num, sizeof num, "%" PRId64, ids[i]);
-		pg_array_raw(&idb, num);
-		snprintf(num, sizeof num, "%d", attempts[i]);
-		pg_array_raw(&atb, num);
-		owned[i] = false;
-		cancel[i] = false;
-	}
-	pg_array_end(&idb);
-	pg_array_end(&atb);
+	id_attempt_arrays(&idb, &atb, ids, attempts, n);
+	memset(owned, 0, (size_t) n * sizeof *owned);
+	memset(cancel, 0, (size_t) n * sizeof *cancel);
 	snprintf(lease, sizeof lease, "%" PRId64, lease_ms);
 	params[0] = worker;
 	params[1] = lease;
@@ -264,19 +273,8 @@ jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int *at
 
 	if (n == 0 && cur == NULL)
 		return 0;
-	pg_array_begin(&idb);
-	pg_array_begin(&atb);
-	for (int i = 0; i < n; i++) {
-		char num[32];
-
-		snprintf(num, sizeof num, "%" PRId64, ids[i]);
-		pg_array_raw(&idb, num);
-		snprintf(num, sizeof num, "%d", attempts[i]);
-		pg_array_raw(&atb, num);
-		released[i] = false;
-	}
-	pg_array_end(&idb);
-	pg_array_end(&atb);
+	id_attempt_arrays(&idb, &atb, ids, attempts, n);
+	memset(released, 0, (size_t) n * sizeof *released);
 	if (cur) {
 		snprintf(cur_id, sizeof cur_id, "%" PRId64, cur->id);
 		snprintf(cur_attempt, sizeof cur_attempt, "%d", cur->attempt);
