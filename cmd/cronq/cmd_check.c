@@ -226,6 +226,8 @@ read_health(const check_args *a, const char *conninfo, stats_health *h, cq_err *
 	int rc;
 
 	snprintf(settings, sizeof settings, "-c statement_timeout=%" PRId64, a->timeout_ms);
+	/* The timer ends the check first; no statement needs a limit of its own beyond it. */
+	pg_set_answer_limit(a->timeout_ms, "--timeout");
 	arm_timeout(a->timeout_ms);
 	if ((conn = pg_connect_with(conninfo, settings, err)) == NULL)
 		rc = err->code;

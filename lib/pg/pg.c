@@ -8,12 +8,16 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "pg/redact.h"
 #include "util/clock.h"
+#include "util/duration.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -92,6 +96,23 @@ void
 pg_set_wait_stop(bool (*stop)(int64_t started_ms))
 {
 	wait_stop = stop;
+}
+
+/* See pg_set_answer_limit(); set before any thread starts. */
+static int64_t answer_limit_ms = PG_DEFAULT_ANSWER_LIMIT_MS;
+static const char *answer_limit_name = "cronq's limit for one statement";
+
+void
+pg_set_answer_limit(int64_t ms, const char *name)
+{
+	answer_limit_ms = ms > 0 ? ms : 0;
+	answer_limit_name = name;
+}
+
+int64_t
+pg_answer_limit(void)
+{
+	return answer_limit_ms;
 }
 
 /* Whether the parsed conninfo opts (may be NULL) give keyword a value. */
@@ -428,6 +449,16 @@ code_for(PGconn *conn, const char *state)
 	return EX_SOFTWARE;
 }
 
+/*
+ * The connection await_result() last gave up in this thread, and why; read
+ * (once) by pg_fail_result(). Each connection is used by one thread at a
+ * time, and its failure is reported right after, in the same thread.
+ */
+static _Thread_local struct {
+	PGconn	   *conn;
+	char		why[200];
+} given_up;
+
 /* The role a command's statements need: see pg_set_needed_role(). */
 static const char *needed_role = "cronq_user";
 
@@ -522,8 +553,14 @@ pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate)
 	}
 	if (primary == NULL)
 		primary = PQerrorMessage(conn);
-	if (code == EX_TEMPFAIL && !pg_alive(conn))
+	if (code == EX_TEMPFAIL && !pg_alive(conn)) {
+		/* Given up by await_result(): why, rather than libpq's "server closed the connection". */
+		if (conn && conn == given_up.conn) {
+			given_up.conn = NULL;
+			return cq_fail(err, code, "connection to database lost: %s", given_up.why);
+		}
 		return cq_fail(err, code, "connection to database lost: %s", primary);
+	}
 	cq_fail(err, code, "%s", primary);
 	if (detail)
 		cq_detail(err, "%s", detail);
@@ -534,33 +571,168 @@ pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate)
 	return code;
 }
 
+/* A cancel request being sent by its own thread (PQcancel blocks). */
+typedef struct cancel_req {
+	PGcancel   *cancel;
+	atomic_int	refs;			/* the thread's and the waiter's */
+	atomic_bool done;
+} cancel_req;
+
+static void
+cancel_release(cancel_req *r)
+{
+	if (atomic_fetch_sub(&r->refs, 1) == 1) {
+		PQfreeCancel(r->cancel);
+		free(r);
+	}
+}
+
+static void *
+cancel_main(void *arg)
+{
+	cancel_req *r = arg;
+	char buf[256];
+
+	PQcancel(r->cancel, buf, sizeof buf);
+	atomic_store(&r->done, true);
+	cancel_release(r);
+	return NULL;
+}
+
+/* How long a cancel request given up on may take to be delivered. */
+#define CANCEL_WAIT_MS 1000
+
 /*
- * Wait until conn's next result can be read without blocking: its socket
- * polled a tick at a time, so that wait_stop() is asked however silent the
- * server is. When it says to give up, the connection is shut down: the
- * result then read is libpq's error, and the connection is bad.
+ * Ask the server to cancel conn's statement, so that one still running
+ * there is rolled back rather than committed after cronq has given it up.
+ * PQcancel() opens a connection of its own and blocks on it (no
+ * connect_timeout, and a silent proxy never closes it): it runs in a
+ * thread of its own, with every signal blocked, waited for CANCEL_WAIT_MS
+ * at most and then left to finish (or not) on its own.
+ */
+static void
+cancel_bounded(PGconn *conn)
+{
+	PGcancel   *cancel = PQgetCancel(conn);
+	cancel_req *r;
+	pthread_t	t;
+	pthread_attr_t attr;
+	sigset_t	all, old;
+	int64_t		t0 = mono_ms();
+	int			rc;
+
+	if (cancel == NULL)
+		return;
+	r = xcalloc(1, sizeof *r);
+	r->cancel = cancel;
+	atomic_init(&r->refs, 2);
+	atomic_init(&r->done, false);
+	sigfillset(&all);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&t, &attr, cancel_main, r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		atomic_store(&r->refs, 1);
+		cancel_release(r);
+		return;
+	}
+	while (!atomic_load(&r->done) && mono_ms() - t0 < CANCEL_WAIT_MS)
+		poll(NULL, 0, 10);
+	cancel_release(r);
+}
+
+/*
+ * Give conn up: its statement cancelled when the server still listens
+ * (cancel), its socket shut down so that the result then read is libpq's
+ * error and the connection is bad; why is what pg_fail_result() reports.
+ */
+static void
+give_up(PGconn *conn, int fd, bool cancel, const char *why)
+{
+	snprintf(given_up.why, sizeof given_up.why, "%s", why);
+	if (cancel)
+		cancel_bounded(conn);
+	given_up.conn = conn;
+	shutdown(fd, SHUT_RDWR);
+	PQconsumeInput(conn);
+}
+
+/*
+ * Send conn's statement and wait until its next result can be read
+ * without blocking: its socket polled a tick at a time (the statement's
+ * bytes flushed as the socket takes them: conn is non-blocking while a
+ * statement is sent, see begin_send()), so that neither a server that
+ * stopped answering nor one that stopped reading holds cronq for good.
+ * When wait_stop() says to give up, or nothing came within the answer
+ * limit (pg_set_answer_limit), the connection is given up: the result
+ * then read is libpq's error, and the connection is bad.
  */
 static void
 await_result(PGconn *conn)
 {
 	int64_t since = mono_ms();
 
-	while (PQisBusy(conn)) {
+	given_up.conn = NULL;
+	for (;;) {
+		int flushing = PQflush(conn);	/* 1: bytes still to send */
 		struct pollfd pfd = {PQsocket(conn), POLLIN, 0};
+		int64_t waited, wait = CONNECT_TICK_MS;
+		char why[200];
 
-		if (pfd.fd < 0)
+		if (flushing < 0 || pfd.fd < 0 || (flushing == 0 && !PQisBusy(conn)))
 			return;
 		if (wait_stop && wait_stop(since)) {
+			waited = mono_ms() - since;
 			log_full(LOG_WARNING, NULL, NULL, NULL, "no answer from the database %" PRId64
-					 " ms after the stop request; its connection is given up", mono_ms() - since);
-			shutdown(pfd.fd, SHUT_RDWR);
-			PQconsumeInput(conn);
+					 " ms after the stop request; its connection is given up", waited);
+			snprintf(why, sizeof why, "no answer from the database %" PRId64
+					 " ms after the stop request; the connection was given up", waited);
+			give_up(conn, pfd.fd, false, why);
 			return;
 		}
-		if (poll(&pfd, 1, CONNECT_TICK_MS) < 0 && errno != EINTR)
+		waited = mono_ms() - since;
+		if (answer_limit_ms > 0 && waited >= answer_limit_ms) {
+			char d[32];
+
+			duration_format(answer_limit_ms, d, sizeof d);
+			snprintf(why, sizeof why, "no answer from the database within %s (%s); the connection was given up",
+					 d, answer_limit_name);
+			give_up(conn, pfd.fd, true, why);
 			return;
-		if (!PQconsumeInput(conn))
+		}
+		if (answer_limit_ms > 0 && answer_limit_ms - waited < wait)
+			wait = answer_limit_ms - waited;
+		if (flushing)
+			pfd.events |= POLLOUT;
+		if (poll(&pfd, 1, (int) wait) < 0 && errno != EINTR)
 			return;
+		if ((pfd.revents & (POLLIN | POLLERR | POLLHUP)) && !PQconsumeInput(conn))
+			return;
+	}
+}
+
+/*
+ * Before a statement is sent: conn non-blocking, so that libpq queues what
+ * the socket does not take at once and await_result() flushes it, watched.
+ * end_send() makes it blocking again (its queue is empty by then, or the
+ * connection bad) for the callers that use libpq's blocking calls.
+ */
+static void
+begin_send(PGconn *conn)
+{
+	PQsetnonblocking(conn, 1);
+}
+
+static void
+end_send(PGconn *conn)
+{
+	if (pg_alive(conn) && PQisnonblocking(conn) && PQsetnonblocking(conn, 0) != 0) {
+		/* Bytes left unsent: the statement's result was read, so the connection is broken. */
+		shutdown(PQsocket(conn), SHUT_RDWR);
+		PQconsumeInput(conn);
 	}
 }
 
@@ -582,8 +754,11 @@ exec_params(PGconn *conn, const char *sql, int nparams, const char *const *value
 
 	while ((r = PQgetResult(conn)) != NULL)
 		PQclear(r);
-	if (!PQsendQueryParams(conn, sql, nparams, NULL, values, NULL, NULL, 0))
+	begin_send(conn);
+	if (!PQsendQueryParams(conn, sql, nparams, NULL, values, NULL, NULL, 0)) {
+		end_send(conn);
 		return NULL;
+	}
 	while ((r = next_result(conn)) != NULL) {
 		ExecStatusType st = PQresultStatus(r);
 
@@ -593,6 +768,7 @@ exec_params(PGconn *conn, const char *sql, int nparams, const char *const *value
 			PQstatus(conn) == CONNECTION_BAD)
 			break;
 	}
+	end_send(conn);
 	return last;
 }
 
@@ -632,6 +808,7 @@ pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 	res[0] = res[1] = NULL;
 	if (!PQenterPipelineMode(conn))
 		return pg_fail_result(conn, NULL, err, NULL);
+	begin_send(conn);
 	for (int i = 0; i < 2 && rc == 0; i++)
 		if (!PQsendQueryParams(conn, sql[i], nparams[i], NULL, values[i], NULL, NULL, 0))
 			rc = pg_fail_result(conn, NULL, err, NULL);
@@ -660,6 +837,7 @@ pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 		PQclear(sync);
 		PQexitPipelineMode(conn);
 	}
+	end_send(conn);
 	if (rc == 0 && (res[0] == NULL || res[1] == NULL))
 		rc = pg_fail_result(conn, NULL, err, NULL);
 	if (rc != 0) {

@@ -68,6 +68,25 @@ void pg_close(PGconn *conn);
  */
 void pg_set_wait_stop(bool (*stop)(int64_t started_ms));
 
+/* The answer limit when the command sets none: see pg_set_answer_limit(). */
+#define PG_DEFAULT_ANSWER_LIMIT_MS (60 * 1000)
+
+/*
+ * The longest pg_exec(), pg_run() and pg_exec_pair() wait for the server
+ * to take a statement and answer it: a server that stops answering while
+ * its kernel still acknowledges (a stopped or hung server process, a proxy
+ * that takes bytes and never forwards them) is noticed neither by TCP
+ * keepalives nor by tcp_user_timeout. Past it the statement is cancelled
+ * on the server (if it listens), the connection shut down, and the
+ * statement fails as on a lost connection (EX_TEMPFAIL, "connection to
+ * database lost: no answer from the database within 3s (name); …"),
+ * name telling what sets the limit. 0: no limit. Not for
+ * pg_exec_watched() (a job's own SQL, which its timeout bounds). Set
+ * before any thread starts; PG_DEFAULT_ANSWER_LIMIT_MS until then.
+ */
+void pg_set_answer_limit(int64_t ms, const char *name);
+int64_t pg_answer_limit(void);
+
 /*
  * Run one statement with text parameters (NULL values are SQL NULL). On
  * success returns a result the caller PQclear()s; on failure NULL with err

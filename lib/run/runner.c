@@ -200,6 +200,16 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 	stop_wait_ms = o->grace_ms + 1000;
 	pg_set_wait_stop(wait_stop);
 	/*
+	 * No answer to one of the run's own statements (a claim, a heartbeat,
+	 * an outcome, the wake's) within the lease: the connection is lost, as
+	 * if the server had closed it. By then the leases it was to renew have
+	 * run out, so waiting on gains nothing; a server process that stopped
+	 * answering while its kernel still acknowledges (which keepalives never
+	 * notice) would otherwise hold the run for good.
+	 */
+	pg_set_answer_limit(o->lease_ms > RUN_MIN_ANSWER_LIMIT_MS ? o->lease_ms : RUN_MIN_ANSWER_LIMIT_MS,
+						"--lease");
+	/*
 	 * Worker 0 runs on the runner's connection: the wake's start and end.
 	 * SIGTERM or SIGINT while it is being opened ends the run as one
 	 * before the first claim does: nothing done, exit 0.

@@ -54,6 +54,8 @@ typedef struct run_summary {
 #define RUN_DEFAULT_POLL_MS 1000
 #define RUN_DEFAULT_GRACE_MS (10 * 1000)
 #define RUN_DEFAULT_KILL_GRACE_MS (5 * 1000)
+/* The run waits for the answer to one of its statements the lease, at least this. */
+#define RUN_MIN_ANSWER_LIMIT_MS (2 * 1000)
 
 /*
  * Run; 0, or an EX_* code with err filled. sum is filled either way.

@@ -396,18 +396,19 @@ author_may_exec(const task_ctx *ctx, const task_job *job, char *why, size_t len)
 	PGconn *conn = ctx->session(ctx->arg, why, len);
 	const char *params[1] = {job->enqueued_by};
 	PGresult *r;
+	cq_err err = {0};
 	int ok;
 
 	if (conn == NULL)
 		return -1;
-	r = PQexecParams(conn,
-					 "select exists (select 1 from pg_catalog.pg_roles where rolname = 'cronq_exec')"
-					 " and exists (select 1 from pg_catalog.pg_roles where rolname = $1)"
-					 " and pg_catalog.pg_has_role($1, 'cronq_exec', 'MEMBER')",
-					 1, NULL, params, NULL, NULL, 0);
-	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-		snprintf(why, len, "could not check the role of the job: %s", PQerrorMessage(conn));
-		PQclear(r);
+	/* pg_exec: bounded like every statement of the runner's (pg_set_answer_limit). */
+	r = pg_exec(conn,
+				"select exists (select 1 from pg_catalog.pg_roles where rolname = 'cronq_exec')"
+				" and exists (select 1 from pg_catalog.pg_roles where rolname = $1)"
+				" and pg_catalog.pg_has_role($1, 'cronq_exec', 'MEMBER')",
+				1, params, PG_ONE, &err, NULL);
+	if (r == NULL) {
+		snprintf(why, len, "could not check the role of the job: %.900s", err.msg);
 		return -1;
 	}
 	ok = PQgetvalue(r, 0, 0)[0] == 't';

@@ -183,8 +183,8 @@ end_backend(const task_ctx *ctx, PGconn *conn)
 	snprintf(pid, sizeof pid, "%d", PQbackendPID(conn));
 	if (runner == NULL)
 		return;
-	r = PQexecParams(runner, "select pg_catalog.pg_terminate_backend($1::pg_catalog.int4)", 1, NULL, values,
-					 NULL, NULL, 0);
+	r = pg_exec(runner, "select pg_catalog.pg_terminate_backend($1::pg_catalog.int4)", 1, values, PG_ANY,
+				NULL, NULL);
 	PQclear(r);
 }
 

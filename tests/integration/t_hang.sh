@@ -8,8 +8,13 @@
 # runner in its own network namespace cut while a job runs) ends the run
 # with 75 in bounded time, writing nothing; skipped, saying why, where
 # network namespaces are not permitted. A server process that stops
-# answering (its kernel still acknowledging) does not hold up SIGTERM. Every cronq call is bounded
-# (timeout 40), so a hang fails here, not at the file's time limit.
+# answering (its kernel still acknowledging) does not hold up SIGTERM; and
+# with no signal, no statement of cronq run's own waits longer than the
+# lease: the runner's own backend sent SIGSTOP mid-job, the run carries on
+# on a new connection; the postmaster stopped too, the run ends with 75
+# and one line, and the job, left leased, is rescued and finished by the
+# next run. Every cronq call is bounded (timeout 40), so a hang fails
+# here, not at the file's time limit.
 . "$(dirname "$0")/lib.sh"
 migrate
 
@@ -55,8 +60,14 @@ EOF
 
 pids=()
 ns=; host_if=
+stopped=()   # server processes sent SIGSTOP: always sent SIGCONT, however the test ends
+resume() {
+    [ ${#stopped[@]} -gt 0 ] && kill -CONT "${stopped[@]}" 2>/dev/null
+    stopped=()
+}
 cleanup() {
     local p
+    resume
     for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
     [ -n "$host_if" ] && ip link del "$host_if" 2>/dev/null
     [ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
@@ -136,12 +147,12 @@ eq "nothing was written: the job is still queued, no wake" "queued|0|0" \
 
 # TCP keepalives are on by default (libpq's kernel timer on the socket), and
 # a conninfo that turns them off is obeyed.
-keepalive_timer() {  # CONNINFO: the socket timers of cronq run --linger 2s's connection
+keepalive_timer() {  # CONNINFO: the keepalive timer of cronq run --linger 2s's connection (not the retransmission timer, "on", of bytes in flight)
     local pid
     "$CRONQ" run --db "$1" --linger 2s 2>/dev/null &
     pid=$!
     sleep 1
-    ss -tnopH state established "dst 127.0.0.1:$PGPORT" | grep "pid=$pid," | grep -o 'timer:([a-z]*' | sort -u | tr '\n' ' '
+    ss -tnopH state established "dst 127.0.0.1:$PGPORT" | grep "pid=$pid," | grep -o 'timer:(keepalive' | sort -u | tr '\n' ' '
     wait $pid
 }
 eq "keepalives on by default" "timer:(keepalive " "$(keepalive_timer "host=127.0.0.1 port=$PGPORT")"
@@ -157,21 +168,82 @@ proxy_pid=${pids[-1]}
 proxy=$PORT
 q "delete from cronq.jobs; delete from cronq.job_runs" >/dev/null
 id=$("$CRONQ" enqueue sleep '{"seconds": 60}')
-timeout -s KILL 60 "$CRONQ" run --db "host=127.0.0.1 port=$proxy" --lease 3s --grace 1s --worker-id worker-s 2>"$T_DIR/s.err" &
+# (A lease of 10s: the heartbeat's own limit, the lease, comes after the
+# stop's, below.)
+timeout -s KILL 60 "$CRONQ" run --db "host=127.0.0.1 port=$proxy" --lease 10s --grace 1s --worker-id worker-s 2>"$T_DIR/s.err" &
 pid=$!
 check "stopped server: the job runs through the proxy" wait_for "running" 10 "select locked_by = 'worker-s' from cronq.jobs where id = $id"
-kill -STOP "$proxy_pid"
-sleep 2                                          # a heartbeat now waits for ever
+stopped=($proxy_pid); kill -STOP "$proxy_pid"
+sleep 4                                          # a heartbeat (every 3.3 s) now waits
 t1=$(date +%s%N)
 kill -TERM $pid
 wait $pid; rc=$?
 ms=$(( ($(date +%s%N) - t1) / 1000000 ))
-kill -CONT "$proxy_pid"
+resume
 eq "stopped server, SIGTERM: exit 75" 75 $rc
 check "stopped server, SIGTERM: ends within --grace + 1 s per wait (${ms} ms)" [ $ms -le 6000 ]
 match "stopped server, SIGTERM: says so" 'no answer from the database [0-9]+ ms after the stop request' "$(cat "$T_DIR/s.err")"
 eq "stopped server: nothing was written: the job is still running, no outcome" "running|worker-s|0" \
     "$(q "select status || '|' || locked_by || '|' || (select count(*) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+
+# A server process that stops answering and no signal to cronq: the
+# runner's own backend (found by the application_name of its --db) sent
+# SIGSTOP while a job runs. Keepalives cannot tell, and nothing asks the
+# run to stop; but a heartbeat unanswered for the lease (3s) counts as a
+# lost connection: cancelled, closed, and as for any lost connection the
+# worker reconnects (a new backend answers) and carries on, with a warning.
+q "delete from cronq.jobs; delete from cronq.job_runs" >/dev/null
+id=$("$CRONQ" enqueue sleep '{"seconds": 6}')
+timeout -s KILL 40 "$CRONQ" run --db "application_name=cronq-stuck" --lease 3s --worker-id worker-b \
+    2>"$T_DIR/b.err" &
+pid=$!
+check "stopped backend: the job runs" wait_for "running" 10 "select locked_by = 'worker-b' from cronq.jobs where id = $id"
+backend=$(q "select pid from pg_stat_activity where application_name = 'cronq-stuck'")
+check "stopped backend: the runner's backend found ($backend)" [ -n "$backend" ]
+stopped=($backend); kill -STOP $backend
+wait $pid; rc=$?
+resume
+eq "stopped backend: the run carries on on a new connection: exit 0" 0 $rc
+match "stopped backend: one warning, saying why" '^cronq: warning: the connection to the database was lost \(could not renew the leases: connection to database lost: no answer from the database within 3s \(--lease\); the connection was given up\); reconnected worker=worker-b$' \
+    "$(cat "$T_DIR/b.err")"
+eq "stopped backend: the job succeeded at its first attempt" "succeeded|1|succeeded" \
+    "$(q "select status || '|' || attempts || '|' || (select string_agg(outcome::text, ',' order by attempt) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+
+# The whole server stops answering (the postmaster too, so the worker's
+# reconnection times out: PGCONNECT_TIMEOUT=2): the run ends with 75 and
+# one line naming what it was doing, within the lease (3s) after the
+# heartbeat that found no answer, a second for the cancel request and the
+# reconnection's 2 s. The job, still leased to the run, is not lost: once
+# the lease runs out the next run rescues it and runs it again.
+pm_pid=$(head -n 1 "$(q 'show data_directory')/postmaster.pid")
+q "delete from cronq.jobs; delete from cronq.job_runs" >/dev/null
+id=$("$CRONQ" enqueue sleep '{"seconds": 30}')
+PGCONNECT_TIMEOUT=2 timeout -s KILL 40 "$CRONQ" run --db "application_name=cronq-stuck" --lease 3s \
+    --worker-id worker-c 2>"$T_DIR/c.err" &
+pid=$!
+check "stopped server: the job runs" wait_for "running" 10 "select locked_by = 'worker-c' from cronq.jobs where id = $id"
+backend=$(q "select pid from pg_stat_activity where application_name = 'cronq-stuck'")
+check "stopped server: the postmaster ($pm_pid) and the runner's backend ($backend) found" [ -n "$pm_pid" -a -n "$backend" ]
+stopped=($pm_pid $backend); kill -STOP "${stopped[@]}"
+t1=$(date +%s%N)
+wait $pid; rc=$?
+ms=$(( ($(date +%s%N) - t1) / 1000000 ))
+resume
+eq "stopped server, no signal: exit 75" 75 $rc
+check "stopped server, no signal: ends after the lease, within it + 1 s + the reconnection (${ms} ms)" \
+    [ $ms -ge 3000 -a $ms -le 12000 ]
+match "stopped server, no signal: one line naming what it was doing" '^cronq: error: could not renew the leases: connection to database lost: no answer from the database within 3s \(--lease\); the connection was given up$' \
+    "$(cat "$T_DIR/c.err")"
+check "stopped server: the stopped backend ends once resumed" \
+    wait_for "gone" 10 "select count(*) = 0 from pg_stat_activity where pid = $backend"
+eq "stopped server: the job is not lost: still the run's, running, no outcome" "running|worker-c|0" \
+    "$(q "select status || '|' || locked_by || '|' || (select count(*) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+check "stopped server: its lease runs out" wait_for "expired" 10 "select locked_until < now() from cronq.jobs where id = $id"
+q "update cronq.jobs set payload = '{\"seconds\": 0}' where id = $id" >/dev/null   # the next attempt is quick
+cronq run --lease 3s
+eq "stopped server: the next run exits 0" 0 "$RC"
+eq "stopped server: the job rescued, then succeeded at its second attempt" "succeeded|2|lease_expired,succeeded" \
+    "$(q "select status || '|' || attempts || '|' || (select string_agg(outcome::text, ',' order by attempt) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
 
 # A server gone silent mid-run: the runner, in its own network namespace,
 # reaches the server through a proxy on the host end of a veth; the link is
