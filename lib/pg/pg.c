@@ -7,6 +7,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -661,14 +663,32 @@ give_up(PGconn *conn, int fd, bool cancel, const char *why)
 }
 
 /*
+ * Whether bytes sent on fd still wait for the server's kernel to
+ * acknowledge them: the network is what is silent, and tcp_user_timeout is
+ * what bounds that (cronq's default 30 s, or the conninfo's), so that a
+ * link cut for a while and back carries on as before. False on a Unix
+ * socket.
+ */
+static bool
+unacknowledged(int fd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof ti;
+
+	memset(&ti, 0, sizeof ti);
+	return getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 && ti.tcpi_unacked > 0;
+}
+
+/*
  * Send conn's statement and wait until its next result can be read
  * without blocking: its socket polled a tick at a time (the statement's
  * bytes flushed as the socket takes them: conn is non-blocking while a
  * statement is sent, see begin_send()), so that neither a server that
  * stopped answering nor one that stopped reading holds cronq for good.
  * When wait_stop() says to give up, or nothing came within the answer
- * limit (pg_set_answer_limit), the connection is given up: the result
- * then read is libpq's error, and the connection is bad.
+ * limit (pg_set_answer_limit) though the server's kernel took every byte,
+ * the connection is given up: the result then read is libpq's error, and
+ * the connection is bad.
  */
 static void
 await_result(PGconn *conn)
@@ -694,7 +714,7 @@ await_result(PGconn *conn)
 			return;
 		}
 		waited = mono_ms() - since;
-		if (answer_limit_ms > 0 && waited >= answer_limit_ms) {
+		if (answer_limit_ms > 0 && waited >= answer_limit_ms && !unacknowledged(pfd.fd)) {
 			char d[32];
 
 			duration_format(answer_limit_ms, d, sizeof d);

@@ -76,7 +76,9 @@ void pg_set_wait_stop(bool (*stop)(int64_t started_ms));
  * to take a statement and answer it: a server that stops answering while
  * its kernel still acknowledges (a stopped or hung server process, a proxy
  * that takes bytes and never forwards them) is noticed neither by TCP
- * keepalives nor by tcp_user_timeout. Past it the statement is cancelled
+ * keepalives nor by tcp_user_timeout. Past it (and once the server's
+ * kernel acknowledged every byte sent: bytes unacknowledged are the
+ * network's silence, tcp_user_timeout's to bound) the statement is cancelled
  * on the server (if it listens), the connection shut down, and the
  * statement fails as on a lost connection (EX_TEMPFAIL, "connection to
  * database lost: no answer from the database within 3s (name); …"),
