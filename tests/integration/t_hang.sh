@@ -146,13 +146,18 @@ eq "nothing was written: the job is still queued, no wake" "queued|0|0" \
     "$(q "select status || '|' || (select count(*) from cronq.job_runs) || '|' || (select count(*) from cronq.wakes) from cronq.jobs where id = $id")"
 
 # TCP keepalives are on by default (libpq's kernel timer on the socket), and
-# a conninfo that turns them off is obeyed.
-keepalive_timer() {  # CONNINFO: the keepalive timer of cronq run --linger 2s's connection (not the retransmission timer, "on", of bytes in flight)
-    local pid
-    "$CRONQ" run --db "$1" --linger 2s 2>/dev/null &
+# a conninfo that turns them off is obeyed. keepalive_timer CONNINFO: the
+# keepalive timer of cronq run --linger 3s's connection, looked for 10 times
+# (not the retransmission timer, "on", of bytes in flight, and on a busy
+# machine connecting may take a while).
+keepalive_timer() {
+    local pid i
+    "$CRONQ" run --db "$1" --linger 3s 2>/dev/null &
     pid=$!
-    sleep 1
-    ss -tnopH state established "dst 127.0.0.1:$PGPORT" | grep "pid=$pid," | grep -o 'timer:(keepalive' | sort -u | tr '\n' ' '
+    for i in $(seq 1 10); do
+        sleep 0.2
+        ss -tnopH state established "dst 127.0.0.1:$PGPORT" | grep "pid=$pid," | grep -o 'timer:(keepalive'
+    done | sort -u | tr '\n' ' '
     wait $pid
 }
 eq "keepalives on by default" "timer:(keepalive " "$(keepalive_timer "host=127.0.0.1 port=$PGPORT")"
