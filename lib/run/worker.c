@@ -115,6 +115,13 @@ run_batch(worker *w)
 		if (started > 0 && !w->released && mono_ms() - w->batch_mono >= PACE_HOLD_MS &&
 			slots_release(w) != 0)
 			break;
+		/*
+		 * A job kept after the give-back (its row was locked then) starts
+		 * late: a heartbeat first asks whether it is still ours and was
+		 * cancelled meanwhile (perhaps by the job that held its lock).
+		 */
+		if (w->released && w->slots[i].state == SLOT_WAITING)
+			w->next_beat = 0;
 		if (worker_tick(w) == TASK_STOP_DISCONNECTED)
 			break;
 		if (w->slots[i].state != SLOT_WAITING)
