@@ -40,14 +40,14 @@ with back as (
     from unnest($2::bigint[], $3::int[]) as b(id, attempt)
     where j.id = any($2::bigint[]) and j.id = b.id
         and j.id = any(array(select id from cronq.jobs where id = any($2::bigint[])
-                             for update skip locked))
+                             for no key update skip locked))
         and j.status = 'running' and j.locked_by = $1 and j.attempts = b.attempt
     returning j.id
 ), cur as (
     -- run whether or not the query below reads it, like every data-modifying WITH
     update cronq.jobs j set started_at = $6::timestamptz + $7::bigint * interval '1 millisecond'
     where j.id = $4::bigint
-        and j.id = any(array(select id from cronq.jobs where id = $4::bigint for update skip locked))
+        and j.id = any(array(select id from cronq.jobs where id = $4::bigint for no key update skip locked))
         and j.status = 'running' and j.locked_by = $1 and j.attempts = $5::int
 ), kept as (
     -- still the worker's, but skipped (locked): the statement's snapshot

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pg/pg.h"
 #include "run/run_int.h"
 #include "util/clock.h"
 #include "util/duration.h"
@@ -232,7 +233,8 @@ slots_give_back(worker *w, const char *why)
  * that an idle worker starts them now rather than after the running one
  * (whose start is noted: the claim wrote the claim's time). Once a batch.
  * A job the statement skipped (locked by another transaction: see
- * release.sql) stays in the batch, to start in turn.
+ * release.sql) stays in the batch, to start in turn after a heartbeat.
+ * Returns non-zero only when the connection is lost (w->code set).
  */
 int
 slots_release(worker *w)
@@ -263,7 +265,17 @@ slots_release(worker *w)
 	rc = jobs_release(w->db.conn, w->id, ids, attempts, n, curp, released, kept, &w->err);
 	if (rc != 0 && pg_handle_repair(&w->db, w->id, w->err.msg))
 		rc = jobs_release(w->db.conn, w->id, ids, attempts, n, curp, released, kept, &w->err);
-	if (rc != 0) {
+	if (rc != 0 && pg_alive(w->db.conn)) {
+		/*
+		 * Refused, not lost (a lock or statement timeout the DBA set): the
+		 * give-back was only for fairness. The jobs stay in the batch, each
+		 * started after a heartbeat says it is still ours.
+		 */
+		log_full(LOG_WARNING, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}},
+				 NULL, NULL, "could not give back the jobs not started (keeping them): %s", w->err.msg);
+		cq_clear(&w->err);
+		rc = 0;
+	} else if (rc != 0) {
 		cq_prefix(&w->err, "could not give back the jobs not started: ");
 		w->code = rc;
 	} else {
