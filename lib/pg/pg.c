@@ -432,6 +432,19 @@ pg_alive(PGconn *conn)
 	return conn && PQstatus(conn) == CONNECTION_OK;
 }
 
+bool
+pg_idle_alive(PGconn *conn)
+{
+	struct pollfd pfd;
+
+	if (!pg_alive(conn))
+		return false;
+	pfd.fd = PQsocket(conn);
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	return pfd.fd >= 0 && poll(&pfd, 1, 0) == 0;
+}
+
 /* Map a SQLSTATE (or its absence) to the exit code a caller should use. */
 static int
 code_for(PGconn *conn, const char *state)

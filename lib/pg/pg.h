@@ -175,4 +175,15 @@ bool pg_login_refused(const char *msg);
 /* True when the connection is usable. */
 bool pg_alive(PGconn *conn);
 
+/*
+ * pg_alive(), and for a connection at rest between statements, that the
+ * server has not ended it meanwhile: an idle session is sent nothing
+ * unasked but a notice or the error that ends it (a server shutting down,
+ * pg_terminate_backend, a failover), so a readable or closed socket means
+ * it is not worth lending. One poll(), no round trip. For the sessions
+ * kept between jobs, which libpq would otherwise report open until a
+ * statement failed on them.
+ */
+bool pg_idle_alive(PGconn *conn);
+
 #endif
