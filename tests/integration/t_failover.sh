@@ -5,10 +5,11 @@
 # (host=A,B target_session_attrs=read-write). Four runners, each waking
 # again as soon as its last wake ended (cron, sped up), drain exec jobs
 # that log each execution (job, attempt, start, end) to a file, outside the
-# database. A quarter into the drain the standby is promoted and the old
-# primary stopped. Twice: A fails over to B (the primary listed first),
-# then, A rebuilt as B's standby, B fails back to A (the standby listed
-# first: without target_session_attrs the runners would log in to it).
+# database, and sql jobs. A quarter into the drain the standby is promoted
+# and the old primary stopped. Twice: A fails over to B (the primary
+# listed first), then, A rebuilt as B's standby, B fails back to A (the
+# standby listed first: without target_session_attrs the runners would
+# log in to it).
 # Proved each time: every runner's wake in progress at the switch ends (0,
 # its workers having reconnected, or 75) and the next one works on the new
 # primary (reconnected within one wake); no job lost (all succeeded on the
@@ -24,6 +25,7 @@
 . "$(dirname "$0")/lib.sh"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 N=${FAILOVER_JOBS:-200}
+N_EXEC=$(( N - N / 5 ))
 RUNNERS=4
 
 fo="$T_DIR/fo"
@@ -72,11 +74,13 @@ db="host=$fo/a,$fo/b port=${port[a]},${port[b]} user=postgres dbname=postgres ta
 "$CRONQ" migrate --db "$db" >/dev/null || fail "cronq migrate failed"
 qon a "update cronq.schedules set next_run_at = next_run_at + interval '1 day'" >/dev/null  # no purge job mid-test
 
-# The job: one line as it starts and one as it ends, appended to a file,
-# which no failover rolls back.
+# The job: one line as it starts (S) and one as it ends (E), or as it ends
+# stopped by its runner (K), appended to a file, which no failover rolls
+# back.
 log="$fo/executions"
 cat >"$fo/exec/mark" <<EOF
 #!/bin/sh
+trap 'echo "K \$CRONQ_JOB_ID \$CRONQ_ATTEMPT \$(date +%s%N)" >>"$log"; exit 143' TERM
 echo "S \$CRONQ_JOB_ID \$CRONQ_ATTEMPT \$(date +%s%N)" >>"$log"
 sleep 0.1
 echo "E \$CRONQ_JOB_ID \$CRONQ_ATTEMPT \$(date +%s%N)" >>"$log"
@@ -108,7 +112,10 @@ failover() {
         "$(qo "select sync_state from pg_stat_replication")|$(qn "select pg_is_in_recovery()")"
     qo "delete from cronq.jobs; delete from cronq.job_runs" >/dev/null
     : >"$log"; rm -f "$fo/stop"
-    seq 1 "$N" | awk '{ print "{\"type\":\"exec\",\"payload\":{\"command\":\"mark\"},\"max_attempts\":20}" }' \
+    # One job in five is sql, run on its author's session, kept between
+    # jobs as the runner's is.
+    seq 1 "$N" | awk '{ if ($1 % 5) print "{\"type\":\"exec\",\"payload\":{\"command\":\"mark\"},\"max_attempts\":20}"
+                        else print "{\"type\":\"sql\",\"payload\":{\"sql\":\"select 1\"},\"max_attempts\":20}" }' \
         | "$CRONQ" enqueue --jsonl --db "$db" || fail "$r: enqueue failed"
     eq "$r: $N jobs queued on $old, and on $new already" "$N|$N" \
         "$(qo "select count(*) from cronq.jobs where status = 'queued'")|$(qn "select count(*) from cronq.jobs where status = 'queued'")"
@@ -160,14 +167,16 @@ failover() {
     eq "$r: one succeeded attempt each in $new's history" "$N|$N" \
         "$(qn "select count(*), count(distinct job_id) from cronq.job_runs where outcome = 'succeeded'")"
     # A failover is no job's fault: none failed an attempt on a session
-    # the server had ended (the runner's session kept between exec jobs).
+    # the server had ended (the runner's, kept between exec jobs; an
+    # author's, kept between sql jobs).
     eq "$r: no attempt failed on a lost session" 0 "$(qn "select count(*) from cronq.job_runs where error_code = 'connection'")"
 
     # The executions, from the file: each job ran to its end; no attempt
-    # ran twice; no two executions of a job overlap in time.
-    eq "$r: every job ran to its end" "$N" "$(awk '$1 == "E" { print $2 }' "$log" | sort -u | wc -l)"
+    # ran twice; no two executions of a job overlap in time (one without
+    # an end, killed, overlaps every later one).
+    eq "$r: every exec job ran to its end" "$N_EXEC" "$(awk '$1 == "E" { print $2 }' "$log" | sort -u | wc -l)"
     eq "$r: no attempt ran twice" "" "$(awk '$1 == "S" { print $2, $3 }' "$log" | sort | uniq -d | head -n 5)"
-    overlaps=$(awk '$1 == "S" { s[$2 " " $3] = $4 } $1 == "E" { e[$2 " " $3] = $4 }
+    overlaps=$(awk '$1 == "S" { s[$2 " " $3] = $4 } $1 == "E" || $1 == "K" { e[$2 " " $3] = $4 }
         END { for (k in s) { split(k, a, " "); print a[1], s[k], (k in e) ? e[k] : 9e18 } }' "$log" \
         | sort -k1,1n -k2,2n | awk '$1 == id && $2 < end { print $1 } { id = $1; end = $3 }')
     eq "$r: no job ran twice at the same time" "" "$overlaps"
@@ -179,7 +188,7 @@ failover() {
             where $1"
     }
     lost=$(per_job "e.n > (select count(*) from cronq.job_runs r where r.job_id = e.id and r.outcome in ('succeeded', 'failed', 'timeout'))")
-    echo "  $r: $runs executions of $N jobs; $lost jobs ran again after their outcome was lost"
+    echo "  $r: $runs executions of $N_EXEC exec jobs; $lost jobs ran again after their outcome was lost"
     # A job that ran again did so as a later attempt, counted: at-least-once.
     eq "$r: each execution is an attempt $new counted" 0 "$(per_job "e.n > j.attempts")"
     # With the new primary first in the list, every reconnection reaches
