@@ -107,7 +107,8 @@ PGresult *pg_exec(PGconn *conn, const char *sql, int nparams,
  * pipeline mode): all or nothing, one commit, but each statement takes its
  * own snapshot, as statements do under READ COMMITTED. res[0] and res[1]
  * get their results (the caller PQclear()s both), or NULL with err filled
- * as by pg_exec() (from the first statement that failed).
+ * as by pg_exec() (from the first statement that failed, or the commit:
+ * no success until the sync that ends the transaction is read).
  */
 int pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 				 const char *const *const values[2], PGresult *res[2], cq_err *err)
