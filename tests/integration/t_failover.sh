@@ -21,7 +21,10 @@
 # reaches the new primary (listed first), so no outcome is lost and no job
 # runs again; the first time one may reach the old primary as it shuts
 # down (libpq tries the next host only when one does not answer or is
-# read-only), and that worker's unrecorded outcomes are rescued.
+# read-only), and that worker's unrecorded outcomes are rescued. Last, a
+# claim whose commit fails after the server sent its rows (what a primary
+# stopped while its commit waits for the standby does), held and failed
+# on purpose: the runner does not act on it.
 . "$(dirname "$0")/lib.sh"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 N=${FAILOVER_JOBS:-200}
@@ -219,6 +222,33 @@ failover a-to-b a b
 # listed first: target_session_attrs alone keeps the runners off it.
 standby a b || fail "could not make A a standby of B"
 failover b-to-a b a strict
+
+# A commit never confirmed. A runner's record of one job and claim of the
+# next, pipelined, commit at the sync that ends them; the server may send
+# their rows and still fail the commit, as a primary stopped while the
+# commit waits for its synchronous standby does. Made certain here, on A
+# alone (the primary now): a deferred trigger on the claimed job's row
+# sends a notice (which sends the rows) and sleeps at the commit, and the
+# backend is terminated there, so the claim rolls back. The runner must
+# not act on it: no second "claimed" line, the job untouched, exit 75.
+one_db="host=$fo/a port=${port[a]} user=postgres dbname=postgres"
+qon a "delete from cronq.jobs; delete from cronq.job_runs" >/dev/null
+qon a "create function public.slow_commit() returns trigger language plpgsql as
+       \$\$ begin raise notice 'committing'; perform pg_sleep(30); return null; end \$\$;
+       create constraint trigger slow_commit after update on cronq.jobs deferrable initially deferred
+       for each row when (new.status = 'running' and new.priority = 5) execute function public.slow_commit()" >/dev/null
+"$CRONQ" enqueue noop --db "$one_db" >/dev/null
+second=$("$CRONQ" enqueue noop --priority 5 --db "$one_db")
+"$CRONQ" run --db "$one_db" --batch 1 --lease 60s --verbose 2>"$fo/unconfirmed.err" &
+pid=$!
+commit_sleeps() { [ -n "$(qon a "select pid from pg_stat_activity where wait_event = 'PgSleep'")" ]; }
+check "unconfirmed claim: the commit waits" poll 10 commit_sleeps
+qon a "select pg_terminate_backend(pid) from pg_stat_activity where wait_event = 'PgSleep'" >/dev/null
+wait $pid; rc=$?
+eq "unconfirmed claim: exit 75, the second batch not taken" "75|1" "$rc|$(grep -c 'claimed [0-9]* jobs' "$fo/unconfirmed.err")"
+eq "unconfirmed claim: the job untouched" "queued|0|0" \
+    "$(qon a "select status || '|' || attempts || '|' || (select count(*) from cronq.job_runs where job_id = $second) from cronq.jobs where id = $second")"
+qon a "drop trigger slow_commit on cronq.jobs; drop function public.slow_commit()" >/dev/null
 check "no core dump" [ ! -e core ]
 
 done_testing
