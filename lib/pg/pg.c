@@ -432,6 +432,19 @@ pg_alive(PGconn *conn)
 	return conn && PQstatus(conn) == CONNECTION_OK;
 }
 
+bool
+pg_idle_alive(PGconn *conn)
+{
+	struct pollfd pfd;
+
+	if (!pg_alive(conn))
+		return false;
+	pfd.fd = PQsocket(conn);
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	return pfd.fd >= 0 && poll(&pfd, 1, 0) == 0;
+}
+
 /* Map a SQLSTATE (or its absence) to the exit code a caller should use. */
 static int
 code_for(PGconn *conn, const char *state)
@@ -824,6 +837,7 @@ pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 			 const char *const *const values[2], PGresult *res[2], cq_err *err)
 {
 	int rc = 0;
+	bool synced = false;
 
 	res[0] = res[1] = NULL;
 	if (!PQenterPipelineMode(conn))
@@ -851,12 +865,25 @@ pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 		while ((end = next_result(conn)) != NULL)
 			PQclear(end);
 	}
-	if (pg_alive(conn)) {
-		PGresult *sync = next_result(conn);
+	/*
+	 * The transaction commits at the sync: until the sync is read, the
+	 * results are not done. (A server stopped while the commit waits for a
+	 * synchronous standby has sent them all the same, then closes: acting
+	 * on them would run jobs whose claim the new primary never saw.)
+	 */
+	for (int k = 0; k < 4 && pg_alive(conn) && !synced; k++) {
+		PGresult *r = next_result(conn);
 
-		PQclear(sync);
-		PQexitPipelineMode(conn);
+		if (PQresultStatus(r) == PGRES_PIPELINE_SYNC)
+			synced = true;
+		else if (r != NULL && rc == 0)
+			rc = pg_fail_result(conn, r, err, NULL);
+		PQclear(r);
 	}
+	if (synced)
+		PQexitPipelineMode(conn);
+	else if (rc == 0)
+		rc = pg_fail_result(conn, NULL, err, NULL);
 	end_send(conn);
 	if (rc == 0 && (res[0] == NULL || res[1] == NULL))
 		rc = pg_fail_result(conn, NULL, err, NULL);

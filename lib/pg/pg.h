@@ -107,7 +107,8 @@ PGresult *pg_exec(PGconn *conn, const char *sql, int nparams,
  * pipeline mode): all or nothing, one commit, but each statement takes its
  * own snapshot, as statements do under READ COMMITTED. res[0] and res[1]
  * get their results (the caller PQclear()s both), or NULL with err filled
- * as by pg_exec() (from the first statement that failed).
+ * as by pg_exec() (from the first statement that failed, or the commit:
+ * no success until the sync that ends the transaction is read).
  */
 int pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 				 const char *const *const values[2], PGresult *res[2], cq_err *err)
@@ -174,5 +175,16 @@ bool pg_login_refused(const char *msg);
 
 /* True when the connection is usable. */
 bool pg_alive(PGconn *conn);
+
+/*
+ * pg_alive(), and for a connection at rest between statements, that the
+ * server has not ended it meanwhile: an idle session is sent nothing
+ * unasked but a notice or the error that ends it (a server shutting down,
+ * pg_terminate_backend, a failover), so a readable or closed socket means
+ * it is not worth lending. One poll(), no round trip. For the sessions
+ * kept between jobs, which libpq would otherwise report open until a
+ * statement failed on them.
+ */
+bool pg_idle_alive(PGconn *conn);
 
 #endif

@@ -30,8 +30,10 @@ worker_unavailable(worker *w, const char *msg)
 
 /*
  * The worker's task session: opened at first use, kept for the next jobs,
- * opened again when the server dropped it. It logs in as the runner's
- * own connection did: a failure is never the job's.
+ * opened again when the server dropped it, as a failover or a restart
+ * does while it waits between jobs (pg_idle_alive: no job is lent a
+ * session the server has ended). It logs in as the runner's own
+ * connection did: a failure is never the job's.
  */
 PGconn *
 worker_session(void *arg, char *why, size_t len)
@@ -39,7 +41,7 @@ worker_session(void *arg, char *why, size_t len)
 	worker *w = arg;
 	cq_err err = {0};
 
-	if (w->session && !pg_alive(w->session)) {
+	if (w->session && !pg_idle_alive(w->session)) {
 		pg_close(w->session);
 		w->session = NULL;
 	}
@@ -73,7 +75,7 @@ worker_author_session(void *arg, const char *role, cq_err *err)
 	worker *w = arg;
 	const char *login = PQuser(w->db.conn);
 
-	if (w->author_conn && strcmp(w->author_role, role) == 0 && pg_alive(w->author_conn))
+	if (w->author_conn && strcmp(w->author_role, role) == 0 && pg_idle_alive(w->author_conn))
 		return w->author_conn;
 	pg_close(w->author_conn);
 	free(w->author_role);
