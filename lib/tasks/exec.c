@@ -687,6 +687,17 @@ exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 		}
 	}
 
+	/*
+	 * The supervisor may have written its report and exited between the
+	 * last poll and waitpid(): the loop ends then with the report unread.
+	 */
+	while (got < sizeof rep && !ctl_eof) {
+		ssize_t n = read(ctl[0], (char *) &rep + got, sizeof rep - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t) n;
+	}
 	res->output = tail_text(out);
 	if (term_at)
 		;						/* stopped: the runner records why */
