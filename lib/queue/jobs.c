@@ -264,7 +264,7 @@ jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 
 int
 jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int *attempts, int n,
-			 const job_started *cur, bool *released, bool *kept, cq_err *err)
+			 const job_started *cur, bool *released, cq_err *err)
 {
 	buf idb = BUF_INIT, atb = BUF_INIT;
 	char cur_id[32] = "", cur_attempt[16] = "", cur_ms[32] = "";
@@ -275,7 +275,6 @@ jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int *at
 		return 0;
 	id_attempt_arrays(&idb, &atb, ids, attempts, n);
 	memset(released, 0, (size_t) n * sizeof *released);
-	memset(kept, 0, (size_t) n * sizeof *kept);
 	if (cur) {
 		snprintf(cur_id, sizeof cur_id, "%" PRId64, cur->id);
 		snprintf(cur_attempt, sizeof cur_attempt, "%d", cur->attempt);
@@ -293,10 +292,7 @@ jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int *at
 	buf_free(&atb);
 	if (res == NULL)
 		return err->code;
-	mark_returned(res, ids, n, kept, released);
-	for (int i = 0; i < n; i++)
-		if (released[i])
-			kept[i] = false;
+	mark_returned(res, ids, n, released, NULL);
 	PQclear(res);
 	return 0;
 }

@@ -79,7 +79,7 @@ typedef struct job_started {
  * was locked by another transaction (skipped, not waited for).
  */
 int jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int *attempts,
-				 int n, const job_started *cur, bool *released, bool *kept, cq_err *err)
+				 int n, const job_started *cur, bool *released, cq_err *err)
 	__attribute__((warn_unused_result));
 
 /* One attempt's outcome, to be recorded. */

@@ -8,12 +8,11 @@
 -- meanwhile ends cancelled, as cancel does to a queued job. Rows another
 -- transaction holds locked (the running job's own, if it cancelled a job
 -- of its batch) are skipped, never waited for: this runs while the job
--- does, and that lock is released only when the job ends. The worker
--- keeps what it could not give back, and starts it in turn.
--- Returns (id, true) for each job given back, (id, false) for each
--- still the worker's but skipped; a job in neither is not the worker's
--- any more (another took it, or an earlier try of this statement
--- committed and its answer was lost).
+-- does, and that lock is released only when the job ends.
+-- Returns the ids given back. The worker keeps the others and starts each
+-- in turn only after a heartbeat says it is still its own (an earlier try
+-- of this statement may have committed, its answer lost) and not
+-- cancelled.
 --
 -- Parameters:
 --   $1  text         the worker's name
@@ -49,11 +48,5 @@ with back as (
     where j.id = $4::bigint
         and j.id = any(array(select id from cronq.jobs where id = $4::bigint for no key update skip locked))
         and j.status = 'running' and j.locked_by = $1 and j.attempts = $5::int
-), kept as (
-    -- still the worker's, but skipped (locked): the statement's snapshot
-    -- reads them as they were; a row fenced out is in neither set
-    select j.id from cronq.jobs j join unnest($2::bigint[], $3::int[]) as b(id, attempt) on j.id = b.id
-    where j.id = any($2::bigint[]) and j.status = 'running' and j.locked_by = $1
-        and j.attempts = b.attempt and j.id not in (select id from back)
 )
-select id, true from back union all select id, false from kept;
+select id from back;

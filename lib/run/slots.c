@@ -245,7 +245,6 @@ slots_release(worker *w)
 	int *attempts = xcalloc(cap, sizeof *attempts);
 	int *idx = xcalloc(cap, sizeof *idx);
 	bool *released = xcalloc(cap, sizeof *released);
-	bool *kept = xcalloc(cap, sizeof *kept);
 	job_started cur, *curp = NULL;
 
 	w->released = true;
@@ -262,9 +261,9 @@ slots_release(worker *w)
 			w->batch.claimed_at, w->cur_start - w->claim_mono};
 		curp = &cur;
 	}
-	rc = jobs_release(w->db.conn, w->id, ids, attempts, n, curp, released, kept, &w->err);
+	rc = jobs_release(w->db.conn, w->id, ids, attempts, n, curp, released, &w->err);
 	if (rc != 0 && pg_handle_repair(&w->db, w->id, w->err.msg))
-		rc = jobs_release(w->db.conn, w->id, ids, attempts, n, curp, released, kept, &w->err);
+		rc = jobs_release(w->db.conn, w->id, ids, attempts, n, curp, released, &w->err);
 	if (rc != 0 && pg_alive(w->db.conn)) {
 		/*
 		 * Refused, not lost (a lock or statement timeout the DBA set): the
@@ -279,21 +278,18 @@ slots_release(worker *w)
 		cq_prefix(&w->err, "could not give back the jobs not started: ");
 		w->code = rc;
 	} else {
-		int gone = 0;
-
 		/*
-		 * Given back; or neither given back nor kept: not this worker's any
-		 * more (another took it, or the first try committed and its answer
-		 * was lost): never to be started here. Kept (locked): started in
-		 * turn, after a heartbeat (run_batch) asks whether it was cancelled.
+		 * The others stay: a row locked by another transaction, or one no
+		 * longer this worker's (another took it, or the first try committed
+		 * and its answer was lost). run_batch starts none of them before a
+		 * heartbeat says it is still ours and not cancelled.
 		 */
 		for (int k = 0; k < n; k++)
-			if (released[k] || !kept[k]) {
+			if (released[k]) {
 				w->slots[idx[k]].state = SLOT_DONE;
-				given += released[k];
-				gone += !released[k];
+				given++;
 			}
-		budget_return(w->sh, given + gone);
+		budget_return(w->sh, given);
 		if (given > 0)
 			log_full(LOG_INFO, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}},
 					 NULL, NULL, "gave back %d jobs not started, for an idle worker to start", given);
@@ -302,6 +298,5 @@ slots_release(worker *w)
 	free(attempts);
 	free(idx);
 	free(released);
-	free(kept);
 	return rc;
 }

@@ -76,7 +76,7 @@ out=$({ echo "prepare release as"; cat "$(dirname "$0")/../../lib/queue/release.
         echo "execute release('me', '{$j1,$j2,$j3,$j5}', '{1,1,1,1}', $j4, 1, '2026-01-01 00:00:00+00', 150);"; } |
       "$PSQL" -XAtq -v ON_ERROR_STOP=1 2>&1)
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
-eq "release: the one job it may give back is given back; the locked one, still the worker's, kept" "$j1|t;$j5|f" "$(echo "$out" | paste -sd';')"
+eq "release: the one job it may give back is given back" "$j1" "$out"
 check "release: the locked row is skipped, not waited for (${ms} ms)" [ "$ms" -lt 3000 ]
 eq "release: given back as if never claimed; another's, a later attempt's and a locked one untouched" \
     "queued|0||false;running|1|thief|true;running|2|me|true;running|1|me|2026-01-01 00:00:00.15+00;running|1|me|true" \
