@@ -5,8 +5,8 @@
  * (attempt.c), until nothing is due or a limit is reached. The batch's
  * size follows the pace of its jobs (pace.c), and the jobs of a batch
  * still waiting PACE_HOLD_MS after the claim returned are given back for
- * an idle worker to start (fair sharing). worker_tick() is what a running task
- * calls: where timeouts, shutdown, lease renewal, cancellation, that
+ * an idle worker to start (fair sharing). worker_tick() is what a running
+ * task calls: where timeouts, shutdown, lease renewal, cancellation, that
  * giving back and the recording of finished outcomes happen.
  */
 #include <pthread.h>
@@ -92,11 +92,10 @@ worker_tick(void *arg)
  * flushed after a job when FLUSH_INTERVAL_MS have passed, and during a
  * slow job by worker_tick, so that a crash loses little. PACE_HOLD_MS
  * after the claim, the jobs not started are given back for idle workers
- * (here between two jobs, or in worker_tick during one): no job starts
- * later than that after its claim, so none needs to ask first whether an
- * operator cancelled it meanwhile (the give-back ends such a job
- * cancelled; the heartbeat stops a started one). They are given back too
- * on shutdown or when --max-runtime is up.
+ * (here between two jobs, or in worker_tick during one; the give-back
+ * ends one an operator cancelled meanwhile). A job it could not give back
+ * starts later, after a heartbeat. The jobs not started are given back
+ * too on shutdown or when --max-runtime is up.
  */
 static int
 run_batch(worker *w)
@@ -116,9 +115,10 @@ run_batch(worker *w)
 			slots_release(w) != 0)
 			break;
 		/*
-		 * A job kept after the give-back (its row was locked then) starts
-		 * late: a heartbeat first asks whether it is still ours and was
-		 * cancelled meanwhile (perhaps by the job that held its lock).
+		 * A job kept after the give-back (its row locked then, the
+		 * statement refused, or the job not ours any more) starts late: a
+		 * heartbeat first asks whether it is still ours and was cancelled
+		 * meanwhile (perhaps by the job that held its lock).
 		 */
 		if (w->released && w->slots[i].state == SLOT_WAITING)
 			w->next_beat = 0;
