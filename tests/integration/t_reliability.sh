@@ -306,19 +306,21 @@ kill -TERM $pid; wait $pid
 eq "cancelled, then given back at shutdown: cancelled" "cancelled|0" "$(q "select status, attempts from cronq.jobs where id = $id")"
 
 # A claimed job cancelled while an earlier job of its batch runs is not
-# started: given back 250 ms after the claim, it ends cancelled. Warmed up
-# by three noops, one claim takes the three jobs below: the first cancels
-# the third (as an operator would, in its own committed transaction), the
-# second is slow.
+# started: given back 250 ms after the claim, it ends cancelled (or, kept
+# because the canceller still held its row then, as under valgrind, a
+# heartbeat before its start finds the cancel). Warmed up by three noops,
+# one claim takes the three jobs below: the first cancels the third (as an
+# operator would, in its own committed transaction), the second is slow.
 q "delete from cronq.jobs; delete from cronq.job_runs"
 for i in 1 2 3; do "$CRONQ" enqueue noop >/dev/null; done
-later=$("$CRONQ" enqueue noop --priority 3)
+later=$(mark_job 0 0 --priority 3)
 "$CRONQ" enqueue sql "{\"sql\": \"select cronq.cancel($later)\"}" --priority 1 >/dev/null
 slow=$("$CRONQ" enqueue sleep '{"seconds": 2}' --priority 2)
-cronq run
+cronq run --exec-dir "$exec_dir"
 eq "the run: exit 0, silent" "0||" "$RC|$OUT|$ERR"
-eq "the cancelled job of the batch did not run: cancelled, no attempt, no history" "cancelled|cancelled|0|0" \
-    "$(q "select status, error_code, attempts, (select count(*) from cronq.job_runs where job_id = $later) from cronq.jobs where id = $later")"
+eq "the cancelled job of the batch: cancelled" "cancelled|cancelled" \
+    "$(q "select status, error_code from cronq.jobs where id = $later")"
+check "the cancelled job of the batch did not run" [ -z "$(ls "$marks" | grep "started.$later\.")" ]
 eq "the slow job succeeded" "succeeded" "$(q "select status from cronq.jobs where id = $slow")"
 
 # --max-runtime: the wake ends near it, after the job it had started; the
