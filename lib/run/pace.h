@@ -14,12 +14,14 @@
 
 /* The longest a claimed job waits, running but not started, behind others. */
 #define PACE_HOLD_MS 250
+/* How much one claim may grow on the last: --batch 1000 in four claims. */
+#define PACE_GROWTH 8
 
 /*
  * The next claim's size, after a batch claimed with limit in which
  * started jobs ran in elapsed_ms: as many jobs as take about half
- * PACE_HOLD_MS at that pace, at most twice the last limit and at most max
- * (--batch), at least 1. Nothing started: the limit stays.
+ * PACE_HOLD_MS at that pace, at most PACE_GROWTH times the last limit and
+ * at most max (--batch), at least 1. Nothing started: the limit stays.
  */
 int pace_next(int limit, int max, int started, int64_t elapsed_ms);
 

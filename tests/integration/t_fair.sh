@@ -26,8 +26,8 @@ eq "six slow jobs started within a second of each other" "t" \
     "$(q "select max(started_at) - min(started_at) < interval '1 second' from cronq.job_runs")"
 
 # A batch meets a slow job: one worker (--concurrency 1, --batch 10)
-# drains quick jobs, so its claims grow to 10; its last batch holds five
-# noops, a 0.15 s job and three 1.5 s jobs. 250 ms after that claim the
+# drains quick jobs, so its claims grow to 10; its last batch holds the
+# last noop, a 0.15 s job and three 1.5 s jobs. 250 ms after that claim the
 # jobs not started go back to the queue: queued, not running, while the
 # first slow one runs; the running one's started_at is its task's start.
 q "truncate cronq.jobs, cronq.job_runs" >/dev/null
@@ -106,7 +106,8 @@ eq "a job cancelled (by a job of its batch) while kept after the give-back does 
 if ! command -v python3 >/dev/null; then fail "no python3 for the proxy"; done_testing; exit; fi
 q "truncate cronq.jobs, cronq.job_runs" >/dev/null
 q "create table public.rv_log (tag text)" >/dev/null
-for i in 1 2 3; do "$CRONQ" enqueue noop >/dev/null; done
+# one noop: A's claims are 1, then 3 (--batch 3): the sleep and both sql jobs
+"$CRONQ" enqueue noop >/dev/null
 "$CRONQ" enqueue --priority 1 sleep '{"seconds": 2}' >/dev/null
 for t in j1 j2; do "$CRONQ" enqueue --priority 2 sql "{\"sql\": \"insert into public.rv_log values ('$t')\"}" >/dev/null; done
 lp=$((PGPORT + 7))

@@ -103,9 +103,9 @@ kill -INT $pid; wait $pid
 eq "SIGINT: a job that ends within the grace period succeeds" "succeeded|1" "$(q "select status, attempts from cronq.jobs where id = $id")"
 
 # SIGTERM with unstarted jobs in the batch: they are given back too. Three
-# noops first: a worker's claims grow (1, 2, then 4) while jobs are quick,
-# so the next claim takes the three jobs below at once; the first sends
-# SIGTERM to the runner and ends, before the other two were started.
+# noops first: a worker's claims grow (1, then 8) while jobs are quick, so
+# the second claim takes the three jobs below with two noops; the first of
+# them sends SIGTERM to the runner and ends, before the other two started.
 q "delete from cronq.jobs; delete from cronq.job_runs"
 for i in 1 2 3; do "$CRONQ" enqueue noop >/dev/null; done
 "$CRONQ" enqueue exec "{\"command\": \"stop\", \"args\": [\"$T_DIR/runner.pid\"]}" --priority 1 >/dev/null
@@ -308,11 +308,11 @@ eq "cancelled, then given back at shutdown: cancelled" "cancelled|0" "$(q "selec
 # A claimed job cancelled while an earlier job of its batch runs is not
 # started: given back 250 ms after the claim, it ends cancelled (or, kept
 # because the canceller still held its row then, as under valgrind, a
-# heartbeat before its start finds the cancel). Warmed up by three noops,
-# one claim takes the three jobs below: the first cancels the third (as an
+# heartbeat before its start finds the cancel). Warmed up by a noop (a
+# claim of 1, then of 8), one claim takes the three jobs below: the first cancels the third (as an
 # operator would, in its own committed transaction), the second is slow.
 q "delete from cronq.jobs; delete from cronq.job_runs"
-for i in 1 2 3; do "$CRONQ" enqueue noop >/dev/null; done
+"$CRONQ" enqueue noop >/dev/null
 later=$(mark_job 0 0 --priority 3)
 "$CRONQ" enqueue sql "{\"sql\": \"select cronq.cancel($later)\"}" --priority 1 >/dev/null
 slow=$("$CRONQ" enqueue sleep '{"seconds": 2}' --priority 2)

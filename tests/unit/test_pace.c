@@ -14,20 +14,22 @@ main(void)
 		int64_t		elapsed_ms;
 		int			next;
 	} rows[] = {
-		/* quick jobs: the claim doubles up to --batch */
-		{"noops from one", 1, 10, 1, 1, 2},
-		{"noops from two", 2, 10, 2, 1, 4},
-		{"noops from four", 4, 10, 4, 2, 8},
-		{"noops at eight: --batch caps", 8, 10, 8, 3, 10},
+		/* quick jobs: the claim grows eightfold up to --batch */
+		{"noops from one", 1, 10, 1, 1, 8},
+		{"noops from eight: --batch caps", 8, 10, 8, 1, 10},
 		{"noops at --batch stay", 10, 10, 10, 5, 10},
 		{"a zero-length batch counts as 1 ms", 10, 10, 10, 0, 10},
-		{"large --batch", 512, 1000, 512, 20, 1000},
+		{"--batch 1000 from one", 1, 1000, 1, 1, 8},
+		{"--batch 1000 from 64", 64, 1000, 64, 3, 512},
+		{"--batch 1000 from 512", 512, 1000, 512, 20, 1000},
 		{"--batch 1 stays 1", 1, 1, 1, 1, 1},
 		/* jobs of 30 ms: about 125 ms of them */
-		{"30 ms jobs from one", 1, 10, 1, 30, 2},
-		{"30 ms jobs from two", 2, 10, 2, 60, 4},
+		{"30 ms jobs from one", 1, 10, 1, 30, 4},
 		{"30 ms jobs at four stay", 4, 10, 4, 120, 4},
 		{"30 ms jobs at eight shrink", 8, 10, 8, 240, 4},
+		/* jobs of 10 ms: growth capped on the way */
+		{"10 ms jobs from one", 1, 100, 1, 10, 8},
+		{"10 ms jobs from eight", 8, 100, 8, 80, 12},
 		/* slow jobs: one at a time, whatever --batch */
 		{"a 1 s job", 1, 10, 1, 1000, 1},
 		{"a slow job behind quick ones", 10, 10, 4, 5000, 1},
