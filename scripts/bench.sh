@@ -381,20 +381,22 @@ if selected 4; then
     q "drop database hist"; q "drop database nohist"
 fi
 
-# 5. Concurrency: four cronq run processes started together vs one process,
-# re-measured here (interleaved); every job must run exactly once.
-drain4() {
+# run4 ARGS…: four `cronq run ARGS…` started together; fails if one does.
+run4() {
     local pids=() p rc=0
-    for _ in 1 2 3 4; do "$CRONQ" run --batch 1000 & pids+=($!); done
+    for _ in 1 2 3 4; do "$CRONQ" run "$@" & pids+=($!); done
     for p in "${pids[@]}"; do wait "$p" || rc=1; done
     return $rc
 }
+
+# 5. Concurrency: four cronq run processes started together vs one process,
+# re-measured here (interleaved); every job must run exactly once.
 if selected 5; then
     a=(); b=(); dup_total=0; checks=1
     for _ in $(seq "$REPS_LONG"); do
         drain_once "drain" "$CRONQ" run --batch 1000; a+=("$t")
         drain_prep "$DRAIN_N"
-        b+=("$(time_ms drain4)")
+        b+=("$(time_ms run4 --batch 1000)")
         verify_drain "$DRAIN_N" "4 processes" || checks=0
         dup_total=$((dup_total + dups))
     done
@@ -465,18 +467,12 @@ fi
 # ideal is SLOW_N / 16 seconds; a worker holding claimed jobs it cannot
 # start soon makes it longer. Every job must run exactly once.
 SLOW_N=${SLOW_N:-200}
-slow4() {
-    local pids=() p rc=0
-    for _ in 1 2 3 4; do "$CRONQ" run --concurrency 4 & pids+=($!); done
-    for p in "${pids[@]}"; do wait "$p" || rc=1; done
-    return $rc
-}
 if selected 8; then
     a=(); checks=1
     for _ in $(seq "$REPS_LONG"); do
         q "truncate cronq.jobs, cronq.job_runs"
         q "insert into cronq.jobs (type, payload) select 'sleep', '{\"seconds\": 1}' from generate_series(1, $SLOW_N)"
-        a+=("$(time_ms slow4)")
+        a+=("$(time_ms run4 --concurrency 4)")
         verify_drain "$SLOW_N" "slow jobs" || checks=0
     done
     ideal=$(awk -v n="$SLOW_N" 'BEGIN { printf "%.2f", n / 16 * 1000 }')
