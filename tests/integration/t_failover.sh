@@ -142,6 +142,13 @@ failover() {
     drained() { [ "$(qn "select count(*) from cronq.jobs where status = 'succeeded'")" = "$N" ]; }
     poll 60 drained
     t_drained=$(ns)
+    # Every runner gets the wake after the one at the switch before the
+    # runners stop: one whose wake ended 75 as the others drained the rest
+    # may not have started its next yet.
+    woke_after() { local i; for i in $(seq 1 $RUNNERS); do
+        awk -v t="$t_switch" '$3 >= t && $4 == 0 { ok = 1 } END { exit !ok }' "$fo/$r-r$i.wakes" 2>/dev/null || return 1
+    done; }
+    poll 30 woke_after
     touch "$fo/stop"
     for p in "${runner_pids[@]}"; do wait "$p"; done
     runner_pids=()
