@@ -214,6 +214,28 @@ match "stopped backend: one warning, saying why" '^cronq: warning: the connectio
 eq "stopped backend: the job succeeded at its first attempt" "succeeded|1|succeeded" \
     "$(q "select status || '|' || attempts || '|' || (select string_agg(outcome::text, ',' order by attempt) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
 
+# A locked row is not a silent server: a session (the job's author's, or
+# the job's own transaction) holding the running job's row FOR UPDATE for
+# twice the lease neither holds up the heartbeat nor ends the run: the
+# heartbeat skips the locked row, keeps the job, and renews its lease once
+# the lock is gone.
+q "delete from cronq.jobs; delete from cronq.job_runs" >/dev/null
+id=$("$CRONQ" enqueue sleep '{"seconds": 6}')
+timeout -s KILL 40 "$CRONQ" run --lease 2s --worker-id worker-l 2>"$T_DIR/l.err" &
+pid=$!
+check "locked row: the job runs" wait_for "running" 10 "select locked_by = 'worker-l' from cronq.jobs where id = $id"
+"$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs where id = $id for update" -c "select pg_sleep(4)" \
+    -c "commit" >/dev/null 2>&1 &
+locker=$!
+check "locked row: the other session holds the lock" wait_for "lock" 5 \
+    "select exists (select from pg_stat_activity where query like '%pg_sleep(4)%' and state = 'active')"
+wait $pid; rc=$?
+wait $locker
+eq "locked row: exit 0" 0 $rc
+eq "locked row: nothing on stderr" "" "$(cat "$T_DIR/l.err")"
+eq "locked row: the job succeeded at its first attempt, one history row" "succeeded|1|succeeded" \
+    "$(q "select status || '|' || attempts || '|' || (select string_agg(outcome::text, ',' order by attempt) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+
 # The whole server stops answering (the postmaster too, so the worker's
 # reconnection times out: PGCONNECT_TIMEOUT=2): the run ends with 75 and
 # one line naming what it was doing, within the lease (3s) after the
