@@ -390,23 +390,56 @@ run4() {
 }
 
 # 5. Concurrency: four cronq run processes started together vs one process,
-# re-measured here (interleaved); every job must run exactly once.
+# re-measured here (interleaved); every job must run exactly once. Beside
+# it, what this machine gives the bare work: the reference's loop on
+# cronq.jobs (claim 1000 due rows with SKIP LOCKED, then mark those rows
+# done, by id: each session its own), in four psql sessions against one.
+# ref_ids_loop: that loop's file.
+ref_ids_loop() {
+    local f="$tmp/ref-ids.sql"
+    [ -f "$f" ] || for _ in $(seq $((DRAIN_N / 1000 + 1))); do
+        echo "with c as (select id from cronq.jobs where status in ('queued', 'failed') and run_at <= now() order by priority, run_at, id limit 1000 for update skip locked), u as (update cronq.jobs j set status = 'running' where j.id = any(array(select id from c)) returning j.id) select coalesce(array_agg(id), '{}')::text as ids from u \\gset"
+        echo "update cronq.jobs set status = 'succeeded' where id = any(:'ids'::bigint[]);"
+    done >"$f"
+    echo "$f"
+}
+# psql_n N: N psql sessions running that loop together; fails if one does.
+psql_n() {
+    local pids=() p rc=0 f
+    f=$(ref_ids_loop)
+    for _ in $(seq "$1"); do "$PSQL" -X -q -v ON_ERROR_STOP=1 -d "$CRONQ_DATABASE_URL" -f "$f" & pids+=($!); done
+    for p in "${pids[@]}"; do wait "$p" || rc=1; done
+    return $rc
+}
+# drain_psql N: the time of psql_n N over DRAIN_N fresh jobs, checked.
+drain_psql() {
+    local n
+    drain_prep "$DRAIN_N"
+    time_ms psql_n "$1"
+    n=$(q "select count(*) from cronq.jobs where status = 'succeeded'")
+    [ "$n" = "$DRAIN_N" ] || echo "warning: $1 psql sessions left $n jobs succeeded, expected $DRAIN_N" >&2
+}
 if selected 5; then
-    a=(); b=(); dup_total=0; checks=1
+    a=(); b=(); c=(); d=(); dup_total=0; checks=1
     for _ in $(seq "$REPS_LONG"); do
         drain_once "drain" "$CRONQ" run --batch 1000; a+=("$t")
         drain_prep "$DRAIN_N"
         b+=("$(time_ms run4 --batch 1000)")
         verify_drain "$DRAIN_N" "4 processes" || checks=0
         dup_total=$((dup_total + dups))
+        c+=("$(drain_psql 1)"); d+=("$(drain_psql 4)")
     done
     r1=$(rate "$DRAIN_N" "$(med "${a[@]}")"); r4=$(rate "$DRAIN_N" "$(med "${b[@]}")")
+    p1=$(rate "$DRAIN_N" "$(med "${c[@]}")"); p4=$(rate "$DRAIN_N" "$(med "${d[@]}")")
     r=$(ratio "$r4" "$r1")
     line "drain $DRAIN_N, 4 processes (jobs/s; ref 1 process)" "$r4" "$r1" "$r"
     line "jobs run more than once, 4 processes, $REPS_LONG drains" "$dup_total" "0" "-"
+    line "  plain SQL loop on cronq.jobs, 4 sessions (jobs/s; ref 1)" "$p4" "$p1" "$(ratio "$p4" "$p1")"
+    line "  cronq, 4 processes (jobs/s; ref that loop, 4 sessions)" "$r4" "$p4" "$(ratio "$r4" "$p4")"
+    line "  cronq, 1 process (jobs/s; ref that loop, 1 session)" "$r1" "$p1" "$(ratio "$r1" "$p1")"
     ok=1; ge "$r" 1.3 || ok=0; [ "$dup_total" = 0 ] && [ "$checks" = 1 ] || ok=0
     verdict "5 4 processes >= 1.3x 1 process, no job run twice" "$ok" \
-        "$r, $dup_total duplicates$([ "$checks" = 1 ] || echo ', checks failed')"
+        "$r, $dup_total duplicates$([ "$checks" = 1 ] || echo ', checks failed'); the plain SQL loop's own 4/1: $(ratio "$p4" "$p1")"
 fi
 
 # 6. Memory: peak RSS of a drain, large and small.
