@@ -23,7 +23,9 @@
 --   $11 bigint[]       the start, in milliseconds after the base time
 --   $12 bigint[]       the end, likewise (null: now())
 --   $13 bool           only jobs whose lease has expired, and no history
---                      row for the others (the rescue)
+--                      row for the others (the rescue); a row another
+--                      transaction holds locked is skipped, not waited for
+--                      (a later rescue takes it)
 --
 -- Try it by hand (psql 15 has no \bind): paste this file after
 --   PREPARE record AS
@@ -40,6 +42,8 @@ with o as (
     select o.*, o.base + o.start_ms * interval '1 millisecond' as started,
         coalesce(o.base + o.end_ms * interval '1 millisecond', now()) as finished
     from o
+), free as (
+    select id from cronq.jobs where $13::bool and id = any($1::bigint[]) for no key update skip locked
 ), upd as (
     update cronq.jobs j set
         status = case
@@ -69,7 +73,7 @@ with o as (
     where j.id = any($1::bigint[]) and j.id = t.id
         and j.status = 'running' and j.locked_by = t.worker and j.attempts = t.attempt
         and t.outcome <> 'lease_lost'
-        and (not $13::bool or j.locked_until < now())
+        and (not $13::bool or (j.locked_until < now() and j.id = any(array(select id from free))))
     returning j.id, j.status
 ), runs as (
     insert into cronq.job_runs (job_id, attempt, worker, started_at, finished_at,

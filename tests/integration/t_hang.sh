@@ -13,8 +13,9 @@
 # lease: the runner's own backend sent SIGSTOP mid-job, the run carries on
 # on a new connection; the postmaster stopped too, the run ends with 75
 # and one line, and the job, left leased, is rescued and finished by the
-# next run. Every cronq call is bounded (timeout 40), so a hang fails
-# here, not at the file's time limit.
+# next run. A row another session holds locked for longer than the lease
+# holds up neither the heartbeat nor the rescue. Every cronq call is
+# bounded (timeout 40), so a hang fails here, not at the file's time limit.
 . "$(dirname "$0")/lib.sh"
 migrate
 
@@ -234,6 +235,32 @@ wait $locker
 eq "locked row: exit 0" 0 $rc
 eq "locked row: nothing on stderr" "" "$(cat "$T_DIR/l.err")"
 eq "locked row: the job succeeded at its first attempt, one history row" "succeeded|1|succeeded" \
+    "$(q "select status || '|' || attempts || '|' || (select string_agg(outcome::text, ',' order by attempt) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+
+# Nor does the rescue wait for a locked row: a job left running by a
+# runner that is gone, its lease expired, its row locked by another session
+# for 5 s. cronq run --lease 2s rescues what it can and ends at once (it
+# would otherwise wait out its 2 s answer limit and end with 75); once the
+# lock is gone the next run rescues the job and runs it.
+q "delete from cronq.jobs; delete from cronq.job_runs" >/dev/null
+id=$("$CRONQ" enqueue noop)
+q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'gone', started_at = now() - interval '2 minutes',
+       locked_until = now() - interval '1 minute' where id = $id" >/dev/null
+"$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs where id = $id for update" -c "select pg_sleep(5)" \
+    -c "commit" >/dev/null 2>&1 &
+locker=$!
+check "locked expired row: the other session holds the lock" wait_for "lock" 5 \
+    "select exists (select from pg_stat_activity where query like '%pg_sleep(5)%' and state = 'active')"
+timed run --lease 2s
+eq "locked expired row: the run ends 0" 0 "$RC"
+between "locked expired row: the run does not wait for the lock" 0 1900
+eq "locked expired row: nothing on stderr" "" "$ERR"
+eq "locked expired row: the job is left as it was" "running|gone|0" \
+    "$(q "select status || '|' || locked_by || '|' || (select count(*) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+wait $locker
+timed run --lease 2s
+eq "locked expired row, lock gone: the next run ends 0" 0 "$RC"
+eq "locked expired row, lock gone: rescued, then run" "succeeded|2|lease_expired,succeeded" \
     "$(q "select status || '|' || attempts || '|' || (select string_agg(outcome::text, ',' order by attempt) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
 
 # The whole server stops answering (the postmaster too, so the worker's
