@@ -290,6 +290,7 @@ slots_release(worker *w)
 				given++;
 			}
 		budget_return(w->sh, given);
+		w->sum.given_back += given;
 		if (given > 0)
 			log_full(LOG_INFO, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}},
 					 NULL, NULL, "gave back %d jobs not started, for an idle worker to start", given);

@@ -228,7 +228,8 @@ fenced "given back at shutdown" "$id" given_back
 
 # The rescue is fenced too: a lease renewed between the rescue's look
 # (expired) and its write is not rescued. The renewal is held open in a
-# transaction until the rescue waits for its row, then committed.
+# transaction, with a lock on the history table that the rescue's write
+# waits for (a locked job row it would skip), then committed.
 q "delete from cronq.jobs; delete from cronq.job_runs"
 id=$("$CRONQ" enqueue noop)
 q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'slow-worker', locked_until = now() - interval '1 second' where id = $id"
@@ -236,12 +237,12 @@ rm -f "$T_DIR/renew"; mkfifo "$T_DIR/renew"
 "$PSQL" -XAtq <"$T_DIR/renew" >/dev/null 2>&1 &
 renewer=$!
 exec 7>"$T_DIR/renew"
-echo "begin; update cronq.jobs set locked_until = '$far' where id = $id;" >&7
+echo "begin; lock table cronq.job_runs in share mode; update cronq.jobs set locked_until = '$far' where id = $id;" >&7
 check "the renewal is under way" wait_for "renewing" 10 \
     "select count(*) = 1 from pg_stat_activity where state = 'idle in transaction' and datname = current_database()"
 "$CRONQ" run 2>"$T_DIR/r.err" &
 pid=$!
-check "the rescue waits for the renewed row" wait_for "waiting" 10 \
+check "the rescue waits for the renewal" wait_for "waiting" 10 \
     "select count(*) = 1 from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"
 echo "commit;" >&7
 exec 7>&-
