@@ -48,6 +48,8 @@ begin
         grant update (status, run_at, attempts, locked_by, locked_until, cancel_requested,
                       started_at, finished_at, last_error, error_code, updated_at)
             on cronq.jobs to cronq_user;
+        -- Pauses of its own schedules (row-level security, 0011).
+        grant select, insert, update, delete on cronq.pauses to cronq_user;
         grant insert (name, cron, timezone, type, payload, queue, priority, max_attempts,
                       timeout, enabled, catchup, overlap, next_run_at),
               update (cron, timezone, type, payload, queue, priority, max_attempts,
@@ -63,6 +65,7 @@ begin
         grant select, insert, update, delete on cronq.jobs, cronq.job_runs, cronq.schedules
             to cronq_admin;
         grant select, delete on cronq.wakes to cronq_admin;
+        grant select, insert, update, delete on cronq.pauses to cronq_admin;
         grant select on cronq.schema_migrations to cronq_admin;
     end if;
 end
@@ -83,6 +86,7 @@ begin
             cronq.schedule(text, text, text, jsonb, text, text, integer, integer, interval,
                            boolean, text, text),
             cronq.unschedule(text),
+            cronq.pause(text, timestamptz), cronq.resume(text), cronq.held(text, text),
             cronq.enqueue_occurrences(text[], timestamptz[])
             to %I', r);
     end loop;

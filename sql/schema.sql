@@ -416,6 +416,40 @@ CREATE FUNCTION cronq.exec_env_value_refused(name text, value text) RETURNS bool
 ALTER FUNCTION cronq.exec_env_value_refused(name text, value text) OWNER TO postgres;
 
 --
+-- Name: flow_key_error(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.flow_key_error(k text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN CASE WHEN ((k IS NULL) OR (k = ''::text)) THEN 'a key is required'::text WHEN (k !~ '^(queue|type|schedule):'::text) THEN format('%s is not a key: keys are queue:NAME, type:NAME or schedule:NAME'::text, k) WHEN ((split_part(k, ':'::text, 1) = k) OR (length(k) = strpos(k, ':'::text))) THEN format('%s names nothing: keys are queue:NAME, type:NAME or schedule:NAME'::text, k) WHEN (length(k) > 255) THEN 'a key is at most 255 characters'::text WHEN (k ~ '[[:cntrl:]]'::text) THEN 'a key may not contain control characters'::text ELSE NULL::text END;
+
+ALTER FUNCTION cronq.flow_key_error(k text) OWNER TO postgres;
+
+--
+-- Name: pauses; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE TABLE cronq.pauses (
+    key text NOT NULL,
+    until timestamp with time zone,
+    paused_by text DEFAULT CURRENT_USER NOT NULL,
+    paused_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT pauses_key_check CHECK ((cronq.flow_key_error(key) IS NULL))
+);
+
+ALTER TABLE cronq.pauses OWNER TO postgres;
+
+--
+-- Name: held(text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.held(p_queue text, p_type text) RETURNS boolean
+    LANGUAGE sql STABLE
+    RETURN (EXISTS (SELECT 1 FROM cronq.pauses p WHERE ((p.key = ANY (ARRAY[('queue:'::text || held.p_queue), ('type:'::text || held.p_type)])) AND ((p.until IS NULL) OR (p.until > now())))));
+
+ALTER FUNCTION cronq.held(p_queue text, p_type text) OWNER TO postgres;
+
+--
 -- Name: is_admin(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -592,6 +626,16 @@ CREATE FUNCTION cronq.known_task(p_type text) RETURNS boolean
 ALTER FUNCTION cronq.known_task(p_type text) OWNER TO postgres;
 
 --
+-- Name: manages_flow(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.manages_flow() RETURNS boolean
+    LANGUAGE sql STABLE
+    RETURN ((SELECT cronq.is_admin() AS is_admin) OR pg_has_role((SELECT c.relowner FROM pg_class c WHERE (c.oid = ('cronq.pauses'::regclass)::oid)), 'MEMBER'::text));
+
+ALTER FUNCTION cronq.manages_flow() OWNER TO postgres;
+
+--
 -- Name: materialise(text[], timestamp with time zone[], text[], timestamp with time zone[]); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -627,6 +671,44 @@ CREATE FUNCTION cronq.may_act_for_others(tbl oid) RETURNS boolean
     RETURN (EXISTS (SELECT 1 FROM pg_roles r WHERE ((r.rolname = CURRENT_USER) AND (r.rolsuper OR (r.oid = (SELECT c.relowner FROM pg_class c WHERE (c.oid = may_act_for_others.tbl)))))));
 
 ALTER FUNCTION cronq.may_act_for_others(tbl oid) OWNER TO postgres;
+
+--
+-- Name: pause(text, timestamp with time zone); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.pause(key text, until timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    why text := cronq.flow_key_error(key);
+    was boolean;
+begin
+    if why is not null then
+        raise exception '%', why using errcode = '22023';
+    end if;
+    if until is not null and until <= now() then
+        raise exception 'until % is not in the future', until using errcode = '22023';
+    end if;
+    if key like 'schedule:%' and not exists
+            (select 1 from cronq.schedules s where 'schedule:' || s.name = key) then
+        raise exception 'schedule "%" does not exist', substr(key, 10) using errcode = 'P0002',
+            hint = 'A role sees only the schedules it created, unless it is a member of cronq_admin.';
+    end if;
+    if key not like 'schedule:%' and not cronq.manages_flow() then
+        raise exception 'only members of cronq_admin pause %', key using errcode = '42501',
+            hint = 'A member of cronq_user pauses only its own schedules (schedule:NAME).';
+    end if;
+    delete from cronq.pauses p where p.until <= now();   -- resumed by themselves
+    select true into was from cronq.pauses p where p.key = pause.key;
+    insert into cronq.pauses as p (key, until) values (pause.key, pause.until)
+        on conflict on constraint pauses_pkey do update
+        set until = excluded.until, paused_by = current_user, paused_at = now();
+    return not coalesce(was, false);
+end
+$$;
+
+ALTER FUNCTION cronq.pause(key text, until timestamp with time zone) OWNER TO postgres;
 
 --
 -- Name: payload_error(text, jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -762,6 +844,33 @@ END;
 ALTER FUNCTION cronq.reserved_key_error(p_key text, p_schedule text, p_fire timestamp with time zone, p_role text) OWNER TO postgres;
 
 --
+-- Name: resume(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.resume(key text) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    why text := cronq.flow_key_error(key);
+    was boolean;
+begin
+    if why is not null then
+        raise exception '%', why using errcode = '22023';
+    end if;
+    if key not like 'schedule:%' and not cronq.manages_flow() then
+        raise exception 'only members of cronq_admin resume %', key using errcode = '42501',
+            hint = 'A member of cronq_user resumes only its own schedules (schedule:NAME).';
+    end if;
+    delete from cronq.pauses p where p.until <= now();   -- resumed by themselves
+    delete from cronq.pauses p where p.key = resume.key returning true into was;
+    return coalesce(was, false);
+end
+$$;
+
+ALTER FUNCTION cronq.resume(key text) OWNER TO postgres;
+
+--
 -- Name: retry_jobs(bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -895,7 +1004,7 @@ ALTER FUNCTION cronq.schedules_guard() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_compatible_from() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 10;
+    RETURN 11;
 
 ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
@@ -905,7 +1014,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 10;
+    RETURN 11;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -1101,6 +1210,13 @@ ALTER TABLE ONLY cronq.jobs
     ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
 
 --
+-- Name: pauses pauses_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE ONLY cronq.pauses
+    ADD CONSTRAINT pauses_pkey PRIMARY KEY (key);
+
+--
 -- Name: schedules schedules_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
 --
 
@@ -1200,6 +1316,28 @@ ALTER TABLE cronq.jobs ENABLE ROW LEVEL SECURITY;
 --
 
 CREATE POLICY jobs_own ON cronq.jobs USING ((( SELECT cronq.is_admin() AS is_admin) OR (enqueued_by = (CURRENT_USER)::text))) WITH CHECK ((( SELECT cronq.is_admin() AS is_admin) OR ((enqueued_by = (CURRENT_USER)::text) AND ((status = ANY (ARRAY['queued'::text, 'cancelled'::text])) OR ((status = 'running'::text) AND cancel_requested)))));
+
+--
+-- Name: pauses; Type: ROW SECURITY; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE cronq.pauses ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: pauses pauses_manage; Type: POLICY; Schema: cronq; Owner: postgres
+--
+
+CREATE POLICY pauses_manage ON cronq.pauses USING ((( SELECT cronq.is_admin() AS is_admin) OR ((key ~~ 'schedule:%'::text) AND (EXISTS ( SELECT 1
+   FROM cronq.schedules s
+  WHERE (('schedule:'::text || s.name) = pauses.key)))))) WITH CHECK ((( SELECT cronq.is_admin() AS is_admin) OR ((key ~~ 'schedule:%'::text) AND (EXISTS ( SELECT 1
+   FROM cronq.schedules s
+  WHERE (('schedule:'::text || s.name) = pauses.key))))));
+
+--
+-- Name: pauses pauses_read; Type: POLICY; Schema: cronq; Owner: postgres
+--
+
+CREATE POLICY pauses_read ON cronq.pauses FOR SELECT USING ((key !~~ 'schedule:%'::text));
 
 --
 -- Name: schedules; Type: ROW SECURITY; Schema: cronq; Owner: postgres
@@ -1474,10 +1612,38 @@ GRANT ALL ON FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestam
 GRANT ALL ON FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]) TO cronq_admin;
 
 --
+-- Name: TABLE pauses; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.pauses TO cronq_user;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.pauses TO cronq_admin;
+
+--
+-- Name: FUNCTION held(p_queue text, p_type text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.held(p_queue text, p_type text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.held(p_queue text, p_type text) TO cronq_admin;
+
+--
 -- Name: FUNCTION materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[]); Type: ACL; Schema: cronq; Owner: postgres
 --
 
 REVOKE ALL ON FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[]) FROM PUBLIC;
+
+--
+-- Name: FUNCTION pause(key text, until timestamp with time zone); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.pause(key text, until timestamp with time zone) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.pause(key text, until timestamp with time zone) TO cronq_admin;
+
+--
+-- Name: FUNCTION resume(key text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.resume(key text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.resume(key text) TO cronq_admin;
 
 --
 -- Name: FUNCTION retry_jobs(ids bigint[]); Type: ACL; Schema: cronq; Owner: postgres

@@ -16,5 +16,7 @@ int cmd_show(int argc, char **argv);
 int cmd_retry(int argc, char **argv);
 int cmd_purge(int argc, char **argv);
 int cmd_backfill(int argc, char **argv);
+int cmd_pause(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
 
 #endif

@@ -24,6 +24,8 @@ static const command commands[] = {
 	{"schedule", cmd_schedule, "manage named cron schedules; print fire times"},
 	{"cancel", cmd_cancel, "cancel jobs (running ones at their next heartbeat)"},
 	{"retry", cmd_retry, "queue dead, failed or finished jobs again"},
+	{"pause", cmd_pause, "stop claiming a queue's or a type's jobs, or a schedule"},
+	{"resume", cmd_resume, "undo pause"},
 	{"list", cmd_list, "list jobs"},
 	{"show", cmd_show, "show a job with every attempt"},
 	{"status", cmd_status, "counts, lag, dead jobs, schedules, last wake"},

@@ -3,7 +3,9 @@
 -- concurrent runners never wait on each other; the CTE feeds an
 -- id = any(array(...)) so that the UPDATE keeps a primary-key index scan.
 -- Sent alone, or right after the previous batch's outcomes (record.sql).
--- Rows come back in any order: the C sorts them into run order.
+-- Rows come back in any order: the C sorts them into run order. Jobs of a
+-- paused queue or type (cronq.pauses, until resumed or until its time) are
+-- not taken; with no pause at all that check is one probe per claim.
 --
 -- Parameters:
 --   $1  text      the worker's name (locked_by)
@@ -26,6 +28,9 @@ with due as (
       and ($4::text[] is null or queue = any($4::text[]))
       and ($5::text[] is null or type = any($5::text[]))
       and ($6::text[] is null or queue <> all($6::text[]))
+      and (not exists (select from cronq.pauses)
+           or not exists (select from cronq.pauses p where p.key in ('queue:' || queue, 'type:' || type)
+                              and (p.until is null or p.until > now())))
     order by priority, run_at, id
     limit $3::int
     for update skip locked)

@@ -146,6 +146,11 @@ check_verdict(const stats_health *h, const check_limits *lim, buf *line)
 				   h->unplannable == 1 ? "" : "s", h->unplannable_name);
 		buf_printf(&perf, " unplannable=%" PRId64, h->unplannable);
 	}
+	if (h->paused > 0) {
+		buf_printf(&out, ", %" PRId64 " key%s paused (%s%s)", h->paused, h->paused == 1 ? "" : "s",
+				   h->paused_key, h->paused > 1 ? ", ..." : "");
+		buf_printf(&perf, " paused=%" PRId64, h->paused);
+	}
 	buf_printf(line, "CRONQ %s - %s |%s", state_names[state], buf_str(&out), buf_str(&perf));
 	buf_free(&out);
 	buf_free(&perf);

@@ -2,7 +2,9 @@
 -- due job is (ms, 0 when none), how many jobs are due, dead, failed
 -- (waiting to retry) and running on an expired lease; how long ago the
 -- last wake started (ms, null when none ever did); and the most overdue
--- enabled schedule's name and lateness (ms, nulls when none is). Each
+-- enabled schedule's name and lateness (ms, nulls when none is); the keys
+-- paused (a count, and the first in order). A job held by a pause is not
+-- late: it counts in neither the lag nor the due jobs. Each
 -- subquery is shaped for its index: the due and failed counts and the lag
 -- read jobs_due, the stuck count jobs_leases, the most overdue schedule
 -- schedules_due, the newest wake the primary key.
@@ -16,14 +18,18 @@
 --   EXPLAIN EXECUTE health;
 select
     (select coalesce(greatest(0, floor(extract(epoch from now() - min(run_at)) * 1000))::bigint, 0)
-        from cronq.jobs where status in ('queued', 'failed') and run_at <= now()),
-    (select count(*) from cronq.jobs where status in ('queued', 'failed') and run_at <= now()),
+        from cronq.jobs where status in ('queued', 'failed') and run_at <= now()
+            and (not exists (select from cronq.pauses) or not cronq.held(queue, type))),
+    (select count(*) from cronq.jobs where status in ('queued', 'failed') and run_at <= now()
+            and (not exists (select from cronq.pauses) or not cronq.held(queue, type))),
     (select count(*) from cronq.jobs where status = 'dead'),
     (select count(*) from cronq.jobs where status = 'failed'),
     (select count(*) from cronq.jobs where status = 'running' and locked_until < now()),
     (select greatest(0, floor(extract(epoch from now() - started_at) * 1000))::bigint
         from cronq.wakes order by id desc limit 1),
-    o.name, o.ms
+    o.name, o.ms,
+    (select count(*) from cronq.pauses where until is null or until > now()),
+    (select min(key) from cronq.pauses where until is null or until > now())
 from (select 1) one left join lateral (
     select name, greatest(0, floor(extract(epoch from now() - next_run_at) * 1000))::bigint as ms
     from cronq.schedules

@@ -68,11 +68,24 @@ prometheus_render(buf *out, const json_t *doc)
 			buf_printf(out, ",status=\"%s\"} %" PRId64 "\n", statuses[k], cq_json_int(o, statuses[k]));
 		}
 	}
-	prom_family(out, "cronq_due_jobs", "Jobs due now (queued or failed, run_at in the past), by queue.");
+	prom_family(out, "cronq_due_jobs", "Jobs due now (queued or failed, run_at in the past, not held"
+				" by a pause), by queue.");
 	json_array_foreach(queues, i, o) {
 		buf_puts(out, "cronq_due_jobs{queue=");
 		prom_value(out, cq_json_str(o, "queue", ""));
 		buf_printf(out, "} %" PRId64 "\n", cq_json_int(o, "due"));
+	}
+	prom_family(out, "cronq_held_jobs", "Jobs due but held by a pause (of their queue or type), by queue.");
+	json_array_foreach(queues, i, o) {
+		buf_puts(out, "cronq_held_jobs{queue=");
+		prom_value(out, cq_json_str(o, "queue", ""));
+		buf_printf(out, "} %" PRId64 "\n", cq_json_int(o, "held"));
+	}
+	prom_family(out, "cronq_paused", "Keys paused now (queue:NAME, type:NAME, schedule:NAME), 1 each.");
+	json_array_foreach(json_object_get(doc, "paused"), i, o) {
+		buf_puts(out, "cronq_paused{key=");
+		prom_value(out, cq_json_str(o, "key", ""));
+		buf_puts(out, "} 1\n");
 	}
 	prom_family(out, "cronq_lag_seconds", "Age of the oldest due job, by queue (0 when none is due).");
 	json_array_foreach(queues, i, o) {

@@ -108,6 +108,9 @@ stats_health_read(PGconn *conn, stats_health *h, cq_err *err)
 		snprintf(h->overdue_name, sizeof h->overdue_name, "%s", PQgetvalue(res, 0, 6));
 		h->overdue_ms = int_at(res, 7);
 	}
+	h->paused = int_at(res, 8);
+	if (!PQgetisnull(res, 0, 9))
+		snprintf(h->paused_key, sizeof h->paused_key, "%s", PQgetvalue(res, 0, 9));
 	PQclear(res);
 	return read_unplannable(conn, h, err);
 }

@@ -49,6 +49,8 @@ typedef struct stats_health {
 	char		overdue_name[256];	/* its name, "" when none */
 	int64_t		unplannable;	/* enabled schedules a wake cannot plan */
 	char		unplannable_name[512];	/* "NAME: why" of the first, "" when none */
+	int64_t		paused;			/* keys paused now (their jobs count in neither lag nor due) */
+	char		paused_key[256];	/* the first of them, "" when none */
 } stats_health;
 
 /*

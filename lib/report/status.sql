@@ -3,7 +3,8 @@
 -- value: job counts overall, per queue and per (queue, type); how late the
 -- due jobs are; attempts per hour over the last $2 hours per queue; the
 -- expired leases and the last dead jobs; the schedules, overdue or not;
--- the last wake. The C adds only each schedule's "error" (a cron
+-- the last wake; the keys paused. Due jobs held by a pause ("held") are
+-- counted apart: neither due nor late. The C adds only each schedule's "error" (a cron
 -- expression or zone it cannot plan).
 -- qt: counts per (queue, type); q: the same per queue; hr: attempts
 -- finished in each of the last $2 hours (hour 0 = the last 60 minutes) per
@@ -20,7 +21,9 @@
 -- then
 --   EXECUTE status(120, 24);
 --   EXPLAIN EXECUTE status(120, 24);
-with qt as (
+with pz as (
+    select key, until, paused_by, paused_at from cronq.pauses where until is null or until > now()),
+qt0 as (
     select queue, type,
         count(*) filter (where status = 'queued') as queued,
         count(*) filter (where status = 'running') as running,
@@ -33,12 +36,15 @@ with qt as (
         min(run_at) filter (where status in ('queued', 'failed') and run_at <= now()) as oldest_due,
         count(*) filter (where status = 'running' and locked_until < now()) as expired
     from cronq.jobs group by queue, type),
+qt as (
+    select qt0.*, exists (select 1 from pz) and cronq.held(queue, type) as held from qt0),
 q as (
     select queue, sum(queued)::bigint as queued, sum(running)::bigint as running,
         sum(succeeded)::bigint as succeeded, sum(failed)::bigint as failed,
         sum(dead)::bigint as dead, sum(cancelled)::bigint as cancelled,
-        sum(total)::bigint as total, sum(due)::bigint as due,
-        min(oldest_due) as oldest_due, sum(expired)::bigint as expired
+        sum(total)::bigint as total, coalesce(sum(due) filter (where not held), 0)::bigint as due,
+        min(oldest_due) filter (where not held) as oldest_due, sum(expired)::bigint as expired,
+        coalesce(sum(due) filter (where held), 0)::bigint as held
     from qt group by queue),
 hr as (
     select j.queue,
@@ -78,6 +84,12 @@ select json_build_object(
                 coalesce(sum(dead), 0)::bigint as dead, coalesce(sum(cancelled), 0)::bigint as cancelled,
                 coalesce(sum(total), 0)::bigint as total from q) t),
     'due', (select coalesce(sum(due), 0)::bigint from q),
+    'held', (select coalesce(sum(held), 0)::bigint from q),
+    'paused', coalesce((select json_agg(json_build_object('key', key,
+            'until', to_char(until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+            'paused_by', paused_by,
+            'paused_at', to_char(paused_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
+        order by key) from pz), '[]'),
     'lag_seconds', (select coalesce(greatest(0, floor(extract(epoch from now() - min(oldest_due))))::bigint, 0)
         from q),
     'oldest_due_at', (select to_char(min(oldest_due) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
@@ -85,7 +97,8 @@ select json_build_object(
     'queues', coalesce((select json_agg(json_build_object('queue', q.queue,
             'queued', q.queued, 'running', q.running, 'succeeded', q.succeeded,
             'failed', q.failed, 'dead', q.dead, 'cancelled', q.cancelled, 'total', q.total,
-            'due', q.due,
+            'due', q.due, 'held', q.held,
+            'paused', exists (select 1 from pz where pz.key = 'queue:' || q.queue),
             'lag_seconds', coalesce(greatest(0, floor(extract(epoch from now() - q.oldest_due)))::bigint, 0),
             'oldest_due_at', to_char(q.oldest_due at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
             'expired_leases', q.expired,

@@ -64,6 +64,18 @@ text_summary(buf *out, const json_t *doc)
 			buf_puts(out, "(still running)\n");
 	} else
 		buf_puts(out, "Last wake:          never (no \"cronq run\" has recorded a wake)\n");
+	if (json_array_size(json_object_get(doc, "paused")) > 0) {
+		const json_t *pz = json_object_get(doc, "paused"), *p;
+		size_t k;
+
+		buf_puts(out, "Paused:             ");
+		json_array_foreach(pz, k, p) {
+			buf_printf(out, "%s%.260s", k ? ", " : "", cq_json_str(p, "key", "?"));
+			if (json_is_string(json_object_get(p, "until")))
+				buf_printf(out, " until %s", cq_json_str(p, "until", "?"));
+		}
+		buf_printf(out, " (%" PRId64 " due jobs held)\n", cq_json_int(doc, "held"));
+	}
 	buf_puts(out, "Overdue schedules:  ");
 	json_array_foreach(scheds, i, s) {
 		if (!json_is_true(json_object_get(s, "overdue")))

@@ -460,6 +460,7 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 	const char *catchup = PQgetvalue(res, i, 3);
 	bool busy = PQgetvalue(res, i, 7)[0] == 't';
 	bool skip_overlap = busy && strcmp(PQgetvalue(res, i, 4), "skip") == 0;
+	bool paused = PQgetvalue(res, i, 8)[0] == 't';
 	int64_t from = strtoll(PQgetvalue(res, i, 5), NULL, 10);
 	int64_t now = strtoll(PQgetvalue(res, i, 6), NULL, 10);
 	int64_t after;
@@ -489,6 +490,11 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 	}
 	if (skip_overlap && d->nfires > 0) {
 		d->skip_why = "previous job still unfinished, occurrence skipped (overlap skip)";
+		d->skipped = d->nfires;
+		d->nfires = 0;
+	}
+	if (paused && d->nfires > 0) {
+		d->skip_why = "schedule paused, occurrences skipped";
 		d->skipped = d->nfires;
 		d->nfires = 0;
 	}

@@ -65,6 +65,14 @@ static const struct {
 	 "CRONQ CRITICAL - lag 0s, dead 0, failed 0, stuck 0, last wake 1s ago, overdue 0s,"
 	 " 2 schedules cannot run (a: bad zone)"
 	 " | lag=0s dead=0 failed=0 stuck=0 silence=1s overdue=0s unplannable=2"},
+	{"a paused key is said, not judged", {.woke = true, .silence_ms = S(1), .paused = 1,
+	 .paused_key = "queue:reports"}, {.lag = {true, true, S(30), S(60)}}, CHECK_OK,
+	 "CRONQ OK - lag 0s, dead 0, failed 0, stuck 0, last wake 1s ago, overdue 0s, 1 key paused (queue:reports)"
+	 " | lag=0s;30;60 dead=0 failed=0 stuck=0 silence=1s overdue=0s paused=1"},
+	{"several paused keys: the first, and more", {.woke = true, .silence_ms = S(1), .paused = 3,
+	 .paused_key = "queue:a"}, {.lag = {0}}, CHECK_OK,
+	 "CRONQ OK - lag 0s, dead 0, failed 0, stuck 0, last wake 1s ago, overdue 0s, 3 keys paused (queue:a, ...)"
+	 " | lag=0s dead=0 failed=0 stuck=0 silence=1s overdue=0s paused=3"},
 };
 
 static void

@@ -1,0 +1,127 @@
+-- 0011_pause.sql — pause and resume (flow control, part one). A key names
+-- what is paused: queue:NAME and type:NAME stop the claim from taking
+-- those jobs (running ones finish); schedule:NAME stops the schedule from
+-- enqueueing (its fire times pass, skipped). One row per paused key;
+-- until NULL: until resumed; an until in the past: resumed by itself (the
+-- row stays, harmless, until the next pause or resume deletes it).
+--
+-- Who: members of cronq_admin pause and resume any key; a member of
+-- cronq_user only schedule:NAME of its own schedules (row-level security
+-- below, through the schedules' own). cronq run, which owns the table,
+-- reads it in its claim.
+--
+-- Binaries built before this schema would claim paused jobs:
+-- compatible-from: 11
+--
+-- As 0006 asks: SQL-standard bodies where possible, search_path pinned on
+-- the PL/pgSQL ones. Every statement may run again.
+
+-- Why text is not a key of flow control, or NULL.
+create or replace function cronq.flow_key_error(k text) returns text
+language sql immutable parallel safe
+return case
+    when k is null or k = '' then 'a key is required'
+    when k !~ '^(queue|type|schedule):' then
+        pg_catalog.format('%s is not a key: keys are queue:NAME, type:NAME or schedule:NAME', k)
+    when pg_catalog.split_part(k, ':', 1) = k or pg_catalog.length(k) = pg_catalog.strpos(k, ':') then
+        pg_catalog.format('%s names nothing: keys are queue:NAME, type:NAME or schedule:NAME', k)
+    when pg_catalog.length(k) > 255 then 'a key is at most 255 characters'
+    when k ~ '[[:cntrl:]]' then 'a key may not contain control characters'
+end;
+
+create table if not exists cronq.pauses (
+    key        text primary key check (cronq.flow_key_error(key) is null),
+    until      timestamptz,
+    paused_by  text not null default current_user,
+    paused_at  timestamptz not null default now()
+);
+
+-- Everyone sees the pauses of queues and types (a job held by one should
+-- say why to its author too); a schedule's pause is seen with the schedule
+-- (the subquery is under schedules_own). Writing: cronq_admin any key, an
+-- owner its schedules' (cronq.pause() says so aloud before RLS does).
+alter table cronq.pauses enable row level security;
+drop policy if exists pauses_own on cronq.pauses;
+drop policy if exists pauses_read on cronq.pauses;
+create policy pauses_read on cronq.pauses for select
+    using (key not like 'schedule:%');
+drop policy if exists pauses_manage on cronq.pauses;
+create policy pauses_manage on cronq.pauses
+    using ((select cronq.is_admin())
+           or (key like 'schedule:%'
+               and exists (select 1 from cronq.schedules s where 'schedule:' || s.name = key)))
+    with check ((select cronq.is_admin())
+                or (key like 'schedule:%'
+                    and exists (select 1 from cronq.schedules s where 'schedule:' || s.name = key)));
+
+-- Whether a pause in force holds the jobs of this queue and type (for
+-- status and check; the claim spells the same test out in its own text,
+-- where it costs one probe per claim when nothing is paused).
+create or replace function cronq.held(p_queue text, p_type text) returns boolean
+language sql stable
+return exists (select 1 from cronq.pauses p
+               where p.key in ('queue:' || p_queue, 'type:' || p_type)
+                 and (p.until is null or p.until > now()));
+
+-- Whether the current role pauses and resumes any key: a member of
+-- cronq_admin, or of the role that owns cronq's tables (which runs
+-- migrate and cronq run; superusers are members of every role).
+create or replace function cronq.manages_flow() returns boolean
+language sql stable
+return (select cronq.is_admin()) or pg_catalog.pg_has_role(
+    (select c.relowner from pg_catalog.pg_class c where c.oid = 'cronq.pauses'::pg_catalog.regclass),
+    'MEMBER');
+
+-- Pause a key until a time (NULL: until resumed). True when this call
+-- paused it, false when it was paused already (its until is now this
+-- one). Runs with the caller's rights: row-level security decides.
+create or replace function cronq.pause(key text, until timestamptz default null)
+returns boolean
+language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
+declare
+    why text := cronq.flow_key_error(key);
+    was boolean;
+begin
+    if why is not null then
+        raise exception '%', why using errcode = '22023';
+    end if;
+    if until is not null and until <= now() then
+        raise exception 'until % is not in the future', until using errcode = '22023';
+    end if;
+    if key like 'schedule:%' and not exists
+            (select 1 from cronq.schedules s where 'schedule:' || s.name = key) then
+        raise exception 'schedule "%" does not exist', substr(key, 10) using errcode = 'P0002',
+            hint = 'A role sees only the schedules it created, unless it is a member of cronq_admin.';
+    end if;
+    if key not like 'schedule:%' and not cronq.manages_flow() then
+        raise exception 'only members of cronq_admin pause %', key using errcode = '42501',
+            hint = 'A member of cronq_user pauses only its own schedules (schedule:NAME).';
+    end if;
+    delete from cronq.pauses p where p.until <= now();   -- resumed by themselves
+    select true into was from cronq.pauses p where p.key = pause.key;
+    insert into cronq.pauses as p (key, until) values (pause.key, pause.until)
+        on conflict on constraint pauses_pkey do update
+        set until = excluded.until, paused_by = current_user, paused_at = now();
+    return not coalesce(was, false);
+end
+$$;
+
+-- Resume a key. True when it was paused, false when it was not.
+create or replace function cronq.resume(key text) returns boolean
+language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
+declare
+    why text := cronq.flow_key_error(key);
+    was boolean;
+begin
+    if why is not null then
+        raise exception '%', why using errcode = '22023';
+    end if;
+    if key not like 'schedule:%' and not cronq.manages_flow() then
+        raise exception 'only members of cronq_admin resume %', key using errcode = '42501',
+            hint = 'A member of cronq_user resumes only its own schedules (schedule:NAME).';
+    end if;
+    delete from cronq.pauses p where p.until <= now();   -- resumed by themselves
+    delete from cronq.pauses p where p.key = resume.key returning true into was;
+    return coalesce(was, false);
+end
+$$;

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Pause and resume (flow control): a paused queue's or type's jobs are not
+# claimed, mid-drain too (running ones finish); --until resumes by itself;
+# a paused schedule enqueues nothing and its fire times pass; all keys of a
+# command or none; bad keys and times refused with nothing written. Who
+# may: the runner and cronq_admin any key, a cronq_user only its own
+# schedules, every login by password. Judged by rows, not by messages.
+. "$(dirname "$0")/lib.sh"
+
+root="$(dirname "$0")/../.."
+sdir="$T_DIR/pg"
+rm -rf "$sdir"
+printf 'Sup3r-%s\n' "$RANDOM$RANDOM" >"$T_DIR/superpw"
+chmod 644 "$T_DIR/superpw"
+env_line=$(PG_PWFILE="$T_DIR/superpw" "$root/scripts/pg.sh" start "$sdir" fast) \
+    || { fail "could not start a cluster with password authentication"; done_testing; exit 1; }
+eval "$env_line"
+trap '"$root/scripts/pg.sh" stop "$sdir" >/dev/null 2>&1' EXIT
+export PGDATABASE=teamdb PGUSER=postgres
+export PGPASSFILE="$T_DIR/pgpass"
+printf '*:*:*:postgres:%s\n' "$(cat "$T_DIR/superpw")" >"$PGPASSFILE"
+chmod 600 "$PGPASSFILE"
+for r in cronq_runner app app2 oncall; do printf '*:*:*:%s:%s-pw\n' "$r" "$r" >>"$PGPASSFILE"; done
+"$PSQL" -XAtq -d postgres -c "create role cronq_runner login password 'cronq_runner-pw'" \
+    -c "create database teamdb owner cronq_runner" >/dev/null || fail "create the runner and its database"
+for r in app app2 oncall; do q "create role $r login password '$r-pw'"; done
+q "create role cronq_user nologin; create role cronq_admin nologin; create role cronq_exec nologin;
+   grant cronq_user to app, app2; grant cronq_admin to oncall" >/dev/null
+
+as() { local r=$1; shift; PGUSER=$r cronq "$@"; }
+asq() { PGUSER=$1 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "$2"; }
+run() { PGUSER=cronq_runner "$CRONQ" run "$@"; }
+pauses() { q "select coalesce(string_agg(key || '|' || coalesce(until::text, ''), ',' order by key), '') from cronq.pauses"; }
+
+as cronq_runner migrate
+eq "migrate" 0 "$RC"
+q "update cronq.schedules set enabled = false" >/dev/null
+
+# --- a paused queue and a paused type --------------------------------------
+for i in 1 2 3; do as cronq_runner enqueue --queue reports noop; as cronq_runner enqueue noop; done
+as cronq_runner enqueue sleep '{"seconds": 0.1}'
+as cronq_runner pause queue:reports type:sleep
+eq "pause two keys" "0|queue:reports paused;type:sleep paused" "$RC|${OUT//$'\n'/;}"
+eq "both are in cronq.pauses, until resumed" "queue:reports|,type:sleep|" "$(pauses)"
+run
+eq "the run ends 0" 0 $?
+eq "only the jobs of keys not paused ran" "default|noop|succeeded|3;default|sleep|queued|1;reports|noop|queued|3" \
+    "$(q "select string_agg(queue || '|' || type || '|' || status || '|' || n, ';' order by queue, type) from
+          (select queue, type, status, count(*) n from cronq.jobs group by 1, 2, 3) s")"
+# held jobs are neither due nor late: check does not page for a pause
+q "update cronq.jobs set run_at = now() - interval '10 minutes' where status = 'queued'" >/dev/null
+as cronq_runner check --max-lag 1m,5m
+eq "check: jobs held by a pause are not late (exit 0)" 0 "$RC"
+match "check: it names the keys paused" '2 keys paused \(queue:reports, \.\.\.\).*paused=2' "$OUT"
+as cronq_runner status --json
+eq "status: due 0, 4 held, both keys listed" "0|4|queue:reports,type:sleep" \
+    "$(q "select j->>'due', j->>'held', (select string_agg(p->>'key', ',') from json_array_elements(j->'paused') p)
+          from (select '$OUT'::json j) x")"
+as cronq_runner pause queue:reports
+eq "pausing a paused key again says so" "0|queue:reports still paused, now until resumed" "$RC|$OUT"
+as cronq_runner resume queue:reports type:sleep queue:never
+eq "resume" "0|queue:reports resumed;type:sleep resumed;queue:never was not paused" "$RC|${OUT//$'\n'/;}"
+eq "cronq.pauses is empty" "" "$(pauses)"
+run
+eq "after resume every job ran" "7|7" "$(q "select count(*), count(*) filter (where status = 'succeeded') from cronq.jobs")"
+
+# --- mid-drain: nothing more starts; running ones finish ------------------
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+for i in $(seq 1 20); do as cronq_runner enqueue --queue slow sleep '{"seconds": 0.3}'; done
+run --concurrency 2 --linger 20s --poll 100ms 2>"$T_DIR/drain.err" &
+runner=$!
+three_done() { [ "$(q "select count(*) >= 3 from cronq.jobs where status = 'succeeded'")" = t ]; }
+check "the drain is under way" poll 20 three_done
+as cronq_runner pause queue:slow
+paused_at=$(q "select paused_at from cronq.pauses where key = 'queue:slow'")
+sleep 1.5
+eq "paused mid-drain: no job started after the pause" "0" \
+    "$(q "select count(*) from cronq.job_runs where started_at > '$paused_at'")"
+eq "paused mid-drain: the running ones finished, none left running" "0" \
+    "$(q "select count(*) from cronq.jobs where status = 'running'")"
+left=$(q "select count(*) from cronq.jobs where status = 'queued'")
+check "paused mid-drain: jobs wait, queued ($left)" [ "$left" -gt 0 ]
+# --until: resumed by itself, without a command, by the runner still lingering
+as cronq_runner pause queue:slow --until "$(q "select now() + interval '2 seconds'")"
+eq "--until on a paused key" 0 "$RC"
+wait $runner
+eq "the lingering run ends 0" 0 $?
+eq "resumed by itself at --until: every job done, each once" "20|20|20" \
+    "$(q "select count(*), count(*) filter (where status = 'succeeded'), (select count(*) from cronq.job_runs) from cronq.jobs")"
+
+# --- a paused schedule ------------------------------------------------------
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+as cronq_runner schedule add every-minute '* * * * *' noop
+due() { q "update cronq.schedules set next_run_at = date_trunc('minute', now()) - interval '1 minute' where name = 'every-minute'" >/dev/null; }
+due
+as cronq_runner pause schedule:every-minute
+run
+eq "a paused schedule enqueues nothing" 0 "$(q "select count(*) from cronq.jobs")"
+eq "its fire time passed: next_run_at moved on" t \
+    "$(q "select next_run_at > now() from cronq.schedules where name = 'every-minute'")"
+as cronq_runner resume schedule:every-minute
+due
+run
+eq "resumed, it enqueues again (and the job ran)" "1|succeeded" \
+    "$(q "select count(*) || '|' || string_agg(status, ',') from cronq.jobs")"
+q "delete from cronq.schedules where name = 'every-minute'" >/dev/null
+
+# --- bad input: refused, nothing written; all keys or none ---------------
+for bad in bogus queue: "type:" "schedule:" "queue:a$(printf '\t')b" "tenant:42"; do
+    as cronq_runner pause "$bad"
+    eq "pause \"$bad\": usage error, nothing written" "64|" "$RC|$(pauses)"
+done
+as cronq_runner pause queue:x --until "2020-01-01 00:00:00+00"
+eq "--until in the past: 65, nothing written" "65|" "$RC|$(pauses)"
+as cronq_runner pause queue:x --until "not a time"
+eq "--until not a time: 65, nothing written" "65|" "$RC|$(pauses)"
+as cronq_runner pause queue:x schedule:nope
+eq "a schedule that does not exist: 65, and queue:x not paused either" "65|" "$RC|$(pauses)"
+out=$(asq cronq_runner "select cronq.pause('nope:x')" 2>&1)
+eq "cronq.pause() refuses a malformed key too" "" "$(pauses)"
+match "and says why" "is not a key" "$out"
+
+# --- who may --------------------------------------------------------------
+asq app "select cronq.schedule('app-nightly', '0 3 * * *', 'noop')" >/dev/null
+asq app2 "select cronq.schedule('app2-nightly', '0 3 * * *', 'noop')" >/dev/null
+as app pause schedule:app-nightly
+eq "an owner pauses its own schedule" "0|schedule:app-nightly|" "$RC|$(pauses)"
+eq "and sees that pause" "schedule:app-nightly" "$(asq app "select string_agg(key, ',') from cronq.pauses")"
+as app2 pause schedule:app-nightly
+eq "another cronq_user may not: it has no such schedule (65)" "65|schedule:app-nightly|" "$RC|$(pauses)"
+eq "nor sees the pause" "" "$(asq app2 "select string_agg(key, ',') from cronq.pauses")"
+as app2 resume schedule:app-nightly
+eq "nor resumes it" "schedule:app-nightly|" "$(pauses)"
+as app pause queue:default
+eq "a cronq_user may not pause a queue (78)" "78|schedule:app-nightly|" "$RC|$(pauses)"
+as app pause type:noop
+eq "nor a type" "78|schedule:app-nightly|" "$RC|$(pauses)"
+out=$(asq app "insert into cronq.pauses (key) values ('queue:default')" 2>&1)
+eq "nor write the table itself" "schedule:app-nightly|" "$(pauses)"
+out=$(asq app "update cronq.pauses set key = 'queue:default'" 2>&1)
+eq "nor turn its pause into another key's" "schedule:app-nightly|" "$(pauses)"
+as oncall pause queue:default
+eq "cronq_admin pauses a queue" "0|queue:default|,schedule:app-nightly|" "$RC|$(pauses)"
+eq "a cronq_user sees the pause of a queue (and of its own schedules)" "queue:default,schedule:app-nightly" \
+    "$(asq app "select string_agg(key, ',' order by key) from cronq.pauses")"
+eq "another, the queue's alone" "queue:default" "$(asq app2 "select string_agg(key, ',' order by key) from cronq.pauses")"
+as app resume queue:default
+eq "a cronq_user may not resume it (78)" "78|queue:default|,schedule:app-nightly|" "$RC|$(pauses)"
+as oncall resume queue:default schedule:app-nightly
+eq "cronq_admin resumes any key" "0|" "$RC|$(pauses)"
+
+done_testing
