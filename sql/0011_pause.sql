@@ -23,7 +23,7 @@ return case
     when k is null or k = '' then 'a key is required'
     when k !~ '^(queue|type|schedule):' then
         pg_catalog.format('%s is not a key: keys are queue:NAME, type:NAME or schedule:NAME', k)
-    when pg_catalog.split_part(k, ':', 1) = k or pg_catalog.length(k) = pg_catalog.strpos(k, ':') then
+    when k ~ '^(queue|type|schedule):$' then
         pg_catalog.format('%s names nothing: keys are queue:NAME, type:NAME or schedule:NAME', k)
     when pg_catalog.length(k) > 255 then 'a key is at most 255 characters'
     when k ~ '[[:cntrl:]]' then 'a key may not contain control characters'
@@ -49,10 +49,37 @@ drop policy if exists pauses_manage on cronq.pauses;
 create policy pauses_manage on cronq.pauses
     using ((select cronq.is_admin())
            or (key like 'schedule:%'
-               and exists (select 1 from cronq.schedules s where 'schedule:' || s.name = key)))
+               and exists (select 1 from cronq.schedules s where 'schedule:' || s.name = pauses.key)))
     with check ((select cronq.is_admin())
                 or (key like 'schedule:%'
-                    and exists (select 1 from cronq.schedules s where 'schedule:' || s.name = key)));
+                    and exists (select 1 from cronq.schedules s where 'schedule:' || s.name = pauses.key)));
+
+-- Who paused, and when, is the database's word, not the writer's.
+create or replace function cronq.pauses_stamp() returns trigger
+language plpgsql set search_path = pg_catalog, pg_temp as $$
+begin
+    new.paused_by := current_user;
+    new.paused_at := now();
+    return new;
+end
+$$;
+drop trigger if exists pauses_stamp on cronq.pauses;
+create trigger pauses_stamp before insert or update on cronq.pauses for each row
+    execute function cronq.pauses_stamp();
+
+-- A schedule removed takes its pause with it (a schedule of the same name
+-- created later starts unpaused). Definer's rights: once the schedule is
+-- gone its owner no longer sees the pause; this deletes that row alone.
+create or replace function cronq.schedule_unpause() returns trigger
+language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
+begin
+    delete from cronq.pauses where key = 'schedule:' || old.name;
+    return null;
+end
+$$;
+drop trigger if exists schedule_unpause on cronq.schedules;
+create trigger schedule_unpause after delete on cronq.schedules for each row
+    execute function cronq.schedule_unpause();
 
 -- Whether a pause in force holds the jobs of this queue and type (for
 -- status and check; the claim spells the same test out in its own text,

@@ -421,7 +421,7 @@ ALTER FUNCTION cronq.exec_env_value_refused(name text, value text) OWNER TO post
 
 CREATE FUNCTION cronq.flow_key_error(k text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN CASE WHEN ((k IS NULL) OR (k = ''::text)) THEN 'a key is required'::text WHEN (k !~ '^(queue|type|schedule):'::text) THEN format('%s is not a key: keys are queue:NAME, type:NAME or schedule:NAME'::text, k) WHEN ((split_part(k, ':'::text, 1) = k) OR (length(k) = strpos(k, ':'::text))) THEN format('%s names nothing: keys are queue:NAME, type:NAME or schedule:NAME'::text, k) WHEN (length(k) > 255) THEN 'a key is at most 255 characters'::text WHEN (k ~ '[[:cntrl:]]'::text) THEN 'a key may not contain control characters'::text ELSE NULL::text END;
+    RETURN CASE WHEN ((k IS NULL) OR (k = ''::text)) THEN 'a key is required'::text WHEN (k !~ '^(queue|type|schedule):'::text) THEN format('%s is not a key: keys are queue:NAME, type:NAME or schedule:NAME'::text, k) WHEN (k ~ '^(queue|type|schedule):$'::text) THEN format('%s names nothing: keys are queue:NAME, type:NAME or schedule:NAME'::text, k) WHEN (length(k) > 255) THEN 'a key is at most 255 characters'::text WHEN (k ~ '[[:cntrl:]]'::text) THEN 'a key may not contain control characters'::text ELSE NULL::text END;
 
 ALTER FUNCTION cronq.flow_key_error(k text) OWNER TO postgres;
 
@@ -711,6 +711,23 @@ $$;
 ALTER FUNCTION cronq.pause(key text, until timestamp with time zone) OWNER TO postgres;
 
 --
+-- Name: pauses_stamp(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.pauses_stamp() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    new.paused_by := current_user;
+    new.paused_at := now();
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.pauses_stamp() OWNER TO postgres;
+
+--
 -- Name: payload_error(text, jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -950,6 +967,22 @@ end
 $$;
 
 ALTER FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text) OWNER TO postgres;
+
+--
+-- Name: schedule_unpause(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schedule_unpause() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    delete from cronq.pauses where key = 'schedule:' || old.name;
+    return null;
+end
+$$;
+
+ALTER FUNCTION cronq.schedule_unpause() OWNER TO postgres;
 
 --
 -- Name: schedules_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1284,6 +1317,18 @@ CREATE TRIGGER jobs_guard BEFORE INSERT OR UPDATE OF type, payload, enqueued_by 
 --
 
 CREATE TRIGGER jobs_transition_guard BEFORE UPDATE ON cronq.jobs FOR EACH ROW WHEN (row_security_active(('cronq.jobs'::regclass)::oid)) EXECUTE FUNCTION cronq.jobs_transition_guard();
+
+--
+-- Name: pauses pauses_stamp; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER pauses_stamp BEFORE INSERT OR UPDATE ON cronq.pauses FOR EACH ROW EXECUTE FUNCTION cronq.pauses_stamp();
+
+--
+-- Name: schedules schedule_unpause; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedule_unpause AFTER DELETE ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedule_unpause();
 
 --
 -- Name: schedules schedules_guard; Type: TRIGGER; Schema: cronq; Owner: postgres

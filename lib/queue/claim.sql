@@ -28,7 +28,7 @@ with due as (
       and ($4::text[] is null or queue = any($4::text[]))
       and ($5::text[] is null or type = any($5::text[]))
       and ($6::text[] is null or queue <> all($6::text[]))
-      and (not exists (select from cronq.pauses)
+      and (not exists (select from cronq.pauses where until is null or until > now())
            or not exists (select from cronq.pauses p where p.key in ('queue:' || queue, 'type:' || type)
                               and (p.until is null or p.until > now())))
     order by priority, run_at, id

@@ -80,13 +80,17 @@ eq "paused mid-drain: the running ones finished, none left running" "0" \
     "$(q "select count(*) from cronq.jobs where status = 'running'")"
 left=$(q "select count(*) from cronq.jobs where status = 'queued'")
 check "paused mid-drain: jobs wait, queued ($left)" [ "$left" -gt 0 ]
-# --until: resumed by itself, without a command, by the runner still lingering
+# --until: resumed by itself, without a command, by the runner still
+# lingering (while another key stays paused)
+as cronq_runner pause queue:elsewhere
 as cronq_runner pause queue:slow --until "$(q "select now() + interval '2 seconds'")"
 eq "--until on a paused key" 0 "$RC"
 wait $runner
 eq "the lingering run ends 0" 0 $?
 eq "resumed by itself at --until: every job done, each once" "20|20|20" \
     "$(q "select count(*), count(*) filter (where status = 'succeeded'), (select count(*) from cronq.job_runs) from cronq.jobs")"
+as cronq_runner resume queue:elsewhere queue:slow
+eq "resume after --until: the one ended by itself was not paused" "queue:elsewhere resumed;queue:slow was not paused" "${OUT//$'\n'/;}"
 
 # --- a paused schedule ------------------------------------------------------
 q "truncate cronq.jobs, cronq.job_runs" >/dev/null
@@ -148,5 +152,10 @@ as app resume queue:default
 eq "a cronq_user may not resume it (78)" "78|queue:default|,schedule:app-nightly|" "$RC|$(pauses)"
 as oncall resume queue:default schedule:app-nightly
 eq "cronq_admin resumes any key" "0|" "$RC|$(pauses)"
+asq app "insert into cronq.pauses (key, paused_by, paused_at) values ('schedule:app-nightly', 'oncall', '2000-01-01')" >/dev/null
+eq "who paused and when is the database's word" "app|true" \
+    "$(q "select paused_by || '|' || (paused_at > now() - interval '1 minute') from cronq.pauses where key = 'schedule:app-nightly'")"
+asq app "select cronq.unschedule('app-nightly')" >/dev/null
+eq "a schedule removed takes its pause with it" "" "$(pauses)"
 
 done_testing

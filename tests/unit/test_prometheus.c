@@ -54,6 +54,8 @@ test_full_document(void)
 		"cronq_jobs{queue=\"mail\",type=\"noop\",status=\"cancelled\"} 0",
 		"cronq_due_jobs{queue=\"mail\"} 3",
 		"cronq_lag_seconds{queue=\"mail\"} 95",
+		"cronq_held_jobs{queue=\"mail\"} 2",
+		"cronq_paused{key=\"type:exec\"} 1",
 		"cronq_job_runs_24h{queue=\"mail\",outcome=\"succeeded\"} 6",
 		"cronq_job_runs_24h{queue=\"mail\",outcome=\"failed\"} 4",
 		"cronq_expired_leases 1",
@@ -70,7 +72,8 @@ test_full_document(void)
 		"{\"generated_at\": \"2026-11-23T10:00:00Z\","
 		" \"types\": [{\"queue\": \"mail\", \"type\": \"noop\", \"queued\": 3, \"running\": 1,"
 		"   \"succeeded\": 40, \"failed\": 2, \"dead\": 1, \"cancelled\": 0}],"
-		" \"queues\": [{\"queue\": \"mail\", \"due\": 3, \"lag_seconds\": 95,"
+		" \"paused\": [{\"key\": \"type:exec\", \"until\": null}],"
+		" \"queues\": [{\"queue\": \"mail\", \"due\": 3, \"held\": 2, \"lag_seconds\": 95,"
 		"   \"runs_24h\": {\"succeeded\": [1, 2, 3], \"failed\": [0, 4]}}],"
 		" \"expired_leases\": {\"count\": 1}, \"dead\": {\"count\": 7}, \"overdue_schedules\": 2,"
 		" \"last_wake\": {\"started_at\": \"2026-11-23T09:59:30Z\"},"
@@ -87,7 +90,7 @@ test_full_document(void)
 	CHECK(strstr(t, "cronq_schedule_last_job_status{schedule=\"off\"") == NULL,
 		  "no last-job sample for a schedule that never enqueued");
 	CHECK(count_lines(t, "# HELP ") == count_lines(t, "# TYPE "), "every family has HELP and TYPE");
-	CHECK(count_lines(t, "# TYPE ") == 13, "13 families: %d", count_lines(t, "# TYPE "));
+	CHECK(count_lines(t, "# TYPE ") == 15, "15 families: %d", count_lines(t, "# TYPE "));
 	CHECK(t[strlen(t) - 1] == '\n', "ends with a newline");
 	free(t);
 }
