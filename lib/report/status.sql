@@ -71,6 +71,7 @@ s as (
             as overdue,
         to_char(s.last_enqueued_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as last_enqueued_at,
         s.last_job_id, j.status as last_job_status,
+        exists (select 1 from pz where pz.key = 'schedule:' || s.name) as paused,
         to_char(j.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as last_job_finished_at
     from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id)
 select json_build_object(
