@@ -99,6 +99,23 @@ return (select cronq.is_admin()) or pg_catalog.pg_has_role(
     (select c.relowner from pg_catalog.pg_class c where c.oid = 'cronq.pauses'::pg_catalog.regclass),
     'MEMBER');
 
+-- Refuse aloud a key that is none (22023) or that the caller may not
+-- pause or resume (42501): what is not a schedule is cronq_admin's.
+create or replace function cronq.flow_check(key text, verb text) returns void
+language plpgsql stable set search_path = pg_catalog, pg_temp as $$
+declare
+    why text := cronq.flow_key_error(key);
+begin
+    if why is not null then
+        raise exception '%', why using errcode = '22023';
+    end if;
+    if key not like 'schedule:%' and not cronq.manages_flow() then
+        raise exception 'only members of cronq_admin % %', verb, key using errcode = '42501',
+            hint = format('A member of cronq_user %ss only its own schedules (schedule:NAME).', verb);
+    end if;
+end
+$$;
+
 -- Pause a key until a time (NULL: until resumed). True when this call
 -- paused it, false when it was paused already (its until is now this
 -- one). Runs with the caller's rights: row-level security decides.
@@ -106,12 +123,9 @@ create or replace function cronq.pause(key text, until timestamptz default null)
 returns boolean
 language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
 declare
-    why text := cronq.flow_key_error(key);
     was boolean;
 begin
-    if why is not null then
-        raise exception '%', why using errcode = '22023';
-    end if;
+    perform cronq.flow_check(key, 'pause');
     if until is not null and until <= now() then
         raise exception 'until % is not in the future', until using errcode = '22023';
     end if;
@@ -120,15 +134,10 @@ begin
         raise exception 'schedule "%" does not exist', substr(key, 10) using errcode = 'P0002',
             hint = 'A role sees only the schedules it created, unless it is a member of cronq_admin.';
     end if;
-    if key not like 'schedule:%' and not cronq.manages_flow() then
-        raise exception 'only members of cronq_admin pause %', key using errcode = '42501',
-            hint = 'A member of cronq_user pauses only its own schedules (schedule:NAME).';
-    end if;
     delete from cronq.pauses p where p.until <= now();   -- resumed by themselves
     select true into was from cronq.pauses p where p.key = pause.key;
     insert into cronq.pauses as p (key, until) values (pause.key, pause.until)
-        on conflict on constraint pauses_pkey do update
-        set until = excluded.until, paused_by = current_user, paused_at = now();
+        on conflict on constraint pauses_pkey do update set until = excluded.until;
     return not coalesce(was, false);
 end
 $$;
@@ -137,16 +146,9 @@ $$;
 create or replace function cronq.resume(key text) returns boolean
 language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
 declare
-    why text := cronq.flow_key_error(key);
     was boolean;
 begin
-    if why is not null then
-        raise exception '%', why using errcode = '22023';
-    end if;
-    if key not like 'schedule:%' and not cronq.manages_flow() then
-        raise exception 'only members of cronq_admin resume %', key using errcode = '42501',
-            hint = 'A member of cronq_user resumes only its own schedules (schedule:NAME).';
-    end if;
+    perform cronq.flow_check(key, 'resume');
     delete from cronq.pauses p where p.until <= now();   -- resumed by themselves
     delete from cronq.pauses p where p.key = resume.key returning true into was;
     return coalesce(was, false);

@@ -416,6 +416,29 @@ CREATE FUNCTION cronq.exec_env_value_refused(name text, value text) RETURNS bool
 ALTER FUNCTION cronq.exec_env_value_refused(name text, value text) OWNER TO postgres;
 
 --
+-- Name: flow_check(text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.flow_check(key text, verb text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    why text := cronq.flow_key_error(key);
+begin
+    if why is not null then
+        raise exception '%', why using errcode = '22023';
+    end if;
+    if key not like 'schedule:%' and not cronq.manages_flow() then
+        raise exception 'only members of cronq_admin % %', verb, key using errcode = '42501',
+            hint = format('A member of cronq_user %ss only its own schedules (schedule:NAME).', verb);
+    end if;
+end
+$$;
+
+ALTER FUNCTION cronq.flow_check(key text, verb text) OWNER TO postgres;
+
+--
 -- Name: flow_key_error(text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -681,12 +704,9 @@ CREATE FUNCTION cronq.pause(key text, until timestamp with time zone DEFAULT NUL
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
-    why text := cronq.flow_key_error(key);
     was boolean;
 begin
-    if why is not null then
-        raise exception '%', why using errcode = '22023';
-    end if;
+    perform cronq.flow_check(key, 'pause');
     if until is not null and until <= now() then
         raise exception 'until % is not in the future', until using errcode = '22023';
     end if;
@@ -695,15 +715,10 @@ begin
         raise exception 'schedule "%" does not exist', substr(key, 10) using errcode = 'P0002',
             hint = 'A role sees only the schedules it created, unless it is a member of cronq_admin.';
     end if;
-    if key not like 'schedule:%' and not cronq.manages_flow() then
-        raise exception 'only members of cronq_admin pause %', key using errcode = '42501',
-            hint = 'A member of cronq_user pauses only its own schedules (schedule:NAME).';
-    end if;
     delete from cronq.pauses p where p.until <= now();   -- resumed by themselves
     select true into was from cronq.pauses p where p.key = pause.key;
     insert into cronq.pauses as p (key, until) values (pause.key, pause.until)
-        on conflict on constraint pauses_pkey do update
-        set until = excluded.until, paused_by = current_user, paused_at = now();
+        on conflict on constraint pauses_pkey do update set until = excluded.until;
     return not coalesce(was, false);
 end
 $$;
@@ -869,16 +884,9 @@ CREATE FUNCTION cronq.resume(key text) RETURNS boolean
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
-    why text := cronq.flow_key_error(key);
     was boolean;
 begin
-    if why is not null then
-        raise exception '%', why using errcode = '22023';
-    end if;
-    if key not like 'schedule:%' and not cronq.manages_flow() then
-        raise exception 'only members of cronq_admin resume %', key using errcode = '42501',
-            hint = 'A member of cronq_user resumes only its own schedules (schedule:NAME).';
-    end if;
+    perform cronq.flow_check(key, 'resume');
     delete from cronq.pauses p where p.until <= now();   -- resumed by themselves
     delete from cronq.pauses p where p.key = resume.key returning true into was;
     return coalesce(was, false);

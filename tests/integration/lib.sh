@@ -12,6 +12,7 @@ export PGDATABASE="$T_NAME"
 "$PSQL" -XAtq -d postgres -c "drop database if exists \"$T_NAME\"" -c "create database \"$T_NAME\"" >/dev/null
 T_DIR="$TEST_TMP/$T_NAME"
 mkdir -p "$T_DIR"
+T_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # Unrelated environment must not leak into the tests.
 unset CRONQ_DATABASE_URL DATABASE_URL
 
@@ -102,4 +103,26 @@ mkrole() {
     for r in "$@"; do
         q "do \$\$ begin if not exists (select from pg_roles where rolname = '$r') then create role \"$r\" login; end if; end \$\$"
     done
+}
+
+# password_cluster DB ROLE…: a cluster of the test's own, stopped at exit,
+# where every login takes a password (SCRAM: under trust anyone is anyone).
+# The superuser's password is in $T_DIR/superpw, each ROLE's is "ROLE-pw"
+# (the roles are the test's to create); $PGPASSFILE holds them all, and
+# PGDATABASE=DB (the test's to create), PGUSER=postgres. The cluster's
+# directory is $T_DIR/pg.
+password_cluster() {
+    local db=$1 r env_line
+    shift
+    rm -rf "$T_DIR/pg"
+    printf 'Sup3r-%s\n' "$RANDOM$RANDOM" >"$T_DIR/superpw"
+    chmod 644 "$T_DIR/superpw"
+    env_line=$(PG_PWFILE="$T_DIR/superpw" "$T_ROOT/scripts/pg.sh" start "$T_DIR/pg" fast) \
+        || { fail "could not start a cluster with password authentication"; done_testing; exit 1; }
+    eval "$env_line"
+    trap '"$T_ROOT/scripts/pg.sh" stop "$T_DIR/pg" >/dev/null 2>&1' EXIT
+    export PGDATABASE=$db PGUSER=postgres PGPASSFILE="$T_DIR/pgpass"
+    printf '*:*:*:postgres:%s\n' "$(cat "$T_DIR/superpw")" >"$PGPASSFILE"
+    chmod 600 "$PGPASSFILE"
+    for r in "$@"; do printf '*:*:*:%s:%s-pw\n' "$r" "$r" >>"$PGPASSFILE"; done
 }

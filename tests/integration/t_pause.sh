@@ -7,20 +7,7 @@
 # schedules, every login by password. Judged by rows, not by messages.
 . "$(dirname "$0")/lib.sh"
 
-root="$(dirname "$0")/../.."
-sdir="$T_DIR/pg"
-rm -rf "$sdir"
-printf 'Sup3r-%s\n' "$RANDOM$RANDOM" >"$T_DIR/superpw"
-chmod 644 "$T_DIR/superpw"
-env_line=$(PG_PWFILE="$T_DIR/superpw" "$root/scripts/pg.sh" start "$sdir" fast) \
-    || { fail "could not start a cluster with password authentication"; done_testing; exit 1; }
-eval "$env_line"
-trap '"$root/scripts/pg.sh" stop "$sdir" >/dev/null 2>&1' EXIT
-export PGDATABASE=teamdb PGUSER=postgres
-export PGPASSFILE="$T_DIR/pgpass"
-printf '*:*:*:postgres:%s\n' "$(cat "$T_DIR/superpw")" >"$PGPASSFILE"
-chmod 600 "$PGPASSFILE"
-for r in cronq_runner app app2 oncall; do printf '*:*:*:%s:%s-pw\n' "$r" "$r" >>"$PGPASSFILE"; done
+password_cluster teamdb cronq_runner app app2 oncall
 "$PSQL" -XAtq -d postgres -c "create role cronq_runner login password 'cronq_runner-pw'" \
     -c "create database teamdb owner cronq_runner" >/dev/null || fail "create the runner and its database"
 for r in app app2 oncall; do q "create role $r login password '$r-pw'"; done
