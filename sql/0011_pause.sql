@@ -2,8 +2,10 @@
 -- what is paused: queue:NAME and type:NAME stop the claim from taking
 -- those jobs (running ones finish); schedule:NAME stops the schedule from
 -- enqueueing (its fire times pass, skipped). One row per paused key;
--- until NULL: until resumed; an until in the past: resumed by itself (the
--- row stays, harmless, until the next pause or resume deletes it).
+-- until NULL: until resumed; an until in the past: resumed by itself (a
+-- queue's or type's row stays, harmless, until the next pause or resume
+-- deletes it; a schedule's stays until the schedule is resumed or removed:
+-- materialisation skips the fire times before its until, catch-up or not).
 --
 -- Who: members of cronq_admin pause and resume any key; a member of
 -- cronq_user only schedule:NAME of its own schedules (row-level security
@@ -29,11 +31,18 @@ return case
     when k ~ '[[:cntrl:]]' then 'a key may not contain control characters'
 end;
 
+-- A schedule's pause names its schedule by a foreign key as well: removing
+-- the schedule removes the pause (no pause is left behind for a schedule
+-- created later under the name, even by a pause written as the schedule
+-- is removed), and a paused schedule is not renamed (resume it first).
 create table if not exists cronq.pauses (
     key        text primary key check (cronq.flow_key_error(key) is null),
     until      timestamptz,
     paused_by  text not null default current_user,
-    paused_at  timestamptz not null default now()
+    paused_at  timestamptz not null default now(),
+    schedule   text references cronq.schedules (name) on delete cascade,
+    check ((key like 'schedule:%') = (schedule is not null)),
+    check (schedule is null or key = 'schedule:' || schedule)
 );
 
 -- Everyone sees the pauses of queues and types (a job held by one should
@@ -67,28 +76,21 @@ drop trigger if exists pauses_stamp on cronq.pauses;
 create trigger pauses_stamp before insert or update on cronq.pauses for each row
     execute function cronq.pauses_stamp();
 
--- A schedule removed takes its pause with it (a schedule of the same name
--- created later starts unpaused). Definer's rights: once the schedule is
--- gone its owner no longer sees the pause; this deletes that row alone.
-create or replace function cronq.schedule_unpause() returns trigger
-language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
-begin
-    delete from cronq.pauses where key = 'schedule:' || old.name;
-    return null;
-end
-$$;
-drop trigger if exists schedule_unpause on cronq.schedules;
-create trigger schedule_unpause after delete on cronq.schedules for each row
-    execute function cronq.schedule_unpause();
 
--- Whether a pause in force holds the jobs of this queue and type (for
--- status and check; the claim spells the same test out in its own text,
--- where it costs one probe per claim when nothing is paused).
-create or replace function cronq.held(p_queue text, p_type text) returns boolean
+-- The queue and type keys paused now, '{}' when none. Statements read it
+-- once, as (select cronq.paused_keys()), and test each job against the
+-- array: with nothing paused that is one probe of an empty table; with a
+-- queue paused, a comparison per job walked past (no subquery per row).
+create or replace function cronq.paused_keys() returns text[]
 language sql stable
-return exists (select 1 from cronq.pauses p
-               where p.key in ('queue:' || p_queue, 'type:' || p_type)
-                 and (p.until is null or p.until > now()));
+return (select coalesce(pg_catalog.array_agg(p.key), '{}') from cronq.pauses p
+        where p.key not like 'schedule:%' and (p.until is null or p.until > now()));
+
+-- Whether the keys ks hold the jobs of this queue and type. One use of
+-- each argument, so that the planner inlines it into the statement.
+create or replace function cronq.held(ks text[], p_queue text, p_type text) returns boolean
+language sql immutable
+return ks operator(pg_catalog.&&) array['queue:' || p_queue, 'type:' || p_type];
 
 -- Whether the current role pauses and resumes any key: a member of
 -- cronq_admin, or of the role that owns cronq's tables (which runs
@@ -134,9 +136,10 @@ begin
         raise exception 'schedule "%" does not exist', substr(key, 10) using errcode = 'P0002',
             hint = 'A role sees only the schedules it created, unless it is a member of cronq_admin.';
     end if;
-    delete from cronq.pauses p where p.until <= now();   -- resumed by themselves
-    select true into was from cronq.pauses p where p.key = pause.key;
-    insert into cronq.pauses as p (key, until) values (pause.key, pause.until)
+    delete from cronq.pauses p where p.until <= now() and p.schedule is null;   -- ended by themselves
+    select p.until is null or p.until > now() into was from cronq.pauses p where p.key = pause.key;
+    insert into cronq.pauses as p (key, until, schedule)
+        values (pause.key, pause.until, case when key like 'schedule:%' then substr(key, 10) end)
         on conflict on constraint pauses_pkey do update set until = excluded.until;
     return not coalesce(was, false);
 end
@@ -147,10 +150,22 @@ create or replace function cronq.resume(key text) returns boolean
 language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
 declare
     was boolean;
+    ended timestamptz;
+    began timestamptz;
 begin
     perform cronq.flow_check(key, 'resume');
-    delete from cronq.pauses p where p.until <= now();   -- resumed by themselves
-    delete from cronq.pauses p where p.key = resume.key returning true into was;
-    return coalesce(was, false);
+    delete from cronq.pauses p where p.until <= now() and p.schedule is null;   -- ended by themselves
+    delete from cronq.pauses p where p.key = resume.key returning p.until, p.paused_at into ended, began;
+    was := found and (ended is null or ended > now());
+    -- A schedule resumes from its next fire time: the ones that came while
+    -- it was paused stay skipped, catchup all or not. Paused still, the
+    -- next wake plans it from now; ended by its until (and no wake came
+    -- since), from that time.
+    if found and key like 'schedule:%' then
+        update cronq.schedules s set next_run_at = case when was then null else ended end
+        where s.name = substr(key, 10)
+          and (was or (s.next_run_at >= began and s.next_run_at < ended));
+    end if;
+    return was;
 end
 $$;

@@ -86,7 +86,8 @@ begin
             cronq.schedule(text, text, text, jsonb, text, text, integer, integer, interval,
                            boolean, text, text),
             cronq.unschedule(text),
-            cronq.pause(text, timestamptz), cronq.resume(text), cronq.held(text, text),
+            cronq.pause(text, timestamptz), cronq.resume(text),
+            cronq.paused_keys(), cronq.held(text[], text, text),
             cronq.enqueue_occurrences(text[], timestamptz[])
             to %I', r);
     end loop;

@@ -449,28 +449,14 @@ CREATE FUNCTION cronq.flow_key_error(k text) RETURNS text
 ALTER FUNCTION cronq.flow_key_error(k text) OWNER TO postgres;
 
 --
--- Name: pauses; Type: TABLE; Schema: cronq; Owner: postgres
+-- Name: held(text[], text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE TABLE cronq.pauses (
-    key text NOT NULL,
-    until timestamp with time zone,
-    paused_by text DEFAULT CURRENT_USER NOT NULL,
-    paused_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT pauses_key_check CHECK ((cronq.flow_key_error(key) IS NULL))
-);
+CREATE FUNCTION cronq.held(ks text[], p_queue text, p_type text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    RETURN (ks && ARRAY[('queue:'::text || p_queue), ('type:'::text || p_type)]);
 
-ALTER TABLE cronq.pauses OWNER TO postgres;
-
---
--- Name: held(text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
---
-
-CREATE FUNCTION cronq.held(p_queue text, p_type text) RETURNS boolean
-    LANGUAGE sql STABLE
-    RETURN (EXISTS (SELECT 1 FROM cronq.pauses p WHERE ((p.key = ANY (ARRAY[('queue:'::text || held.p_queue), ('type:'::text || held.p_type)])) AND ((p.until IS NULL) OR (p.until > now())))));
-
-ALTER FUNCTION cronq.held(p_queue text, p_type text) OWNER TO postgres;
+ALTER FUNCTION cronq.held(ks text[], p_queue text, p_type text) OWNER TO postgres;
 
 --
 -- Name: is_admin(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -649,6 +635,23 @@ CREATE FUNCTION cronq.known_task(p_type text) RETURNS boolean
 ALTER FUNCTION cronq.known_task(p_type text) OWNER TO postgres;
 
 --
+-- Name: pauses; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE TABLE cronq.pauses (
+    key text NOT NULL,
+    until timestamp with time zone,
+    paused_by text DEFAULT CURRENT_USER NOT NULL,
+    paused_at timestamp with time zone DEFAULT now() NOT NULL,
+    schedule text,
+    CONSTRAINT pauses_check CHECK (((key ~~ 'schedule:%'::text) = (schedule IS NOT NULL))),
+    CONSTRAINT pauses_check1 CHECK (((schedule IS NULL) OR (key = ('schedule:'::text || schedule)))),
+    CONSTRAINT pauses_key_check CHECK ((cronq.flow_key_error(key) IS NULL))
+);
+
+ALTER TABLE cronq.pauses OWNER TO postgres;
+
+--
 -- Name: manages_flow(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -715,15 +718,26 @@ begin
         raise exception 'schedule "%" does not exist', substr(key, 10) using errcode = 'P0002',
             hint = 'A role sees only the schedules it created, unless it is a member of cronq_admin.';
     end if;
-    delete from cronq.pauses p where p.until <= now();   -- resumed by themselves
-    select true into was from cronq.pauses p where p.key = pause.key;
-    insert into cronq.pauses as p (key, until) values (pause.key, pause.until)
+    delete from cronq.pauses p where p.until <= now() and p.schedule is null;   -- ended by themselves
+    select p.until is null or p.until > now() into was from cronq.pauses p where p.key = pause.key;
+    insert into cronq.pauses as p (key, until, schedule)
+        values (pause.key, pause.until, case when key like 'schedule:%' then substr(key, 10) end)
         on conflict on constraint pauses_pkey do update set until = excluded.until;
     return not coalesce(was, false);
 end
 $$;
 
 ALTER FUNCTION cronq.pause(key text, until timestamp with time zone) OWNER TO postgres;
+
+--
+-- Name: paused_keys(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.paused_keys() RETURNS text[]
+    LANGUAGE sql STABLE
+    RETURN (SELECT COALESCE(array_agg(p.key), '{}'::text[]) AS "coalesce" FROM cronq.pauses p WHERE ((p.key !~~ 'schedule:%'::text) AND ((p.until IS NULL) OR (p.until > now()))));
+
+ALTER FUNCTION cronq.paused_keys() OWNER TO postgres;
 
 --
 -- Name: pauses_stamp(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -885,11 +899,23 @@ CREATE FUNCTION cronq.resume(key text) RETURNS boolean
     AS $$
 declare
     was boolean;
+    ended timestamptz;
+    began timestamptz;
 begin
     perform cronq.flow_check(key, 'resume');
-    delete from cronq.pauses p where p.until <= now();   -- resumed by themselves
-    delete from cronq.pauses p where p.key = resume.key returning true into was;
-    return coalesce(was, false);
+    delete from cronq.pauses p where p.until <= now() and p.schedule is null;   -- ended by themselves
+    delete from cronq.pauses p where p.key = resume.key returning p.until, p.paused_at into ended, began;
+    was := found and (ended is null or ended > now());
+    -- A schedule resumes from its next fire time: the ones that came while
+    -- it was paused stay skipped, catchup all or not. Paused still, the
+    -- next wake plans it from now; ended by its until (and no wake came
+    -- since), from that time.
+    if found and key like 'schedule:%' then
+        update cronq.schedules s set next_run_at = case when was then null else ended end
+        where s.name = substr(key, 10)
+          and (was or (s.next_run_at >= began and s.next_run_at < ended));
+    end if;
+    return was;
 end
 $$;
 
@@ -975,22 +1001,6 @@ end
 $$;
 
 ALTER FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text) OWNER TO postgres;
-
---
--- Name: schedule_unpause(); Type: FUNCTION; Schema: cronq; Owner: postgres
---
-
-CREATE FUNCTION cronq.schedule_unpause() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-    delete from cronq.pauses where key = 'schedule:' || old.name;
-    return null;
-end
-$$;
-
-ALTER FUNCTION cronq.schedule_unpause() OWNER TO postgres;
 
 --
 -- Name: schedules_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1333,16 +1343,17 @@ CREATE TRIGGER jobs_transition_guard BEFORE UPDATE ON cronq.jobs FOR EACH ROW WH
 CREATE TRIGGER pauses_stamp BEFORE INSERT OR UPDATE ON cronq.pauses FOR EACH ROW EXECUTE FUNCTION cronq.pauses_stamp();
 
 --
--- Name: schedules schedule_unpause; Type: TRIGGER; Schema: cronq; Owner: postgres
---
-
-CREATE TRIGGER schedule_unpause AFTER DELETE ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedule_unpause();
-
---
 -- Name: schedules schedules_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
 CREATE TRIGGER schedules_guard BEFORE INSERT OR UPDATE OF name, cron, timezone, type, payload, queue, priority, max_attempts, timeout, enabled, catchup, overlap, created_by, created_at, updated_at ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_guard();
+
+--
+-- Name: pauses pauses_schedule_fkey; Type: FK CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE ONLY cronq.pauses
+    ADD CONSTRAINT pauses_schedule_fkey FOREIGN KEY (schedule) REFERENCES cronq.schedules(name) ON DELETE CASCADE;
 
 --
 -- Name: job_runs; Type: ROW SECURITY; Schema: cronq; Owner: postgres
@@ -1665,18 +1676,18 @@ GRANT ALL ON FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestam
 GRANT ALL ON FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]) TO cronq_admin;
 
 --
+-- Name: FUNCTION held(ks text[], p_queue text, p_type text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.held(ks text[], p_queue text, p_type text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.held(ks text[], p_queue text, p_type text) TO cronq_admin;
+
+--
 -- Name: TABLE pauses; Type: ACL; Schema: cronq; Owner: postgres
 --
 
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.pauses TO cronq_user;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.pauses TO cronq_admin;
-
---
--- Name: FUNCTION held(p_queue text, p_type text); Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT ALL ON FUNCTION cronq.held(p_queue text, p_type text) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.held(p_queue text, p_type text) TO cronq_admin;
 
 --
 -- Name: FUNCTION materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[]); Type: ACL; Schema: cronq; Owner: postgres
@@ -1690,6 +1701,13 @@ REVOKE ALL ON FUNCTION cronq.materialise(p_names text[], p_fires timestamp with 
 
 GRANT ALL ON FUNCTION cronq.pause(key text, until timestamp with time zone) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.pause(key text, until timestamp with time zone) TO cronq_admin;
+
+--
+-- Name: FUNCTION paused_keys(); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.paused_keys() TO cronq_user;
+GRANT ALL ON FUNCTION cronq.paused_keys() TO cronq_admin;
 
 --
 -- Name: FUNCTION resume(key text); Type: ACL; Schema: cronq; Owner: postgres

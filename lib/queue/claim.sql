@@ -5,7 +5,8 @@
 -- Sent alone, or right after the previous batch's outcomes (record.sql).
 -- Rows come back in any order: the C sorts them into run order. Jobs of a
 -- paused queue or type (cronq.pauses, until resumed or until its time) are
--- not taken; with no pause at all that check is one probe per claim.
+-- not taken: the keys paused are read once per claim (an empty table's
+-- probe when none is), each job compared with them.
 --
 -- Parameters:
 --   $1  text      the worker's name (locked_by)
@@ -28,9 +29,8 @@ with due as (
       and ($4::text[] is null or queue = any($4::text[]))
       and ($5::text[] is null or type = any($5::text[]))
       and ($6::text[] is null or queue <> all($6::text[]))
-      and (not exists (select from cronq.pauses where until is null or until > now())
-           or not exists (select from cronq.pauses p where p.key in ('queue:' || queue, 'type:' || type)
-                              and (p.until is null or p.until > now())))
+      and (cardinality((select cronq.paused_keys())) = 0
+           or not cronq.held((select cronq.paused_keys()), queue, type))
     order by priority, run_at, id
     limit $3::int
     for update skip locked)

@@ -19,18 +19,23 @@ flow_key_invalid(const char *key, char *why, size_t len)
 	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
 		if (strncmp(key, kinds[k], strlen(kinds[k])) == 0)
 			prefix = strlen(kinds[k]);
-	for (const unsigned char *p = (const unsigned char *) key; *p; p++)
-		if (*p < 0x20 || *p == 0x7f) {
+	size_t chars = 0;
+
+	for (const unsigned char *p = (const unsigned char *) key; *p; p++) {
+		/* C0, DEL and C1 (U+0080-U+009F, as UTF-8): PostgreSQL's [[:cntrl:]] */
+		if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)) {
 			snprintf(why, len, "a key may not contain control characters");
 			return true;
 		}
+		chars += (*p & 0xc0) != 0x80;
+	}
 	if (key[0] == '\0')
 		snprintf(why, len, "a key is required");
 	else if (prefix == 0)
 		snprintf(why, len, "%s is not a key: keys are queue:NAME, type:NAME or schedule:NAME", key);
 	else if (key[prefix] == '\0')
 		snprintf(why, len, "%s names nothing: keys are queue:NAME, type:NAME or schedule:NAME", key);
-	else if (strlen(key) > 255)
+	else if (chars > 255)
 		snprintf(why, len, "a key is at most 255 characters");
 	else
 		return false;

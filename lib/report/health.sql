@@ -19,11 +19,9 @@
 select
     (select coalesce(greatest(0, floor(extract(epoch from now() - min(run_at)) * 1000))::bigint, 0)
         from cronq.jobs where status in ('queued', 'failed') and run_at <= now()
-            and (not exists (select from cronq.pauses where until is null or until > now())
-                 or not cronq.held(queue, type))),
+            and not cronq.held((select cronq.paused_keys()), queue, type)),
     (select count(*) from cronq.jobs where status in ('queued', 'failed') and run_at <= now()
-            and (not exists (select from cronq.pauses where until is null or until > now())
-                 or not cronq.held(queue, type))),
+            and not cronq.held((select cronq.paused_keys()), queue, type)),
     (select count(*) from cronq.jobs where status = 'dead'),
     (select count(*) from cronq.jobs where status = 'failed'),
     (select count(*) from cronq.jobs where status = 'running' and locked_until < now()),

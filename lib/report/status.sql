@@ -37,7 +37,7 @@ qt0 as (
         count(*) filter (where status = 'running' and locked_until < now()) as expired
     from cronq.jobs group by queue, type),
 qt as (
-    select qt0.*, exists (select 1 from pz) and cronq.held(queue, type) as held from qt0),
+    select qt0.*, cronq.held((select cronq.paused_keys()), queue, type) as held from qt0),
 q as (
     select queue, sum(queued)::bigint as queued, sum(running)::bigint as running,
         sum(succeeded)::bigint as succeeded, sum(failed)::bigint as failed,

@@ -7,7 +7,9 @@
 -- an epoch second, and whether the schedule's last job is still
 -- unfinished (queued, running or failed: overlap skip waits for it), and
 -- whether it is paused (schedule:NAME in cronq.pauses: its occurrences
--- pass, skipped).
+-- pass, skipped), and the end of its pause when it has one, even one that
+-- has ended, and its start, as epoch seconds (the occurrences between the
+-- two are skipped, whenever a wake gets to them).
 --
 -- Parameters:
 --   $1  int  at most this many schedules (a transaction's batch)
@@ -20,9 +22,10 @@ select s.name, s.cron, s.timezone, s.catchup, s.overlap,
     coalesce(floor(extract(epoch from s.next_run_at)), floor(extract(epoch from now())) + 1)::bigint,
     floor(extract(epoch from now()))::bigint,
     coalesce(j.status in ('queued', 'running', 'failed'), false),
-    exists (select 1 from cronq.pauses p where p.key = 'schedule:' || s.name
-                and (p.until is null or p.until > now()))
+    p.schedule is not null and (p.until is null or p.until > now()),
+    floor(extract(epoch from p.until))::bigint, floor(extract(epoch from p.paused_at))::bigint
 from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id
+    left join cronq.pauses p on p.schedule = s.name
 where s.enabled and s.next_run_at <= now() order by s.next_run_at
 limit $1::int
 for update of s skip locked;

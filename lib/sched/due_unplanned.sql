@@ -11,7 +11,8 @@
 -- Columns: name, cron, timezone, catchup, overlap, the epoch second to
 -- look for occurrences from, now as an epoch second, and whether the
 -- schedule's last job is still unfinished (queued, running or failed:
--- overlap skip waits for it), and whether it is paused.
+-- overlap skip waits for it), whether it is paused, and when its pause
+-- ends (as due.sql).
 --
 -- Parameters:
 --   $1  int  at most this many schedules (a transaction's batch)
@@ -24,9 +25,10 @@ select s.name, s.cron, s.timezone, s.catchup, s.overlap,
     coalesce(floor(extract(epoch from s.next_run_at)), floor(extract(epoch from now())) + 1)::bigint,
     floor(extract(epoch from now()))::bigint,
     coalesce(j.status in ('queued', 'running', 'failed'), false),
-    exists (select 1 from cronq.pauses p where p.key = 'schedule:' || s.name
-                and (p.until is null or p.until > now()))
+    p.schedule is not null and (p.until is null or p.until > now()),
+    floor(extract(epoch from p.until))::bigint, floor(extract(epoch from p.paused_at))::bigint
 from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id
+    left join cronq.pauses p on p.schedule = s.name
 where s.enabled and s.next_run_at is null
 limit $1::int
 for update of s skip locked;

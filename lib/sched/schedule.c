@@ -461,6 +461,8 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 	bool busy = PQgetvalue(res, i, 7)[0] == 't';
 	bool skip_overlap = busy && strcmp(PQgetvalue(res, i, 4), "skip") == 0;
 	bool paused = PQgetvalue(res, i, 8)[0] == 't';
+	int64_t pause_end = strtoll(PQgetvalue(res, i, 9), NULL, 10);
+	int64_t paused_from = strtoll(PQgetvalue(res, i, 10), NULL, 10);
 	int64_t from = strtoll(PQgetvalue(res, i, 5), NULL, 10);
 	int64_t now = strtoll(PQgetvalue(res, i, 6), NULL, 10);
 	int64_t after;
@@ -497,6 +499,22 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 		d->skip_why = "schedule paused, occurrences skipped";
 		d->skipped = d->nfires;
 		d->nfires = 0;
+	}
+	/* A pause that has ended: the occurrences it covered stay skipped. */
+	if (!paused && !PQgetisnull(res, i, 9)) {
+		int kept = 0, skipped = 0;
+
+		for (int k = 0; k < d->nfires; k++) {
+			if (d->fires[k] >= paused_from && d->fires[k] < pause_end)
+				skipped++;
+			else
+				d->fires[kept++] = d->fires[k];
+		}
+		if (skipped > 0) {
+			d->skip_why = "schedule paused then, occurrences skipped";
+			d->skipped = skipped;
+			d->nfires = kept;
+		}
 	}
 	if (cron_next(e, zone, now, &after) == 0)
 		rfc3339_format(after, d->next, sizeof d->next);

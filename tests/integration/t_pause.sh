@@ -99,13 +99,47 @@ due
 run
 eq "resumed, it enqueues again (and the job ran)" "1|succeeded" \
     "$(q "select count(*) || '|' || string_agg(status, ',') from cronq.jobs")"
+as cronq_runner pause schedule:every-minute
+out=$(q "update cronq.schedules set name = 'renamed' where name = 'every-minute'" 2>&1)
+eq "a paused schedule is not renamed (its pause would stay behind)" "every-minute|schedule:every-minute|" \
+    "$(q "select string_agg(name, ',') from cronq.schedules where name <> 'cronq-purge'")|$(pauses)"
 q "delete from cronq.schedules where name = 'every-minute'" >/dev/null
+eq "a schedule removed takes its pause with it" "" "$(pauses)"
+
+# catchup all: the fire times that came while paused stay skipped, whether
+# a wake saw them during the pause or not (runners down), after resume and
+# after a pause that ended by itself; those before the pause are not.
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+as cronq_runner schedule add all-of-them '* * * * *' noop --catchup all
+as cronq_runner pause schedule:all-of-them
+q "update cronq.schedules set next_run_at = date_trunc('minute', now()) - interval '5 minutes' where name = 'all-of-them'" >/dev/null
+as cronq_runner resume schedule:all-of-them
+run
+eq "resumed after runners were down through the pause: nothing missed is enqueued" "0|true" \
+    "$(q "select (select count(*) from cronq.jobs) || '|' || (next_run_at > now()) from cronq.schedules where name = 'all-of-them'")"
+as cronq_runner pause schedule:all-of-them --until "$(q "select now() + interval '1 hour'")"
+# the pause began 150 s before this minute and ended a second ago (as if
+# no wake came through it): of the five fire times missed, the three
+# before the pause are enqueued, the two during it skipped
+q "set session_replication_role = replica;
+   update cronq.pauses set paused_at = date_trunc('minute', now()) - interval '150 seconds',
+       until = now() - interval '1 second' where key = 'schedule:all-of-them';
+   update cronq.schedules set next_run_at = date_trunc('minute', now()) - interval '5 minutes' where name = 'all-of-them'" >/dev/null
+run
+eq "a pause that ended: the fire times before it enqueued, those during it skipped" "3" \
+    "$(q "select count(*) from cronq.jobs")"
+q "delete from cronq.schedules where name = 'all-of-them'" >/dev/null
 
 # --- bad input: refused, nothing written; all keys or none ---------------
-for bad in bogus queue: "type:" "schedule:" "queue:a$(printf '\t')b" "tenant:42"; do
+for bad in bogus queue: "type:" "schedule:" "queue:a$(printf '\t')b" "queue:a$(printf '\302\205')b" "tenant:42" \
+           "queue:$(printf 'x%.0s' $(seq 1 250))"; do
     as cronq_runner pause "$bad"
     eq "pause \"$bad\": usage error, nothing written" "64|" "$RC|$(pauses)"
 done
+long="queue:$(printf 'é%.0s' $(seq 1 200))"
+as cronq_runner pause "$long"
+eq "a key of 206 characters (406 bytes) is a key" "0|$long|" "$RC|$(pauses)"
+as cronq_runner resume "$long"
 as cronq_runner pause queue:x --until "2020-01-01 00:00:00+00"
 eq "--until in the past: 65, nothing written" "65|" "$RC|$(pauses)"
 as cronq_runner pause queue:x --until "not a time"
@@ -144,7 +178,8 @@ as app resume queue:default
 eq "a cronq_user may not resume it (78)" "78|queue:default|,schedule:app-nightly|" "$RC|$(pauses)"
 as oncall resume queue:default schedule:app-nightly
 eq "cronq_admin resumes any key" "0|" "$RC|$(pauses)"
-asq app "insert into cronq.pauses (key, paused_by, paused_at) values ('schedule:app-nightly', 'oncall', '2000-01-01')" >/dev/null
+asq app "insert into cronq.pauses (key, schedule, paused_by, paused_at)
+          values ('schedule:app-nightly', 'app-nightly', 'oncall', '2000-01-01')" >/dev/null
 eq "who paused and when is the database's word" "app|true" \
     "$(q "select paused_by || '|' || (paused_at > now() - interval '1 minute') from cronq.pauses where key = 'schedule:app-nightly'")"
 asq app "select cronq.unschedule('app-nightly')" >/dev/null
