@@ -5,8 +5,11 @@
 -- with other runners' jobs. The rows not returned are lost to the worker.
 -- A row another transaction holds locked (a session of the job's author,
 -- or the job's own transaction, may lock it) is skipped, never waited for:
--- it comes back as still the worker's, its lease not renewed this time,
--- with cancel_requested false; the next heartbeat tells.
+-- it comes back not renewed, when it is still the worker's as far as the
+-- statement's snapshot tells (fenced the same way), with its
+-- cancel_requested; the worker's own count of its lease then runs on, and
+-- stops the job when the lease runs out unrenewed (lib/run/worker.c).
+-- Columns: id, cancel_requested, renewed.
 --
 -- Parameters:
 --   $1  text      the worker's name
@@ -27,6 +30,9 @@ with free as (
         and j.status = 'running' and j.locked_by = $1 and j.attempts = h.attempt
     returning j.id, j.cancel_requested
 )
-select id, cancel_requested from renewed
+select id, cancel_requested, true from renewed
 union all
-select id, false from cronq.jobs where id = any($3::bigint[]) and id <> all(array(select id from free));
+select j.id, j.cancel_requested, false
+from cronq.jobs j join unnest($3::bigint[], $4::int[]) as h(id, attempt) on j.id = h.id
+where j.id = any($3::bigint[]) and j.id <> all(array(select id from free))
+    and j.status = 'running' and j.locked_by = $1 and j.attempts = h.attempt;

@@ -89,7 +89,8 @@ find_id(const id_pos *ix, int n, int64_t id)
  * = true, and flag[i] = its second column (a boolean) when flag is given.
  */
 static void
-mark_returned(const PGresult *res, const int64_t *ids, int n, bool *returned, bool *flag)
+mark_returned(const PGresult *res, const int64_t *ids, int n, bool *returned, bool *flag,
+			  bool *flag2)
 {
 	id_pos *ix = index_ids(ids, sizeof *ids, n);
 
@@ -100,6 +101,8 @@ mark_returned(const PGresult *res, const int64_t *ids, int n, bool *returned, bo
 			returned[i] = true;
 			if (flag)
 				flag[i] = PQgetvalue(res, r, 1)[0] == 't';
+			if (flag2)
+				flag2[i] = PQgetvalue(res, r, 2)[0] == 't';
 		}
 	}
 	free(ix);
@@ -235,7 +238,7 @@ id_attempt_arrays(buf *idb, buf *atb, const int64_t *ids, const int *attempts, i
 int
 jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 			   const int *attempts, int n, int64_t lease_ms, bool *owned, bool *cancel,
-			   cq_err *err)
+			   bool *renewed, cq_err *err)
 {
 	buf idb = BUF_INIT, atb = BUF_INIT;
 	char lease[32];
@@ -247,6 +250,7 @@ jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 	id_attempt_arrays(&idb, &atb, ids, attempts, n);
 	memset(owned, 0, (size_t) n * sizeof *owned);
 	memset(cancel, 0, (size_t) n * sizeof *cancel);
+	memset(renewed, 0, (size_t) n * sizeof *renewed);
 	snprintf(lease, sizeof lease, "%" PRId64, lease_ms);
 	params[0] = worker;
 	params[1] = lease;
@@ -257,7 +261,7 @@ jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 	buf_free(&atb);
 	if (res == NULL)
 		return err->code;
-	mark_returned(res, ids, n, owned, cancel);
+	mark_returned(res, ids, n, owned, cancel, renewed);
 	PQclear(res);
 	return 0;
 }
@@ -292,7 +296,7 @@ jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int *at
 	buf_free(&atb);
 	if (res == NULL)
 		return err->code;
-	mark_returned(res, ids, n, released, NULL);
+	mark_returned(res, ids, n, released, NULL, NULL);
 	PQclear(res);
 	return 0;
 }

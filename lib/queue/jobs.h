@@ -57,11 +57,13 @@ void claim_batch_free(claim_batch *batch);
 /*
  * Renew the leases of the given (id, attempt) pairs still held by worker.
  * owned[i] is set to whether job i is still this worker's, cancel[i] to
- * whether an operator asked to cancel it.
+ * whether an operator asked to cancel it, renewed[i] to whether its lease
+ * was renewed (a row another transaction holds locked is not: owned, not
+ * renewed).
  */
 int jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 				   const int *attempts, int n, int64_t lease_ms, bool *owned,
-				   bool *cancel, cq_err *err) __attribute__((warn_unused_result));
+				   bool *cancel, bool *renewed, cq_err *err) __attribute__((warn_unused_result));
 
 /* When a running job's task started: base (its claim's now()) + start_ms. */
 typedef struct job_started {

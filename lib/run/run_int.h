@@ -64,6 +64,7 @@ typedef struct slot {
 	slot_state	state;
 	bool		held;			/* still ours, as far as the last heartbeat knows */
 	bool		cancel;			/* an operator asked to cancel it */
+	int64_t		lease_end;		/* mono_ms when its lease runs out, as last renewed */
 	task_result res;
 	job_outcome out;
 } slot;

@@ -25,6 +25,7 @@ slots_open(worker *w)
 	for (int i = 0; i < w->batch.n; i++) {
 		w->slots[i].job = &w->batch.jobs[i];
 		w->slots[i].held = true;
+		w->slots[i].lease_end = w->claim_mono + w->sh->o->lease_ms;
 	}
 }
 
@@ -47,6 +48,8 @@ slots_heartbeat(worker *w)
 	int *idx = xcalloc((size_t) w->batch.n, sizeof *idx);
 	bool *owned = xcalloc((size_t) w->batch.n, sizeof *owned);
 	bool *cancel = xcalloc((size_t) w->batch.n, sizeof *cancel);
+	bool *renewed = xcalloc((size_t) w->batch.n, sizeof *renewed);
+	int64_t sent = mono_ms();
 
 	for (int i = 0; i < w->batch.n; i++) {
 		if (w->slots[i].state == SLOT_DONE || !w->slots[i].held)
@@ -55,13 +58,17 @@ slots_heartbeat(worker *w)
 		attempts[n] = w->slots[i].job->attempt;
 		idx[n++] = i;
 	}
-	rc = jobs_heartbeat(w->db.conn, w->id, ids, attempts, n, w->sh->o->lease_ms, owned, cancel, &w->err);
+	rc = jobs_heartbeat(w->db.conn, w->id, ids, attempts, n, w->sh->o->lease_ms, owned, cancel,
+						renewed, &w->err);
 	if (rc != 0)
 		cq_prefix(&w->err, "could not renew the leases: ");
 	if (rc == 0) {
 		for (int k = 0; k < n; k++) {
 			slot *s = &w->slots[idx[k]];
 
+			/* Not renewed (its row locked elsewhere): the lease runs on from the last renewal. */
+			if (renewed[k])
+				s->lease_end = sent + w->sh->o->lease_ms;
 			if (cancel[k] && !s->cancel) {
 				s->cancel = true;
 				log_info("job %" PRId64 " was cancelled by an operator; stopping it", ids[k]);
@@ -81,6 +88,7 @@ slots_heartbeat(worker *w)
 	free(idx);
 	free(owned);
 	free(cancel);
+	free(renewed);
 	return rc;
 }
 

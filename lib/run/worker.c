@@ -9,6 +9,7 @@
  * task calls: where timeouts, shutdown, lease renewal, cancellation, that
  * giving back and the recording of finished outcomes happen.
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -70,6 +71,17 @@ worker_tick(void *arg)
 		if (w->cur >= 0 && w->slots[w->cur].cancel)
 			return w->stopped = TASK_STOP_CANCELLED;
 	}
+	/*
+	 * Its lease ran out unrenewed (heartbeats skipped its row, which
+	 * another transaction held locked): another runner may take it over
+	 * now, so it stops here, as a lost job does.
+	 */
+	if (w->cur >= 0 && now >= w->slots[w->cur].lease_end) {
+		log_full(LOG_WARNING, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}}, NULL, NULL,
+				 "job %" PRId64 ": its lease ran out unrenewed (its row was locked by another"
+				 " transaction); stopping it", w->slots[w->cur].job->id);
+		return w->stopped = TASK_STOP_LOST;
+	}
 	/* A slow job: the jobs claimed behind it go to idle workers. */
 	if (w->cur >= 0 && !w->released && now - w->batch_mono >= PACE_HOLD_MS &&
 		slots_release(w) != 0)
@@ -126,7 +138,7 @@ run_batch(worker *w)
 			break;
 		if (w->slots[i].state != SLOT_WAITING)
 			continue;
-		if (!w->slots[i].held) {
+		if (!w->slots[i].held || mono_ms() >= w->slots[i].lease_end) {
 			w->slots[i].state = SLOT_DONE;
 			continue;
 		}

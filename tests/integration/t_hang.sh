@@ -217,25 +217,92 @@ eq "stopped backend: the job succeeded at its first attempt" "succeeded|1|succee
 
 # A locked row is not a silent server: a session (the job's author's, or
 # the job's own transaction) holding the running job's row FOR UPDATE for
-# twice the lease neither holds up the heartbeat nor ends the run: the
+# half the lease neither holds up the heartbeat nor ends the run: the
 # heartbeat skips the locked row, keeps the job, and renews its lease once
 # the lock is gone.
 q "delete from cronq.jobs; delete from cronq.job_runs" >/dev/null
-id=$("$CRONQ" enqueue sleep '{"seconds": 6}')
-timeout -s KILL 40 "$CRONQ" run --lease 2s --worker-id worker-l 2>"$T_DIR/l.err" &
+id=$("$CRONQ" enqueue sleep '{"seconds": 5}')
+timeout -s KILL 40 "$CRONQ" run --lease 4s --worker-id worker-l 2>"$T_DIR/l.err" &
 pid=$!
 check "locked row: the job runs" wait_for "running" 10 "select locked_by = 'worker-l' from cronq.jobs where id = $id"
-"$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs where id = $id for update" -c "select pg_sleep(4)" \
+"$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs where id = $id for update" -c "select pg_sleep(2)" \
     -c "commit" >/dev/null 2>&1 &
 locker=$!
 check "locked row: the other session holds the lock" wait_for "lock" 5 \
-    "select exists (select from pg_stat_activity where query like '%pg_sleep(4)%' and state = 'active')"
+    "select exists (select from pg_stat_activity where query like '%pg_sleep(2)%' and state = 'active')"
 wait $pid; rc=$?
 wait $locker
 eq "locked row: exit 0" 0 $rc
 eq "locked row: nothing on stderr" "" "$(cat "$T_DIR/l.err")"
 eq "locked row: the job succeeded at its first attempt, one history row" "succeeded|1|succeeded" \
     "$(q "select status || '|' || attempts || '|' || (select string_agg(outcome::text, ',' order by attempt) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+
+# Locked for longer than the lease: the worker cannot renew it, and once
+# the lease it holds runs out another runner may take the job, so the
+# worker stops it then (not at its end, 8 s in), says so, and the run
+# ends 0 (neither waiting for the lock nor failing on it). The job, its
+# lease expired, is rescued and run again once the lock is gone.
+q "delete from cronq.jobs; delete from cronq.job_runs" >/dev/null
+id=$("$CRONQ" enqueue sleep '{"seconds": 8}')
+t0=$(date +%s%N)
+timeout -s KILL 40 "$CRONQ" run --lease 2s --worker-id worker-m 2>"$T_DIR/m.err" &
+pid=$!
+check "lease runs out: the job runs" wait_for "running" 10 "select locked_by = 'worker-m' from cronq.jobs where id = $id"
+"$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs where id = $id for update" -c "select pg_sleep(5)" \
+    -c "commit" >/dev/null 2>&1 &
+locker=$!
+wait $pid; rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+wait $locker
+eq "lease runs out: exit 0" 0 $rc
+check "lease runs out: the job stopped before its end (${ms} ms)" [ "$ms" -lt 7000 ]
+match "lease runs out: the worker says why" "job $id: its lease ran out unrenewed \(its row was locked by another transaction\); stopping it" \
+    "$(cat "$T_DIR/m.err")"
+timed run --lease 2s
+eq "lease runs out: rescued and run again once the lock is gone" "succeeded|2|lease_lost,lease_expired,succeeded" \
+    "$(q "select status || '|' || attempts || '|' || (select string_agg(outcome::text, ',' order by id) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+
+# The heartbeat statement itself (lib/queue/heartbeat.sql), every row
+# locked by another session: a skipped row comes back only while the
+# worker holds it at that attempt (by the statement's snapshot), with its
+# cancel request, and never as renewed.
+q "delete from cronq.jobs; delete from cronq.job_runs" >/dev/null
+for i in 1 2 3 4; do "$CRONQ" enqueue noop >/dev/null; done
+read -r j1 j2 j3 j4 <<<"$(q "select string_agg(id::text, ' ' order by id) from cronq.jobs")"
+q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'me', locked_until = now() + interval '1 minute',
+       started_at = now();
+   update cronq.jobs set locked_by = 'thief' where id = $j2;
+   update cronq.jobs set attempts = 2 where id = $j3;
+   update cronq.jobs set cancel_requested = true where id = $j4" >/dev/null
+"$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs for update" -c "select pg_sleep(4)" -c "commit" >/dev/null 2>&1 &
+locker=$!
+check "heartbeat.sql: the other session holds the locks" wait_for "lock" 5 \
+    "select exists (select from pg_stat_activity where query like '%pg_sleep(4)%' and state = 'active')"
+out=$({ echo "prepare heartbeat as"; cat "$(dirname "$0")/../../lib/queue/heartbeat.sql"
+        echo "execute heartbeat('me', 60000, '{$j1,$j2,$j3,$j4}', '{1,1,1,1}');"; } |
+      "$PSQL" -XAtq -v ON_ERROR_STOP=1 2>&1 | sort | tr '\n' ' ')
+eq "heartbeat.sql: ours kept, not renewed, with its cancel request; another's and a later attempt not" \
+    "$j1|f|f $j4|t|f " "$out"
+wait $locker
+
+# A role keeping 500 expired leases locked (the rescue's page) does not
+# stop the rescue of everyone else's.
+q "delete from cronq.jobs; delete from cronq.job_runs" >/dev/null
+q "insert into cronq.jobs (type, payload, status, attempts, locked_by, locked_until, started_at)
+   select 'noop', '{}', 'running', 1, 'gone', now() - interval '3 minutes', now() - interval '4 minutes'
+   from generate_series(1, 500)" >/dev/null
+other=$("$CRONQ" enqueue noop)
+q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'gone', locked_until = now() - interval '1 minute',
+       started_at = now() - interval '2 minutes' where id = $other" >/dev/null
+"$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs where id <> $other for update" -c "select pg_sleep(4)" \
+    -c "commit" >/dev/null 2>&1 &
+locker=$!
+check "500 locked: the other session holds the locks" wait_for "lock" 5 \
+    "select exists (select from pg_stat_activity where query like '%pg_sleep(4)%' and state = 'active')"
+timed run --lease 2s
+eq "500 locked: the other expired lease is rescued and its job run" "succeeded|2" \
+    "$(q "select status || '|' || attempts from cronq.jobs where id = $other")"
+wait $locker
 
 # Nor does the rescue wait for a locked row: a job left running by a
 # runner that is gone, its lease expired, its row locked by another session
