@@ -93,6 +93,16 @@ timed() {
 }
 # between DESC LOW HIGH: MS within [LOW, HIGH] ms.
 between() { check "$1 (${MS} ms)" [ "$MS" -ge "$2" -a "$MS" -le "$3" ]; }
+# hold_locks DESC SECONDS WHERE: another session holds the rows of cronq.jobs
+# matching WHERE locked (FOR UPDATE) for SECONDS, in the background (its pid
+# in locker); returns once it does.
+hold_locks() {
+    "$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs where $3 for update" -c "select pg_sleep($2)" \
+        -c "commit" >/dev/null 2>&1 &
+    locker=$!
+    check "$1: the other session holds the lock" wait_for "lock" 5 \
+        "select exists (select from pg_stat_activity where query like '%pg_sleep($2)%' and state = 'active')"
+}
 
 start_listener blackhole.py 127.0.0.1
 hole=$PORT
@@ -225,11 +235,7 @@ id=$("$CRONQ" enqueue sleep '{"seconds": 5}')
 timeout -s KILL 40 "$CRONQ" run --lease 4s --worker-id worker-l 2>"$T_DIR/l.err" &
 pid=$!
 check "locked row: the job runs" wait_for "running" 10 "select locked_by = 'worker-l' from cronq.jobs where id = $id"
-"$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs where id = $id for update" -c "select pg_sleep(2)" \
-    -c "commit" >/dev/null 2>&1 &
-locker=$!
-check "locked row: the other session holds the lock" wait_for "lock" 5 \
-    "select exists (select from pg_stat_activity where query like '%pg_sleep(2)%' and state = 'active')"
+hold_locks "locked row" 2 "id = $id"
 wait $pid; rc=$?
 wait $locker
 eq "locked row: exit 0" 0 $rc
@@ -248,9 +254,7 @@ t0=$(date +%s%N)
 timeout -s KILL 40 "$CRONQ" run --lease 2s --worker-id worker-m 2>"$T_DIR/m.err" &
 pid=$!
 check "lease runs out: the job runs" wait_for "running" 10 "select locked_by = 'worker-m' from cronq.jobs where id = $id"
-"$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs where id = $id for update" -c "select pg_sleep(5)" \
-    -c "commit" >/dev/null 2>&1 &
-locker=$!
+hold_locks "lease runs out" 5 "id = $id"
 wait $pid; rc=$?
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 wait $locker
@@ -274,10 +278,7 @@ q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'me', loc
    update cronq.jobs set locked_by = 'thief' where id = $j2;
    update cronq.jobs set attempts = 2 where id = $j3;
    update cronq.jobs set cancel_requested = true where id = $j4" >/dev/null
-"$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs for update" -c "select pg_sleep(4)" -c "commit" >/dev/null 2>&1 &
-locker=$!
-check "heartbeat.sql: the other session holds the locks" wait_for "lock" 5 \
-    "select exists (select from pg_stat_activity where query like '%pg_sleep(4)%' and state = 'active')"
+hold_locks "heartbeat.sql" 4 "true"
 out=$({ echo "prepare heartbeat as"; cat "$(dirname "$0")/../../lib/queue/heartbeat.sql"
         echo "execute heartbeat('me', 60000, '{$j1,$j2,$j3,$j4}', '{1,1,1,1}');"; } |
       "$PSQL" -XAtq -v ON_ERROR_STOP=1 2>&1 | sort | tr '\n' ' ')
@@ -294,11 +295,7 @@ q "insert into cronq.jobs (type, payload, status, attempts, locked_by, locked_un
 other=$("$CRONQ" enqueue noop)
 q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'gone', locked_until = now() - interval '1 minute',
        started_at = now() - interval '2 minutes' where id = $other" >/dev/null
-"$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs where id <> $other for update" -c "select pg_sleep(4)" \
-    -c "commit" >/dev/null 2>&1 &
-locker=$!
-check "500 locked: the other session holds the locks" wait_for "lock" 5 \
-    "select exists (select from pg_stat_activity where query like '%pg_sleep(4)%' and state = 'active')"
+hold_locks "500 locked" 4 "id <> $other"
 timed run --lease 2s
 eq "500 locked: the other expired lease is rescued and its job run" "succeeded|2" \
     "$(q "select status || '|' || attempts from cronq.jobs where id = $other")"
@@ -313,11 +310,7 @@ q "delete from cronq.jobs; delete from cronq.job_runs" >/dev/null
 id=$("$CRONQ" enqueue noop)
 q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'gone', started_at = now() - interval '2 minutes',
        locked_until = now() - interval '1 minute' where id = $id" >/dev/null
-"$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs where id = $id for update" -c "select pg_sleep(5)" \
-    -c "commit" >/dev/null 2>&1 &
-locker=$!
-check "locked expired row: the other session holds the lock" wait_for "lock" 5 \
-    "select exists (select from pg_stat_activity where query like '%pg_sleep(5)%' and state = 'active')"
+hold_locks "locked expired row" 5 "id = $id"
 timed run --lease 2s
 eq "locked expired row: the run ends 0" 0 "$RC"
 between "locked expired row: the run does not wait for the lock" 0 1900
