@@ -227,9 +227,9 @@ kill -TERM $pid; wait $pid
 fenced "given back at shutdown" "$id" given_back
 
 # The rescue is fenced too: a lease renewed between the rescue's look
-# (expired) and its write is not rescued. The renewal is held open in a
-# transaction, with a lock on the history table that the rescue's write
-# waits for (a locked job row it would skip), then committed.
+# (expired) and its write is not rescued. A session holds a lock on the
+# history table that the rescue's write waits for; meanwhile it renews the
+# lease, then commits.
 q "delete from cronq.jobs; delete from cronq.job_runs"
 id=$("$CRONQ" enqueue noop)
 q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'slow-worker', locked_until = now() - interval '1 second' where id = $id"
@@ -237,19 +237,52 @@ rm -f "$T_DIR/renew"; mkfifo "$T_DIR/renew"
 "$PSQL" -XAtq <"$T_DIR/renew" >/dev/null 2>&1 &
 renewer=$!
 exec 7>"$T_DIR/renew"
-echo "begin; lock table cronq.job_runs in share mode; update cronq.jobs set locked_until = '$far' where id = $id;" >&7
-check "the renewal is under way" wait_for "renewing" 10 \
+echo "begin; lock table cronq.job_runs in share mode;" >&7
+check "the history is locked" wait_for "locked" 10 \
     "select count(*) = 1 from pg_stat_activity where state = 'idle in transaction' and datname = current_database()"
 "$CRONQ" run 2>"$T_DIR/r.err" &
 pid=$!
-check "the rescue waits for the renewal" wait_for "waiting" 10 \
+check "the rescue's write waits" wait_for "waiting" 10 \
     "select count(*) = 1 from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"
-echo "commit;" >&7
+echo "update cronq.jobs set locked_until = '$far' where id = $id; commit;" >&7
 exec 7>&-
 wait $renewer
 wait $pid
 eq "a lease renewed under the rescue is kept" "running|1|slow-worker|true" "$(holder "$id")"
 eq "and nothing is in its history" 0 "$(q "select count(*) from cronq.job_runs where job_id = $id")"
+
+# And a job's row locked between the rescue's look and its write is
+# skipped, not waited for: the run goes on at once (waiting would end it
+# with its 2 s answer limit); a later rescue takes the job.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+id=$("$CRONQ" enqueue noop)
+q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'slow-worker', locked_until = now() - interval '1 second' where id = $id"
+rm -f "$T_DIR/hist"; mkfifo "$T_DIR/hist"
+"$PSQL" -XAtq <"$T_DIR/hist" >/dev/null 2>&1 &
+historian=$!
+exec 7>"$T_DIR/hist"
+echo "begin; lock table cronq.job_runs in share mode;" >&7
+check "row locked mid-rescue: the history is locked" wait_for "locked" 10 \
+    "select count(*) = 1 from pg_stat_activity where state = 'idle in transaction' and datname = current_database()"
+"$CRONQ" run --lease 2s 2>"$T_DIR/r2.err" 7>&- &
+pid=$!
+check "row locked mid-rescue: the rescue's write waits" wait_for "waiting" 10 \
+    "select count(*) = 1 from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"
+"$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs where id = $id for update" -c "select pg_sleep(4)" \
+    -c "commit" >/dev/null 2>&1 7>&- &
+locker=$!
+check "row locked mid-rescue: another session locks the job's row" wait_for "lock" 5 \
+    "select exists (select from pg_stat_activity where query like '%pg_sleep(4)%' and state = 'active')"
+t0=$(date +%s%N)
+echo "commit;" >&7
+exec 7>&-
+wait $pid; rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+wait $historian
+eq "row locked mid-rescue: the run ends 0" 0 $rc
+check "row locked mid-rescue: at once (${ms} ms)" [ "$ms" -lt 1500 ]
+eq "row locked mid-rescue: the job is left as it was, for a later rescue" "running|1|slow-worker|false" "$(holder "$id")"
+wait $locker
 
 # SKIP LOCKED: a row another session holds locked (a claim in progress
 # elsewhere) neither blocks a claim nor is taken by it. The run ends while
