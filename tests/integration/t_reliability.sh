@@ -226,27 +226,36 @@ run_then_steal "given back at shutdown" "$id" --grace 0s --kill-grace 1s
 kill -TERM $pid; wait $pid
 fenced "given back at shutdown" "$id" given_back
 
+# rescue_waits PREFIX ARGS…: a noop job left running by slow-worker, its
+# lease expired (its id in id); a session (fed through fd 7, its pid in
+# historian) holds the history table locked; cronq run ARGS… (its pid in
+# pid) started, and waiting at the rescue's write.
+rescue_waits() {
+    local prefix=$1; shift
+    q "delete from cronq.jobs; delete from cronq.job_runs"
+    id=$("$CRONQ" enqueue noop)
+    q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'slow-worker', locked_until = now() - interval '1 second' where id = $id"
+    rm -f "$T_DIR/hist"; mkfifo "$T_DIR/hist"
+    "$PSQL" -XAtq <"$T_DIR/hist" >/dev/null 2>&1 &
+    historian=$!
+    exec 7>"$T_DIR/hist"
+    echo "begin; lock table cronq.job_runs in share mode;" >&7
+    check "${prefix}the history is locked" wait_for "locked" 10 \
+        "select count(*) = 1 from pg_stat_activity where state = 'idle in transaction' and datname = current_database()"
+    "$CRONQ" run "$@" 2>"$T_DIR/r.err" 7>&- &
+    pid=$!
+    check "${prefix}the rescue's write waits" wait_for "waiting" 10 \
+        "select count(*) = 1 from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"
+}
+
 # The rescue is fenced too: a lease renewed between the rescue's look
 # (expired) and its write is not rescued. A session holds a lock on the
 # history table that the rescue's write waits for; meanwhile it renews the
 # lease, then commits.
-q "delete from cronq.jobs; delete from cronq.job_runs"
-id=$("$CRONQ" enqueue noop)
-q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'slow-worker', locked_until = now() - interval '1 second' where id = $id"
-rm -f "$T_DIR/renew"; mkfifo "$T_DIR/renew"
-"$PSQL" -XAtq <"$T_DIR/renew" >/dev/null 2>&1 &
-renewer=$!
-exec 7>"$T_DIR/renew"
-echo "begin; lock table cronq.job_runs in share mode;" >&7
-check "the history is locked" wait_for "locked" 10 \
-    "select count(*) = 1 from pg_stat_activity where state = 'idle in transaction' and datname = current_database()"
-"$CRONQ" run 2>"$T_DIR/r.err" &
-pid=$!
-check "the rescue's write waits" wait_for "waiting" 10 \
-    "select count(*) = 1 from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"
+rescue_waits ""
 echo "update cronq.jobs set locked_until = '$far' where id = $id; commit;" >&7
 exec 7>&-
-wait $renewer
+wait $historian
 wait $pid
 eq "a lease renewed under the rescue is kept" "running|1|slow-worker|true" "$(holder "$id")"
 eq "and nothing is in its history" 0 "$(q "select count(*) from cronq.job_runs where job_id = $id")"
@@ -254,20 +263,7 @@ eq "and nothing is in its history" 0 "$(q "select count(*) from cronq.job_runs w
 # And a job's row locked between the rescue's look and its write is
 # skipped, not waited for: the run goes on at once (waiting would end it
 # with its 2 s answer limit); a later rescue takes the job.
-q "delete from cronq.jobs; delete from cronq.job_runs"
-id=$("$CRONQ" enqueue noop)
-q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'slow-worker', locked_until = now() - interval '1 second' where id = $id"
-rm -f "$T_DIR/hist"; mkfifo "$T_DIR/hist"
-"$PSQL" -XAtq <"$T_DIR/hist" >/dev/null 2>&1 &
-historian=$!
-exec 7>"$T_DIR/hist"
-echo "begin; lock table cronq.job_runs in share mode;" >&7
-check "row locked mid-rescue: the history is locked" wait_for "locked" 10 \
-    "select count(*) = 1 from pg_stat_activity where state = 'idle in transaction' and datname = current_database()"
-"$CRONQ" run --lease 2s 2>"$T_DIR/r2.err" 7>&- &
-pid=$!
-check "row locked mid-rescue: the rescue's write waits" wait_for "waiting" 10 \
-    "select count(*) = 1 from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()"
+rescue_waits "row locked mid-rescue: " --lease 2s
 "$PSQL" -XAtq -c "begin" -c "select id from cronq.jobs where id = $id for update" -c "select pg_sleep(4)" \
     -c "commit" >/dev/null 2>&1 7>&- &
 locker=$!
