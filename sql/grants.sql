@@ -41,7 +41,7 @@ begin
         grant select on cronq.jobs, cronq.job_runs, cronq.schedules, cronq.wakes,
             cronq.schema_migrations to cronq_user;
         grant insert (queue, type, payload, priority, run_at, max_attempts, timeout,
-                      idempotency_key, schedule, scheduled_for, enqueued_by)
+                      idempotency_key, schedule, scheduled_for, enqueued_by, limit_key)
             on cronq.jobs to cronq_user;
         -- What cancel and retry write; row-level security allows only the
         -- caller's jobs, and jobs_transition_guard only what they do.
@@ -50,6 +50,8 @@ begin
             on cronq.jobs to cronq_user;
         -- Pauses of its own schedules (row-level security, 0011).
         grant select, insert, update, delete on cronq.pauses to cronq_user;
+        -- Limits: read (row-level security lets only admins write, 0012).
+        grant select on cronq.limits, cronq.limits_now to cronq_user;
         grant insert (name, cron, timezone, type, payload, queue, priority, max_attempts,
                       timeout, enabled, catchup, overlap, next_run_at),
               update (cron, timezone, type, payload, queue, priority, max_attempts,
@@ -66,6 +68,8 @@ begin
             to cronq_admin;
         grant select, delete on cronq.wakes to cronq_admin;
         grant select, insert, update, delete on cronq.pauses to cronq_admin;
+        grant select, insert, update, delete on cronq.limits to cronq_admin;
+        grant select on cronq.limits_now to cronq_admin;
         grant select on cronq.schema_migrations to cronq_admin;
     end if;
 end
@@ -79,8 +83,9 @@ begin
     foreach r in array array['cronq_user', 'cronq_admin'] loop
         continue when not exists (select 1 from pg_catalog.pg_roles where rolname = r);
         execute pg_catalog.format('grant execute on function
-            cronq.enqueue(text, jsonb, timestamptz, text, integer, integer, interval, text),
-            cronq.enqueue_job(text, jsonb, timestamptz, text, integer, integer, interval, text),
+            cronq.enqueue(text, jsonb, timestamptz, text, integer, integer, interval, text, text),
+            cronq.enqueue_job(text, jsonb, timestamptz, text, integer, integer, interval, text,
+                              text),
             cronq.cancel(bigint), cronq.retry(bigint),
             cronq.cancel_jobs(bigint[]), cronq.retry_jobs(bigint[]),
             cronq.schedule(text, text, text, jsonb, text, text, integer, integer, interval,
@@ -88,6 +93,9 @@ begin
             cronq.unschedule(text),
             cronq.pause(text, timestamptz), cronq.resume(text),
             cronq.paused_keys(), cronq.held(text[], text, text),
+            cronq.held(text[], text, text, text), cronq.job_keys(text, text, text, text),
+            cronq.set_limit(text, integer, integer, interval), cronq.clear_limit(text),
+            cronq.limited(), cronq.full_keys(), cronq.limit_key_error(text),
             cronq.enqueue_occurrences(text[], timestamptz[])
             to %I', r);
     end loop;

@@ -38,6 +38,7 @@ CREATE TABLE cronq.jobs (
     started_at timestamp with time zone,
     finished_at timestamp with time zone,
     cancel_requested boolean DEFAULT false NOT NULL,
+    limit_key text,
     CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT jobs_idempotency_key_check CHECK (((idempotency_key <> ''::text) AND (length(idempotency_key) <= 1000))),
     CONSTRAINT jobs_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
@@ -159,6 +160,26 @@ $$;
 ALTER FUNCTION cronq.check_task(p_type text, p_payload jsonb, p_role text) OWNER TO postgres;
 
 --
+-- Name: clear_limit(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.clear_limit(key text) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    perform cronq.flow_check(key, 'limit');
+    if key like 'schedule:%' and not cronq.manages_flow() then
+        raise exception 'only members of cronq_admin limit %', key using errcode = '42501';
+    end if;
+    delete from cronq.limits l where l.key = clear_limit.key;
+    return found;
+end
+$$;
+
+ALTER FUNCTION cronq.clear_limit(key text) OWNER TO postgres;
+
+--
 -- Name: cron_error(text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -273,18 +294,23 @@ $_$;
 ALTER FUNCTION cronq.cron_error(expr text) OWNER TO postgres;
 
 --
--- Name: enqueue_job(text, jsonb, timestamp with time zone, text, integer, integer, interval, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: enqueue_job(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.enqueue_job(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, OUT id bigint, OUT created boolean) RETURNS record
+CREATE FUNCTION cronq.enqueue_job(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, OUT id bigint, OUT created boolean) RETURNS record
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 #variable_conflict use_variable
+declare
+    why text := cronq.limit_key_error(limit_key);
 begin
+    if limit_key is not null and why is not null then
+        raise exception 'limit key: %', why using errcode = '22023';
+    end if;
     insert into cronq.jobs as j (type, payload, run_at, queue, priority,
-                                 max_attempts, timeout, idempotency_key)
-    values (type, payload, run_at, queue, priority, max_attempts, timeout, key)
+                                 max_attempts, timeout, idempotency_key, limit_key)
+    values (type, payload, run_at, queue, priority, max_attempts, timeout, key, limit_key)
     on conflict (idempotency_key) where idempotency_key is not null do nothing
     returning j.id into id;
     if id is not null then
@@ -303,20 +329,20 @@ begin
 end
 $$;
 
-ALTER FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, OUT id bigint, OUT created boolean) OWNER TO postgres;
+ALTER FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, OUT id bigint, OUT created boolean) OWNER TO postgres;
 
 --
--- Name: enqueue(text, jsonb, timestamp with time zone, text, integer, integer, interval, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: enqueue(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.enqueue(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text) RETURNS bigint
+CREATE FUNCTION cronq.enqueue(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE sql
     BEGIN ATOMIC
  SELECT e.id
-    FROM cronq.enqueue_job(enqueue.type, enqueue.payload, enqueue.run_at, enqueue.queue, enqueue.priority, enqueue.max_attempts, enqueue.timeout, enqueue.key) e(id, created);
+    FROM cronq.enqueue_job(enqueue.type, enqueue.payload, enqueue.run_at, enqueue.queue, enqueue.priority, enqueue.max_attempts, enqueue.timeout, enqueue.key, enqueue.limit_key) e(id, created);
 END;
 
-ALTER FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text) OWNER TO postgres;
+ALTER FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text) OWNER TO postgres;
 
 --
 -- Name: schedules; Type: TABLE; Schema: cronq; Owner: postgres
@@ -444,9 +470,90 @@ ALTER FUNCTION cronq.flow_check(key text, verb text) OWNER TO postgres;
 
 CREATE FUNCTION cronq.flow_key_error(k text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN CASE WHEN ((k IS NULL) OR (k = ''::text)) THEN 'a key is required'::text WHEN (k !~ '^(queue|type|schedule):'::text) THEN format('%s is not a key: keys are queue:NAME, type:NAME or schedule:NAME'::text, k) WHEN (k ~ '^(queue|type|schedule):$'::text) THEN format('%s names nothing: keys are queue:NAME, type:NAME or schedule:NAME'::text, k) WHEN (length(k) > 255) THEN 'a key is at most 255 characters'::text WHEN (k ~ '[[:cntrl:]]'::text) THEN 'a key may not contain control characters'::text ELSE NULL::text END;
+    RETURN CASE WHEN ((k IS NULL) OR (k = ''::text)) THEN 'a key is required'::text WHEN (k !~ '^[A-Za-z0-9_.-]+:'::text) THEN format('%s is not a key: keys are queue:NAME, type:NAME, schedule:NAME or a limit key PREFIX:NAME (such as tenant:42)'::text, k) WHEN (k ~ '^[A-Za-z0-9_.-]+:$'::text) THEN format('%s names nothing: keys are queue:NAME, type:NAME, schedule:NAME or a limit key PREFIX:NAME (such as tenant:42)'::text, k) WHEN (length(k) > 255) THEN 'a key is at most 255 characters'::text WHEN (k ~ '[[:cntrl:]]'::text) THEN 'a key may not contain control characters'::text ELSE NULL::text END;
 
 ALTER FUNCTION cronq.flow_key_error(k text) OWNER TO postgres;
+
+--
+-- Name: limit_room(text[], boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.limit_room(keys text[], lock boolean) RETURNS TABLE(key text, room bigint, running bigint, started bigint)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    if lock then
+        perform from cronq.limits l where keys is null or l.key = any(keys)
+            order by l.key for no key update of l;
+    end if;
+    return query
+    with lim as (
+        select l.key, l.max_running, l.rate, l.per from cronq.limits l
+        where keys is null or l.key = any(keys)
+    ), running as (
+        select k.key, count(*) as n, count(*) filter (where j.started_at > now() - lim.per) as recent
+        from cronq.jobs j
+        cross join lateral unnest(cronq.job_keys(j.queue, j.type, j.schedule, j.limit_key)) k(key)
+        join lim on lim.key = k.key
+        where j.status = 'running'
+        group by k.key
+    ), started as (
+        select k.key, count(*) as n
+        from lim l0, cronq.job_runs r
+        join cronq.jobs j on j.id = r.job_id
+        cross join lateral unnest(cronq.job_keys(j.queue, j.type, j.schedule, j.limit_key)) k(key)
+        where l0.rate is not null and r.started_at > now() - l0.per and r.outcome <> 'given_back'
+          and k.key = l0.key
+        group by k.key
+    )
+    select lim.key, least(
+        lim.max_running - coalesce(running.n, 0),
+        lim.rate - coalesce(running.recent, 0) - coalesce(started.n, 0)),
+        coalesce(running.n, 0),
+        case when lim.rate is not null then coalesce(running.recent, 0) + coalesce(started.n, 0) end
+    from lim left join running on running.key = lim.key left join started on started.key = lim.key;
+end
+$$;
+
+ALTER FUNCTION cronq.limit_room(keys text[], lock boolean) OWNER TO postgres;
+
+--
+-- Name: limits; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE TABLE cronq.limits (
+    key text NOT NULL,
+    max_running integer,
+    rate integer,
+    per interval,
+    set_by text DEFAULT CURRENT_USER NOT NULL,
+    set_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT limits_check CHECK (((max_running IS NOT NULL) OR (rate IS NOT NULL))),
+    CONSTRAINT limits_check1 CHECK (((rate IS NULL) = (per IS NULL))),
+    CONSTRAINT limits_key_check CHECK ((cronq.flow_key_error(key) IS NULL)),
+    CONSTRAINT limits_max_running_check CHECK (((max_running >= 1) AND (max_running <= 1000000))),
+    CONSTRAINT limits_per_check CHECK (((per >= '00:00:01'::interval) AND (per <= '1 day'::interval))),
+    CONSTRAINT limits_rate_check CHECK (((rate >= 1) AND (rate <= 1000000)))
+);
+
+ALTER TABLE cronq.limits OWNER TO postgres;
+
+--
+-- Name: TABLE limits; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON TABLE cronq.limits IS 'cronq limits: at most max_running jobs of a key at once, at most rate starts per window; see cronq(1)';
+
+--
+-- Name: full_keys(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.full_keys() RETURNS text[]
+    LANGUAGE sql STABLE
+    RETURN CASE WHEN (EXISTS (SELECT 1 FROM cronq.limits)) THEN (SELECT COALESCE(array_agg(r.key), '{}'::text[]) AS "coalesce" FROM cronq.limit_room(NULL::text[], false) r(key, room, running, started) WHERE (r.room <= 0)) ELSE '{}'::text[] END;
+
+ALTER FUNCTION cronq.full_keys() OWNER TO postgres;
 
 --
 -- Name: held(text[], text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -457,6 +564,16 @@ CREATE FUNCTION cronq.held(ks text[], p_queue text, p_type text) RETURNS boolean
     RETURN (ks && ARRAY[('queue:'::text || p_queue), ('type:'::text || p_type)]);
 
 ALTER FUNCTION cronq.held(ks text[], p_queue text, p_type text) OWNER TO postgres;
+
+--
+-- Name: held(text[], text, text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.held(ks text[], p_queue text, p_type text, p_limit_key text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    RETURN (ks && ARRAY[('queue:'::text || p_queue), ('type:'::text || p_type), p_limit_key]);
+
+ALTER FUNCTION cronq.held(ks text[], p_queue text, p_type text, p_limit_key text) OWNER TO postgres;
 
 --
 -- Name: is_admin(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -477,6 +594,16 @@ CREATE FUNCTION cronq.is_duration(t text) RETURNS boolean
     RETURN ((t <> ''::text) AND (t ~ '^([0-9]+|([0-9]+w)?([0-9]+d)?([0-9]+h)?([0-9]+m)?([0-9]+s)?([0-9]+ms)?)$'::text));
 
 ALTER FUNCTION cronq.is_duration(t text) OWNER TO postgres;
+
+--
+-- Name: job_keys(text, text, text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.job_keys(p_queue text, p_type text, p_schedule text, p_limit_key text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN ARRAY[('queue:'::text || p_queue), ('type:'::text || p_type), ('schedule:'::text || p_schedule), p_limit_key];
+
+ALTER FUNCTION cronq.job_keys(p_queue text, p_type text, p_schedule text, p_limit_key text) OWNER TO postgres;
 
 --
 -- Name: jobs_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -633,6 +760,43 @@ CREATE FUNCTION cronq.known_task(p_type text) RETURNS boolean
     RETURN (p_type = ANY (ARRAY['noop'::text, 'sleep'::text, 'fail'::text, 'sql'::text, 'exec'::text, 'purge'::text]));
 
 ALTER FUNCTION cronq.known_task(p_type text) OWNER TO postgres;
+
+--
+-- Name: limit_key_error(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.limit_key_error(k text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN CASE WHEN (cronq.flow_key_error(k) IS NOT NULL) THEN cronq.flow_key_error(k) WHEN (k ~ '^(queue|type|schedule):'::text) THEN format('%s cannot be a limit key: a job has its queue:, type: and schedule: keys by itself'::text, k) ELSE NULL::text END;
+
+ALTER FUNCTION cronq.limit_key_error(k text) OWNER TO postgres;
+
+--
+-- Name: limited(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.limited() RETURNS boolean
+    LANGUAGE sql STABLE
+    RETURN (EXISTS (SELECT 1 FROM cronq.limits));
+
+ALTER FUNCTION cronq.limited() OWNER TO postgres;
+
+--
+-- Name: limits_stamp(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.limits_stamp() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    new.set_by := current_user;
+    new.set_at := now();
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.limits_stamp() OWNER TO postgres;
 
 --
 -- Name: pauses; Type: TABLE; Schema: cronq; Owner: postgres
@@ -1055,7 +1219,7 @@ ALTER FUNCTION cronq.schedules_guard() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_compatible_from() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 11;
+    RETURN 12;
 
 ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
@@ -1065,9 +1229,39 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 11;
+    RETURN 12;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
+
+--
+-- Name: set_limit(text, integer, integer, interval); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.set_limit(key text, max_running integer DEFAULT NULL::integer, rate integer DEFAULT NULL::integer, per interval DEFAULT NULL::interval) RETURNS cronq.limits
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    r cronq.limits;
+begin
+    perform cronq.flow_check(key, 'limit');
+    if key like 'schedule:%' and not cronq.manages_flow() then
+        raise exception 'only members of cronq_admin limit %', key using errcode = '42501';
+    end if;
+    if (rate is null) <> (per is null) then
+        raise exception 'a rate is a number of starts per window: give both' using errcode = '22023';
+    end if;
+    insert into cronq.limits as l (key, max_running, rate, per)
+        values (set_limit.key, set_limit.max_running, set_limit.rate, set_limit.per)
+        on conflict on constraint limits_pkey do update
+        set max_running = coalesce(excluded.max_running, l.max_running),
+            rate = coalesce(excluded.rate, l.rate), per = coalesce(excluded.per, l.per)
+        returning * into r;
+    return r;
+end
+$$;
+
+ALTER FUNCTION cronq.set_limit(key text, max_running integer, rate integer, per interval) OWNER TO postgres;
 
 --
 -- Name: task_permission_error(text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1204,6 +1398,26 @@ ALTER TABLE cronq.jobs ALTER COLUMN id ADD GENERATED BY DEFAULT AS IDENTITY (
 );
 
 --
+-- Name: limits_now; Type: VIEW; Schema: cronq; Owner: postgres
+--
+
+CREATE VIEW cronq.limits_now WITH (security_invoker='true') AS
+ SELECT l.key,
+    l.max_running,
+    l.rate,
+    (EXTRACT(epoch FROM l.per))::bigint AS per_seconds,
+    r.running,
+    r.started,
+    GREATEST(r.room, (0)::bigint) AS room,
+    (r.room <= 0) AS "full",
+    l.set_by,
+    l.set_at
+   FROM (cronq.limits l
+     JOIN cronq.limit_room(NULL::text[], false) r(key, room, running, started) ON ((r.key = l.key)));
+
+ALTER TABLE cronq.limits_now OWNER TO postgres;
+
+--
 -- Name: schema_migrations; Type: TABLE; Schema: cronq; Owner: postgres
 --
 
@@ -1254,11 +1468,25 @@ ALTER TABLE ONLY cronq.job_runs
     ADD CONSTRAINT job_runs_pkey PRIMARY KEY (job_id, id);
 
 --
+-- Name: jobs jobs_limit_key_check; Type: CHECK CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE cronq.jobs
+    ADD CONSTRAINT jobs_limit_key_check CHECK (((cronq.limit_key_error(limit_key) IS NULL) OR (limit_key IS NULL))) NOT VALID;
+
+--
 -- Name: jobs jobs_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
 --
 
 ALTER TABLE ONLY cronq.jobs
     ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
+
+--
+-- Name: limits limits_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE ONLY cronq.limits
+    ADD CONSTRAINT limits_pkey PRIMARY KEY (key);
 
 --
 -- Name: pauses pauses_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
@@ -1287,6 +1515,12 @@ ALTER TABLE ONLY cronq.schema_migrations
 
 ALTER TABLE ONLY cronq.wakes
     ADD CONSTRAINT wakes_pkey PRIMARY KEY (id);
+
+--
+-- Name: job_runs_started; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX job_runs_started ON cronq.job_runs USING btree (started_at);
 
 --
 -- Name: jobs_dead; Type: INDEX; Schema: cronq; Owner: postgres
@@ -1337,6 +1571,12 @@ CREATE TRIGGER jobs_guard BEFORE INSERT OR UPDATE OF type, payload, enqueued_by 
 CREATE TRIGGER jobs_transition_guard BEFORE UPDATE ON cronq.jobs FOR EACH ROW WHEN (row_security_active(('cronq.jobs'::regclass)::oid)) EXECUTE FUNCTION cronq.jobs_transition_guard();
 
 --
+-- Name: limits limits_stamp; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER limits_stamp BEFORE INSERT OR UPDATE ON cronq.limits FOR EACH ROW EXECUTE FUNCTION cronq.limits_stamp();
+
+--
 -- Name: pauses pauses_stamp; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
@@ -1380,6 +1620,24 @@ ALTER TABLE cronq.jobs ENABLE ROW LEVEL SECURITY;
 --
 
 CREATE POLICY jobs_own ON cronq.jobs USING ((( SELECT cronq.is_admin() AS is_admin) OR (enqueued_by = (CURRENT_USER)::text))) WITH CHECK ((( SELECT cronq.is_admin() AS is_admin) OR ((enqueued_by = (CURRENT_USER)::text) AND ((status = ANY (ARRAY['queued'::text, 'cancelled'::text])) OR ((status = 'running'::text) AND cancel_requested)))));
+
+--
+-- Name: limits; Type: ROW SECURITY; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE cronq.limits ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: limits limits_manage; Type: POLICY; Schema: cronq; Owner: postgres
+--
+
+CREATE POLICY limits_manage ON cronq.limits USING (( SELECT cronq.manages_flow() AS manages_flow)) WITH CHECK (( SELECT cronq.manages_flow() AS manages_flow));
+
+--
+-- Name: limits limits_read; Type: POLICY; Schema: cronq; Owner: postgres
+--
+
+CREATE POLICY limits_read ON cronq.limits FOR SELECT USING (true);
 
 --
 -- Name: pauses; Type: ROW SECURITY; Schema: cronq; Owner: postgres
@@ -1556,6 +1814,12 @@ GRANT UPDATE(finished_at) ON TABLE cronq.jobs TO cronq_user;
 GRANT UPDATE(cancel_requested) ON TABLE cronq.jobs TO cronq_user;
 
 --
+-- Name: COLUMN jobs.limit_key; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(limit_key) ON TABLE cronq.jobs TO cronq_user;
+
+--
 -- Name: FUNCTION cancel_jobs(ids bigint[]); Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -1570,18 +1834,25 @@ GRANT ALL ON FUNCTION cronq.cancel(id bigint) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.cancel(id bigint) TO cronq_admin;
 
 --
--- Name: FUNCTION enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, OUT id bigint, OUT created boolean); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION clear_limit(key text); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, OUT id bigint, OUT created boolean) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, OUT id bigint, OUT created boolean) TO cronq_admin;
+GRANT ALL ON FUNCTION cronq.clear_limit(key text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.clear_limit(key text) TO cronq_admin;
 
 --
--- Name: FUNCTION enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, OUT id bigint, OUT created boolean); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text) TO cronq_admin;
+GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, OUT id bigint, OUT created boolean) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, OUT id bigint, OUT created boolean) TO cronq_admin;
+
+--
+-- Name: FUNCTION enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text) TO cronq_admin;
 
 --
 -- Name: TABLE schedules; Type: ACL; Schema: cronq; Owner: postgres
@@ -1676,11 +1947,53 @@ GRANT ALL ON FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestam
 GRANT ALL ON FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]) TO cronq_admin;
 
 --
+-- Name: TABLE limits; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT SELECT ON TABLE cronq.limits TO cronq_user;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.limits TO cronq_admin;
+
+--
+-- Name: FUNCTION full_keys(); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.full_keys() TO cronq_user;
+GRANT ALL ON FUNCTION cronq.full_keys() TO cronq_admin;
+
+--
 -- Name: FUNCTION held(ks text[], p_queue text, p_type text); Type: ACL; Schema: cronq; Owner: postgres
 --
 
 GRANT ALL ON FUNCTION cronq.held(ks text[], p_queue text, p_type text) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.held(ks text[], p_queue text, p_type text) TO cronq_admin;
+
+--
+-- Name: FUNCTION held(ks text[], p_queue text, p_type text, p_limit_key text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.held(ks text[], p_queue text, p_type text, p_limit_key text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.held(ks text[], p_queue text, p_type text, p_limit_key text) TO cronq_admin;
+
+--
+-- Name: FUNCTION job_keys(p_queue text, p_type text, p_schedule text, p_limit_key text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.job_keys(p_queue text, p_type text, p_schedule text, p_limit_key text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.job_keys(p_queue text, p_type text, p_schedule text, p_limit_key text) TO cronq_admin;
+
+--
+-- Name: FUNCTION limit_key_error(k text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.limit_key_error(k text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.limit_key_error(k text) TO cronq_admin;
+
+--
+-- Name: FUNCTION limited(); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.limited() TO cronq_user;
+GRANT ALL ON FUNCTION cronq.limited() TO cronq_admin;
 
 --
 -- Name: TABLE pauses; Type: ACL; Schema: cronq; Owner: postgres
@@ -1738,6 +2051,13 @@ GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload js
 GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text) TO cronq_admin;
 
 --
+-- Name: FUNCTION set_limit(key text, max_running integer, rate integer, per interval); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.set_limit(key text, max_running integer, rate integer, per interval) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.set_limit(key text, max_running integer, rate integer, per interval) TO cronq_admin;
+
+--
 -- Name: FUNCTION unschedule(name text); Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -1750,6 +2070,13 @@ GRANT ALL ON FUNCTION cronq.unschedule(name text) TO cronq_admin;
 
 GRANT SELECT ON TABLE cronq.job_runs TO cronq_user;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.job_runs TO cronq_admin;
+
+--
+-- Name: TABLE limits_now; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT SELECT ON TABLE cronq.limits_now TO cronq_user;
+GRANT SELECT ON TABLE cronq.limits_now TO cronq_admin;
 
 --
 -- Name: TABLE schema_migrations; Type: ACL; Schema: cronq; Owner: postgres

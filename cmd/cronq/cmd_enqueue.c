@@ -17,7 +17,7 @@
 #include "util/log.h"
 
 enum {
-	OPT_RUN_AT = OPT_FIRST_CMD, OPT_IN, OPT_KEY, OPT_JSONL,
+	OPT_RUN_AT = OPT_FIRST_CMD, OPT_IN, OPT_KEY, OPT_JSONL, OPT_LIMIT_KEY,
 };
 
 typedef struct enqueue_args {
@@ -47,9 +47,13 @@ help(void)
 		   "      --timeout DURATION    stop an attempt after DURATION (default 1h)\n"
 		   "      --key KEY             idempotency key: with an existing key nothing is\n"
 		   "                            written and the existing job's id is printed\n"
+		   "      --limit-key KEY       the job's own key of flow control (PREFIX:NAME,\n"
+		   "                            e.g. tenant:42): cronq pause and cronq limit\n"
+		   "                            hold it as they hold its queue and type\n"
 		   "      --jsonl               read one job per line from standard input, all or\n"
 		   "                            nothing: {\"type\", \"payload\", \"run_at\", \"queue\",\n"
-		   "                            \"priority\", \"max_attempts\", \"key\", \"timeout\"}\n"
+		   "                            \"priority\", \"max_attempts\", \"key\", \"timeout\",\n"
+		   "                            \"limit_key\"}\n"
 		   "  -v, --verbose             say what is done\n"
 		   "      --log-format FORMAT   text (default) or json\n"
 		   "  -h, --help                show this help, then exit\n\n"
@@ -80,6 +84,9 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 			break;
 		case OPT_JSONL:
 			a->jsonl = true;
+			break;
+		case OPT_LIMIT_KEY:
+			a->req.limit_key = arg;
 			break;
 	}
 	return rc;
@@ -113,7 +120,9 @@ cmd_enqueue(int argc, char **argv)
 		{"run-at", required_argument, OPT_RUN_AT, 0, "in"},
 		{"in", required_argument, OPT_IN, 0, NULL},
 		{"key", required_argument, OPT_KEY, 0, NULL},
-		{"jsonl", no_argument, OPT_JSONL, 0, "run-at in key queue priority max-attempts timeout"},
+		{"limit-key", required_argument, OPT_LIMIT_KEY, 0, NULL},
+		{"jsonl", no_argument, OPT_JSONL, 0,
+		 "run-at in key queue priority max-attempts timeout limit-key"},
 		CLI_JOB_OPTIONS,
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, 0, 0, NULL},

@@ -17,6 +17,7 @@ int cmd_retry(int argc, char **argv);
 int cmd_purge(int argc, char **argv);
 int cmd_backfill(int argc, char **argv);
 int cmd_pause(int argc, char **argv);
+int cmd_limit(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 
 #endif

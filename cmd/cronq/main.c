@@ -26,6 +26,7 @@ static const command commands[] = {
 	{"retry", cmd_retry, "queue dead, failed or finished jobs again"},
 	{"pause", cmd_pause, "stop claiming a queue's or a type's jobs, or a schedule"},
 	{"resume", cmd_resume, "undo pause"},
+	{"limit", cmd_limit, "cap how many jobs of a key run at once, or start per window"},
 	{"list", cmd_list, "list jobs"},
 	{"show", cmd_show, "show a job with every attempt"},
 	{"status", cmd_status, "counts, lag, dead jobs, schedules, last wake"},

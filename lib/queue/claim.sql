@@ -3,10 +3,23 @@
 -- concurrent runners never wait on each other; the CTE feeds an
 -- id = any(array(...)) so that the UPDATE keeps a primary-key index scan.
 -- Sent alone, or right after the previous batch's outcomes (record.sql).
--- Rows come back in any order: the C sorts them into run order. Jobs of a
+-- Rows come back in any order: the C sorts them into run order. The last
+-- column is the database's clock as the rows are written, after any wait
+-- for a limit's lock: the base of the times the worker records (counted
+-- from the answer's arrival, they are never later than the moments they
+-- stand for, and a job's recorded start never precedes its claim). So is
+-- started_at: a job counts under its limits from then. Jobs of a
 -- paused queue or type (cronq.pauses, until resumed or until its time) are
 -- not taken: the keys paused are read once per claim (an empty table's
--- probe when none is), each job compared with them.
+-- probe when none is), each job compared with them. A job's keys
+-- (cronq.job_keys: queue, type, schedule, its own limit key) obey the
+-- limits (cronq.limits, sql/0012_limits.sql) in two steps: the walk passes
+-- the jobs of keys full at the statement's start (cronq.full_keys(), read
+-- without locks); then, the due rows locked, cronq.limit_room() locks the
+-- limited keys among them (advisory, one claim of a key at a time),
+-- counts the keys' running jobs and recent starts afresh, and the rows
+-- beyond a key's room, in run order, are left for later. With no limit
+-- defined each step is one probe of the empty table.
 --
 -- Parameters:
 --   $1  text      the worker's name (locked_by)
@@ -24,21 +37,36 @@
 --   EXPLAIN EXECUTE claim('me', 60000, 10, '{default}', '{noop,sleep}', null);
 --   EXPLAIN EXECUTE claim('me', 60000, 10, null, null, '{reports,bulk}');
 with due as (
-    select id from cronq.jobs
+    select id, priority, run_at, cronq.job_keys(queue, type, schedule, limit_key) as keys
+    from cronq.jobs
     where status in ('queued', 'failed') and run_at <= now()
       and ($4::text[] is null or queue = any($4::text[]))
       and ($5::text[] is null or type = any($5::text[]))
       and ($6::text[] is null or queue <> all($6::text[]))
       and (cardinality((select cronq.paused_keys())) = 0
-           or not cronq.held((select cronq.paused_keys()), queue, type))
+           or not cronq.held((select cronq.paused_keys()), queue, type, limit_key))
+      and (cardinality((select cronq.full_keys())) = 0
+           or not (select cronq.full_keys()) && cronq.job_keys(queue, type, schedule, limit_key))
     order by priority, run_at, id
     limit $3::int
-    for update skip locked)
+    for update skip locked
+), room as materialized (
+    select r.key, r.room
+    from cronq.limit_room(array(select distinct k from due, unnest(due.keys) k
+                                where k is not null), true) r
+    where (select cronq.limited())
+), refused as (
+    select ranked.id from (
+        select d.id, room.room,
+            row_number() over (partition by room.key order by d.priority, d.run_at, d.id) as rank
+        from due d cross join lateral unnest(d.keys) u(key) join room on room.key = u.key
+    ) ranked
+    where ranked.rank > ranked.room)
 update cronq.jobs j set status = 'running', attempts = j.attempts + 1,
     locked_by = $1, locked_until = now() + $2::bigint * interval '1 millisecond',
-    started_at = now(), updated_at = now()
-where j.id = any(array(select id from due))
+    started_at = clock_timestamp(), updated_at = now()
+where j.id = any(array(select id from due where id not in (select id from refused)))
 returning j.id, j.attempts, j.max_attempts, j.priority,
     extract(epoch from j.run_at), j.type, j.queue, j.payload::text,
     j.idempotency_key, to_char(j.scheduled_for at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-    j.enqueued_by, (extract(epoch from j.timeout) * 1000)::bigint, now();
+    j.enqueued_by, (extract(epoch from j.timeout) * 1000)::bigint, clock_timestamp();

@@ -11,6 +11,7 @@
 
 #include "pg/literal.h"
 #include "pg/pg.h"
+#include "queue/flow.h"
 #include "queue/payload.h"
 #include "util/buf.h"
 #include "util/duration.h"
@@ -29,9 +30,10 @@
 static const char enqueue_sql[] =
 	"select e.id, e.created from cronq.enqueue_job($1, $2::jsonb,"
 	"   coalesce($3::timestamptz, now() + $4::bigint * interval '1 millisecond'),"
-	"   $5, $6::int, $7::int, $8::bigint * interval '1 millisecond', $9) e";
+	"   $5, $6::int, $7::int, $8::bigint * interval '1 millisecond', $9, $10) e";
 
-#define COPY_COLUMNS "type, payload, run_at, queue, priority, max_attempts, timeout, idempotency_key"
+#define COPY_COLUMNS \
+	"type, payload, run_at, queue, priority, max_attempts, timeout, idempotency_key, limit_key"
 
 static const char copy_sql[] = "copy cronq.jobs (" COPY_COLUMNS ") from stdin";
 
@@ -69,6 +71,8 @@ enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
 		rc = cq_fail(err, EX_DATAERR, "queue name must be 1 to %d bytes", ENQUEUE_MAX_NAME);
 	else if (req->key && (req->key[0] == '\0' || strlen(req->key) > ENQUEUE_MAX_KEY))
 		rc = cq_fail(err, EX_DATAERR, "key must be 1 to %d bytes", ENQUEUE_MAX_KEY);
+	else if (req->limit_key && flow_limit_key_invalid(req->limit_key, why, sizeof why))
+		rc = cq_fail(err, EX_DATAERR, "limit key: %s", why);
 	else if (req->opts.has_priority && (req->opts.priority < -ENQUEUE_MAX_PRIORITY || req->opts.priority > ENQUEUE_MAX_PRIORITY))
 		rc = cq_fail(err, EX_DATAERR, "priority must be from %d to %d", -ENQUEUE_MAX_PRIORITY, ENQUEUE_MAX_PRIORITY);
 	else if (req->opts.max_attempts < 0 || req->opts.max_attempts > ENQUEUE_MAX_ATTEMPTS)
@@ -84,7 +88,7 @@ enqueue_one(PGconn *conn, const enqueue_req *req, enqueue_rules_fn rules, int64_
 			cq_err *err)
 {
 	char in[32], prio[16], attempts[16], timeout[32];
-	const char *params[9];
+	const char *params[10];
 	PGresult *res;
 	int rc;
 
@@ -103,7 +107,8 @@ enqueue_one(PGconn *conn, const enqueue_req *req, enqueue_rules_fn rules, int64_
 	params[6] = req->opts.max_attempts > 0 ? attempts : NULL;
 	params[7] = req->opts.timeout_ms > 0 ? timeout : NULL;
 	params[8] = req->key;
-	res = pg_exec(conn, enqueue_sql, 9, params, PG_ONE, err, NULL);
+	params[9] = req->limit_key;
+	res = pg_exec(conn, enqueue_sql, 10, params, PG_ONE, err, NULL);
 	if (res == NULL)
 		return err->code;
 	*id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
@@ -174,7 +179,8 @@ member_span(const char *s, size_t n, const char *key, size_t *start, size_t *len
 }
 
 static const char *const jsonl_fields[] = {
-	"type", "payload", "run_at", "queue", "priority", "max_attempts", "key", "timeout", NULL,
+	"type", "payload", "run_at", "queue", "priority", "max_attempts", "key", "timeout", "limit_key",
+	NULL,
 };
 
 int
@@ -211,6 +217,7 @@ enqueue_parse_line(const char *line, size_t len, enqueue_rules_fn rules, json_t 
 	STRING_FIELD("run_at", req->run_at);
 	STRING_FIELD("queue", req->opts.queue);
 	STRING_FIELD("key", req->key);
+	STRING_FIELD("limit_key", req->limit_key);
 #undef STRING_FIELD
 	if (req->type == NULL)
 		return cq_fail(err, EX_DATAERR, "\"type\" is required");
@@ -272,6 +279,8 @@ append_row(buf *b, const enqueue_req *req)
 	pg_copy_field(b, req->opts.timeout_ms > 0 ? num : NULL);
 	buf_putc(b, '\t');
 	pg_copy_field(b, req->key);
+	buf_putc(b, '\t');
+	pg_copy_field(b, req->limit_key);
 	buf_putc(b, '\n');
 }
 

@@ -34,6 +34,7 @@ typedef struct enqueue_req {
 	int64_t		in_ms;			/* with run_at NULL: run this long from now; <0: unset */
 	job_opts	opts;
 	const char *key;			/* idempotency key, NULL: none */
+	const char *limit_key;		/* the job's own key of flow control (tenant:42), NULL: none */
 } enqueue_req;
 
 #define ENQUEUE_MAX_PRIORITY 1000000

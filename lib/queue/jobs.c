@@ -423,6 +423,23 @@ jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
  * hold a row the other's outcomes needed: a deadlock).
  */
 int
+jobs_held(PGconn *conn, const claim_filter *filter, bool *held, cq_err *err)
+{
+	claim_params cp;
+	const char *params[CLAIM_NPARAMS];
+	PGresult *res;
+
+	claim_params_fill(&cp, "", 0, 0, filter, params);
+	res = pg_exec(conn, sql_queue_held, 3, params + 3, PG_ONE, err, NULL);
+	claim_params_free(&cp);
+	if (res == NULL)
+		return err->code;
+	*held = PQgetvalue(res, 0, 0)[0] == 't';
+	PQclear(res);
+	return 0;
+}
+
+int
 jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, int limit,
 					  int64_t lease_ms, const claim_filter *filter, claim_batch *out, cq_err *err)
 {

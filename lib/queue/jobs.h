@@ -34,7 +34,7 @@ typedef struct claimed_job {
 typedef struct claim_batch {
 	claimed_job *jobs;			/* in run order: priority, run_at, id */
 	int			n;
-	char		claimed_at[64];	/* the database's now() at the claim */
+	char		claimed_at[64];	/* the database's clock as the claim wrote the rows */
 } claim_batch;
 
 typedef struct claim_filter {
@@ -101,6 +101,13 @@ typedef struct job_outcome {
 	/* filled by jobs_record: the job's new status, NONE when fenced out */
 	job_status	new_status;
 } job_outcome;
+
+/*
+ * Whether due jobs (under filter, not paused) wait for room under a full
+ * limit (held.sql): a worker whose claim came back empty waits for them.
+ */
+int jobs_held(PGconn *conn, const claim_filter *filter, bool *held, cq_err *err)
+	__attribute__((warn_unused_result));
 
 /*
  * Record outcomes in one statement: each job is updated only while it is

@@ -25,7 +25,9 @@
  * version is $4, or newer and compatible from $4 or earlier: the rule of
  * migrate_compatible() in schema/migrate.c) it records the wake,
  * already finished when there is nothing to do and $5 allows it: an idle
- * wake is this one statement. A new server process pays for the first use
+ * wake is this one statement. With work to do, it also asks whether
+ * any limit is defined (cronq.limited(), not inlined: an idle wake
+ * neither plans nor opens cronq.limits). A new server process pays for the first use
  * of every relation, function and operator a statement names, so the text
  * stays as plain as it can: the filters are there only when given.
  */
@@ -43,7 +45,9 @@
 	"   select $1, $2, $3::int, case when $5 and not (rescue or due or work) then now() end," \
 	"     case when $5 and not (rescue or due or work) then 0 end" \
 	"   from f where current returning id, exit_status)" \
-	" select version, w.id, rescue, due, w.exit_status is not null, compat from f left join w on true"
+	" select version, w.id, rescue, due, w.exit_status is not null, compat," \
+	"   case when work then cronq.limited() else false end" \
+	" from f left join w on true"
 
 static const char wake_sql[] = WAKE_SQL("");
 static const char wake_filtered_sql[] = WAKE_SQL(
@@ -88,6 +92,7 @@ wakes_start(PGconn *conn, const wake_args *a, const claim_filter *filter, wake_i
 	info->need_rescue = PQgetvalue(res, 0, 2)[0] == 't';
 	info->need_materialise = PQgetvalue(res, 0, 3)[0] == 't';
 	info->finished = info->wake_id != 0 && PQgetvalue(res, 0, 4)[0] == 't';
+	info->limited = PQgetvalue(res, 0, 6)[0] == 't';
 	PQclear(res);
 	return 0;
 }

@@ -29,6 +29,7 @@ typedef struct wake_info {
 	bool		need_rescue;	/* some lease has expired */
 	bool		need_materialise;	/* some schedule is due */
 	bool		finished;		/* nothing to do: the wake is recorded finished, exit 0 */
+	bool		limited;		/* some limit is defined (cronq.limits): due jobs may wait for room */
 } wake_info;
 
 /*

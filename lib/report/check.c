@@ -151,6 +151,11 @@ check_verdict(const stats_health *h, const check_limits *lim, buf *line)
 				   h->paused_key, h->paused > 1 ? ", ..." : "");
 		buf_printf(&perf, " paused=%" PRId64, h->paused);
 	}
+	if (h->full > 0) {
+		buf_printf(&out, ", %" PRId64 " limit%s full (%s%s)", h->full, h->full == 1 ? "" : "s",
+				   h->full_key, h->full > 1 ? ", ..." : "");
+		buf_printf(&perf, " limits_full=%" PRId64, h->full);
+	}
 	buf_printf(line, "CRONQ %s - %s |%s", state_names[state], buf_str(&out), buf_str(&perf));
 	buf_free(&out);
 	buf_free(&perf);

@@ -3,8 +3,9 @@
 -- (waiting to retry) and running on an expired lease; how long ago the
 -- last wake started (ms, null when none ever did); and the most overdue
 -- enabled schedule's name and lateness (ms, nulls when none is); the keys
--- paused (a count, and the first in order). A job held by a pause is not
--- late: it counts in neither the lag nor the due jobs. Each
+-- paused (a count, and the first in order); the limits full now (the
+-- same). A job held by a pause is not late: it counts in neither the lag
+-- nor the due jobs (one waiting for room under a limit does). Each
 -- subquery is shaped for its index: the due and failed counts and the lag
 -- read jobs_due, the stuck count jobs_leases, the most overdue schedule
 -- schedules_due, the newest wake the primary key.
@@ -19,9 +20,9 @@
 select
     (select coalesce(greatest(0, floor(extract(epoch from now() - min(run_at)) * 1000))::bigint, 0)
         from cronq.jobs where status in ('queued', 'failed') and run_at <= now()
-            and not cronq.held((select cronq.paused_keys()), queue, type)),
+            and not cronq.held((select cronq.paused_keys()), queue, type, limit_key)),
     (select count(*) from cronq.jobs where status in ('queued', 'failed') and run_at <= now()
-            and not cronq.held((select cronq.paused_keys()), queue, type)),
+            and not cronq.held((select cronq.paused_keys()), queue, type, limit_key)),
     (select count(*) from cronq.jobs where status = 'dead'),
     (select count(*) from cronq.jobs where status = 'failed'),
     (select count(*) from cronq.jobs where status = 'running' and locked_until < now()),
@@ -29,7 +30,9 @@ select
         from cronq.wakes order by id desc limit 1),
     o.name, o.ms,
     (select count(*) from cronq.pauses where until is null or until > now()),
-    (select min(key) from cronq.pauses where until is null or until > now())
+    (select min(key) from cronq.pauses where until is null or until > now()),
+    (select count(*) from unnest((select cronq.full_keys())) k),
+    (select min(k) from unnest((select cronq.full_keys())) k)
 from (select 1) one left join lateral (
     select name, greatest(0, floor(extract(epoch from now() - next_run_at) * 1000))::bigint as ms
     from cronq.schedules

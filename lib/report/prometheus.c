@@ -75,17 +75,32 @@ prometheus_render(buf *out, const json_t *doc)
 		prom_value(out, cq_json_str(o, "queue", ""));
 		buf_printf(out, "} %" PRId64 "\n", cq_json_int(o, "due"));
 	}
-	prom_family(out, "cronq_held_jobs", "Jobs due but held by a pause (of their queue or type), by queue.");
+	prom_family(out, "cronq_held_jobs", "Jobs due but held by a pause (of their queue, type or limit key),"
+				" by queue.");
 	json_array_foreach(queues, i, o) {
 		buf_puts(out, "cronq_held_jobs{queue=");
 		prom_value(out, cq_json_str(o, "queue", ""));
 		buf_printf(out, "} %" PRId64 "\n", cq_json_int(o, "held"));
 	}
-	prom_family(out, "cronq_paused", "Keys paused now (queue:NAME, type:NAME, schedule:NAME), 1 each.");
+	prom_family(out, "cronq_paused", "Keys paused now (queue:NAME, type:NAME, schedule:NAME, limit keys),"
+				" 1 each.");
 	json_array_foreach(json_object_get(doc, "paused"), i, o) {
 		buf_puts(out, "cronq_paused{key=");
 		prom_value(out, cq_json_str(o, "key", ""));
 		buf_puts(out, "} 1\n");
+	}
+	prom_family(out, "cronq_limit_running", "Jobs running now of each limited key.");
+	json_array_foreach(json_object_get(doc, "limits"), i, o) {
+		buf_puts(out, "cronq_limit_running{key=");
+		prom_value(out, cq_json_str(o, "key", ""));
+		buf_printf(out, "} %" PRId64 "\n", cq_json_int(o, "running"));
+	}
+	prom_family(out, "cronq_limit_room", "How many more jobs of each limited key may start now"
+				" (0: the limit is full).");
+	json_array_foreach(json_object_get(doc, "limits"), i, o) {
+		buf_puts(out, "cronq_limit_room{key=");
+		prom_value(out, cq_json_str(o, "key", ""));
+		buf_printf(out, "} %" PRId64 "\n", cq_json_int(o, "room"));
 	}
 	prom_family(out, "cronq_lag_seconds", "Age of the oldest due job, by queue (0 when none is due).");
 	json_array_foreach(queues, i, o) {

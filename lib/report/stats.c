@@ -111,6 +111,9 @@ stats_health_read(PGconn *conn, stats_health *h, cq_err *err)
 	h->paused = int_at(res, 8);
 	if (!PQgetisnull(res, 0, 9))
 		snprintf(h->paused_key, sizeof h->paused_key, "%s", PQgetvalue(res, 0, 9));
+	h->full = int_at(res, 10);
+	if (!PQgetisnull(res, 0, 11))
+		snprintf(h->full_key, sizeof h->full_key, "%s", PQgetvalue(res, 0, 11));
 	PQclear(res);
 	return read_unplannable(conn, h, err);
 }

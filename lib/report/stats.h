@@ -51,6 +51,8 @@ typedef struct stats_health {
 	char		unplannable_name[512];	/* "NAME: why" of the first, "" when none */
 	int64_t		paused;			/* keys paused now (their jobs count in neither lag nor due) */
 	char		paused_key[256];	/* the first of them, "" when none */
+	int64_t		full;			/* limits with no room now (their jobs wait, and count in lag) */
+	char		full_key[256];	/* the first of them, "" when none */
 } stats_health;
 
 /*

@@ -3,8 +3,10 @@
 -- value: job counts overall, per queue and per (queue, type); how late the
 -- due jobs are; attempts per hour over the last $2 hours per queue; the
 -- expired leases and the last dead jobs; the schedules, overdue or not;
--- the last wake; the keys paused. Due jobs held by a pause ("held") are
--- counted apart: neither due nor late. The C adds only each schedule's "error" (a cron
+-- the last wake; the keys paused; the limits, with their running jobs,
+-- recent starts and room. Due jobs held by a pause ("held") are counted
+-- apart: neither due nor late (jobs waiting for room under a limit are
+-- due, and late when they wait). The C adds only each schedule's "error" (a cron
 -- expression or zone it cannot plan).
 -- qt: counts per (queue, type); q: the same per queue; hr: attempts
 -- finished in each of the last $2 hours (hour 0 = the last 60 minutes) per
@@ -23,7 +25,7 @@
 --   EXPLAIN EXECUTE status(120, 24);
 with pz as (
     select key, until, paused_by, paused_at from cronq.pauses where until is null or until > now()),
-qt0 as (
+qt as (
     select queue, type,
         count(*) filter (where status = 'queued') as queued,
         count(*) filter (where status = 'running') as running,
@@ -34,17 +36,19 @@ qt0 as (
         count(*) as total,
         count(*) filter (where status in ('queued', 'failed') and run_at <= now()) as due,
         min(run_at) filter (where status in ('queued', 'failed') and run_at <= now()) as oldest_due,
-        count(*) filter (where status = 'running' and locked_until < now()) as expired
+        count(*) filter (where status = 'running' and locked_until < now()) as expired,
+        count(*) filter (where status in ('queued', 'failed') and run_at <= now()
+            and cronq.held((select cronq.paused_keys()), queue, type, limit_key)) as held,
+        min(run_at) filter (where status in ('queued', 'failed') and run_at <= now()
+            and not cronq.held((select cronq.paused_keys()), queue, type, limit_key)) as oldest_free
     from cronq.jobs group by queue, type),
-qt as (
-    select qt0.*, cronq.held((select cronq.paused_keys()), queue, type) as held from qt0),
 q as (
     select queue, sum(queued)::bigint as queued, sum(running)::bigint as running,
         sum(succeeded)::bigint as succeeded, sum(failed)::bigint as failed,
         sum(dead)::bigint as dead, sum(cancelled)::bigint as cancelled,
-        sum(total)::bigint as total, coalesce(sum(due) filter (where not held), 0)::bigint as due,
-        min(oldest_due) filter (where not held) as oldest_due, sum(expired)::bigint as expired,
-        coalesce(sum(due) filter (where held), 0)::bigint as held
+        sum(total)::bigint as total, coalesce(sum(due - held), 0)::bigint as due,
+        min(oldest_free) as oldest_due, sum(expired)::bigint as expired,
+        coalesce(sum(held), 0)::bigint as held
     from qt group by queue),
 hr as (
     select j.queue,
@@ -91,6 +95,12 @@ select json_build_object(
             'paused_by', paused_by,
             'paused_at', to_char(paused_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
         order by key) from pz), '[]'),
+    'limits', coalesce((select json_agg(json_build_object('key', l.key,
+            'max_running', l.max_running, 'rate', l.rate, 'per_seconds', l.per_seconds,
+            'running', l.running, 'started', l.started, 'room', l.room, 'full', l.full,
+            'set_by', l.set_by,
+            'set_at', to_char(l.set_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
+        order by l.key) from cronq.limits_now l), '[]'),
     'lag_seconds', (select coalesce(greatest(0, floor(extract(epoch from now() - min(oldest_due))))::bigint, 0)
         from q),
     'oldest_due_at', (select to_char(min(oldest_due) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')

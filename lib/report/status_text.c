@@ -76,6 +76,24 @@ text_summary(buf *out, const json_t *doc)
 		}
 		buf_printf(out, " (%" PRId64 " due jobs held)\n", cq_json_int(doc, "held"));
 	}
+	if (json_array_size(json_object_get(doc, "limits")) > 0) {
+		const json_t *lims = json_object_get(doc, "limits"), *l;
+		size_t k;
+
+		buf_puts(out, "Limits:             ");
+		json_array_foreach(lims, k, l) {
+			buf_printf(out, "%s%.260s", k ? ", " : "", cq_json_str(l, "key", "?"));
+			if (json_is_integer(json_object_get(l, "max_running")))
+				buf_printf(out, " %" PRId64 "/%" PRId64 " running", cq_json_int(l, "running"),
+						   cq_json_int(l, "max_running"));
+			if (json_is_integer(json_object_get(l, "rate")))
+				buf_printf(out, " %" PRId64 "/%" PRId64 " started in %s", cq_json_int(l, "started"),
+						   cq_json_int(l, "rate"), secs(cq_json_int(l, "per_seconds"), d, sizeof d));
+			if (json_is_true(json_object_get(l, "full")))
+				buf_puts(out, " (full)");
+		}
+		buf_putc(out, '\n');
+	}
 	buf_puts(out, "Overdue schedules:  ");
 	json_array_foreach(scheds, i, s) {
 		if (!json_is_true(json_object_get(s, "overdue")))

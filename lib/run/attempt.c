@@ -68,8 +68,8 @@ attempt_run(worker *w, int i)
 	o->attempt = j->attempt;
 	o->worker = w->id;
 	o->base_time = w->batch.claimed_at;
-	o->start_ms = start - w->claim_mono;
-	o->end_ms = mono_ms() - w->claim_mono;
+	o->start_ms = start - w->batch_mono;
+	o->end_ms = mono_ms() - w->batch_mono;
 	o->delay_ms = backoff_delay_ms(j->attempt, j->id, w->sh->o->seed);
 
 	if (!d.record) {

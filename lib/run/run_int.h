@@ -46,6 +46,7 @@ typedef struct shared {
 	int64_t		start_ms;
 	pthread_mutex_t lock;
 	int64_t		jobs_left;		/* -1: unlimited */
+	bool		limited;		/* the wake saw limits: an empty claim may mean jobs wait for room */
 	bool		faulted;		/* the runner could not open a session: claim and start nothing more */
 	char		fault[1024];	/* the first such failure */
 	char		fault_note[1100];	/* why the unstarted jobs are given back */
@@ -80,8 +81,9 @@ typedef struct worker {
 	claim_batch batch;
 	slot	   *slots;			/* batch.n of them */
 	int			claim_limit;	/* the next claim's size (pace.c); 0: not yet claimed */
-	int64_t		claim_mono;		/* the claim sent: the base of start_ms, ~ the claim's now() */
-	int64_t		batch_mono;		/* the claim's answer received: the batch began */
+	int64_t		claim_mono;		/* the claim sent: its leases count from here (~ its now()) */
+	int64_t		batch_mono;		/* the claim's answer received: the batch began; start_ms
+								 * and end_ms count from here (~ batch.claimed_at) */
 	bool		released;		/* the batch's unstarted jobs were given back (fair sharing) */
 	int64_t		last_flush;
 	int64_t		next_beat;

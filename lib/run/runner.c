@@ -240,6 +240,7 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 
 	if ((code = wake_start(conn, o, base_id, &wake, sum, err)) != 0 || wake.finished)
 		goto out;
+	sh.limited = wake.limited;
 
 	workers_run(workers, o->concurrency);
 	for (int i = 0; i < o->concurrency; i++) {

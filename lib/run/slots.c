@@ -216,7 +216,7 @@ slots_flush(worker *w)
 void
 slots_give_back(worker *w, const char *why)
 {
-	int64_t now = mono_ms() - w->claim_mono;
+	int64_t now = mono_ms() - w->batch_mono;
 
 	for (int i = 0; i < w->batch.n; i++) {
 		slot *s = &w->slots[i];
@@ -266,7 +266,7 @@ slots_release(worker *w)
 	/* The first job of a batch started at the claim, as the claim wrote. */
 	if (w->cur > 0) {
 		cur = (job_started) {w->slots[w->cur].job->id, w->slots[w->cur].job->attempt,
-			w->batch.claimed_at, w->cur_start - w->claim_mono};
+			w->batch.claimed_at, w->cur_start - w->batch_mono};
 		curp = &cur;
 	}
 	rc = jobs_release(w->db.conn, w->id, ids, attempts, n, curp, released, &w->err);

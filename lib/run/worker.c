@@ -24,6 +24,14 @@
 /* How long finished outcomes may wait to be recorded together. */
 #define FLUSH_INTERVAL_MS 100
 
+/*
+ * Without --max-runtime, how long after its start a wake goes on waiting
+ * for room under a limit: under cron, it ends before the next minute's.
+ */
+#define HELD_WAIT_MS (55 * 1000)
+/* How often a worker waiting for room claims again (at most: --poll). */
+#define HELD_POLL_MS 250
+
 /* Sleep up to ms, waking early when a stop is requested. */
 static void
 nap_ms(int64_t ms)
@@ -162,6 +170,28 @@ end_batch(worker *w)
 	claim_batch_free(&w->batch);
 }
 
+/*
+ * After an empty claim: whether due jobs wait only for room under a full
+ * limit, and this wake may wait for them (until --max-runtime; without
+ * it, HELD_WAIT_MS after its start). A failed question sets w->code.
+ */
+static bool
+waits_for_room(worker *w)
+{
+	const run_opts *o = w->sh->o;
+	bool held = false;
+
+	if (!w->sh->limited || run_stop_requests || faulted(w->sh) || past_max_runtime(w->sh))
+		return false;
+	if (o->max_runtime_ms == 0 && mono_ms() - w->sh->start_ms >= HELD_WAIT_MS)
+		return false;
+	if ((w->code = jobs_held(w->db.conn, &o->filter, &held, &w->err)) != 0) {
+		cq_prefix(&w->err, "could not ask whether jobs wait for a limit: ");
+		return false;
+	}
+	return held;
+}
+
 static void *
 worker_main(void *arg)
 {
@@ -230,6 +260,12 @@ worker_main(void *arg)
 		w->batch_mono = mono_ms();
 		if (w->batch.n == 0) {
 			claim_batch_free(&w->batch);
+			if (waits_for_room(w)) {
+				nap_ms(o->poll_ms < HELD_POLL_MS ? o->poll_ms : HELD_POLL_MS);
+				continue;
+			}
+			if (w->code != 0)
+				break;
 			if (o->linger_ms > 0 && mono_ms() - w->sh->start_ms < o->linger_ms && !run_stop_requests) {
 				nap_ms(o->poll_ms);
 				continue;

@@ -131,7 +131,7 @@ eq "a pause that ended: the fire times before it enqueued, those during it skipp
 q "delete from cronq.schedules where name = 'all-of-them'" >/dev/null
 
 # --- bad input: refused, nothing written; all keys or none ---------------
-for bad in bogus queue: "type:" "schedule:" "queue:a$(printf '\t')b" "queue:a$(printf '\302\205')b" "tenant:42" \
+for bad in bogus queue: "type:" "schedule:" "queue:a$(printf '\t')b" "queue:a$(printf '\302\205')b" "tenant" ":42" "tenant 1:42" \
            "queue:$(printf 'x%.0s' $(seq 1 250))"; do
     as cronq_runner pause "$bad"
     eq "pause \"$bad\": usage error, nothing written" "64|" "$RC|$(pauses)"
@@ -146,7 +146,7 @@ as cronq_runner pause queue:x --until "not a time"
 eq "--until not a time: 65, nothing written" "65|" "$RC|$(pauses)"
 as cronq_runner pause queue:x schedule:nope
 eq "a schedule that does not exist: 65, and queue:x not paused either" "65|" "$RC|$(pauses)"
-out=$(asq cronq_runner "select cronq.pause('nope:x')" 2>&1)
+out=$(asq cronq_runner "select cronq.pause('nope')" 2>&1)
 eq "cronq.pause() refuses a malformed key too" "" "$(pauses)"
 match "and says why" "is not a key" "$out"
 

@@ -232,7 +232,7 @@ eq "json: dead jobs" $'6|6|fail|it broke\nbadly' \
     "$(jsql "$OUT" "j#>>'{dead,count}', jsonb_array_length(j#>'{dead,jobs}'), (select e->>'error_code' || '|' || (e->>'last_error') from jsonb_array_elements(j#>'{dead,jobs}') e where e->>'queue' = 'default' limit 1)")"
 eq "json: 24 hours of runs, oldest first" "24|24|1|1|1|1" \
     "$(jsql "$OUT" "jsonb_array_length(j#>'{queues,0,runs_24h,succeeded}'), jsonb_array_length(j#>'{queues,0,runs_24h,failed}'), j#>>'{queues,0,runs_24h,succeeded,18}', j#>>'{queues,0,runs_24h,failed,21}', (select sum(v::int) from jsonb_array_elements_text(j#>'{queues,0,runs_24h,succeeded}') v), (select sum(v::int) from jsonb_array_elements_text(j#>'{queues,0,runs_24h,failed}') v)")"
-eq "json: every documented top-level key" "dead due expired_leases generated_at held jobs lag_seconds last_wake oldest_due_at overdue_schedules paused queues schedules types unplannable_schedules" \
+eq "json: every documented top-level key" "dead due expired_leases generated_at held jobs lag_seconds last_wake limits oldest_due_at overdue_schedules paused queues schedules types unplannable_schedules" \
     "$(jsql "$OUT" "(select string_agg(k, ' ' order by k) from jsonb_object_keys(j) k)")"
 
 cronq status --prometheus

@@ -67,12 +67,15 @@ test_full_document(void)
 		"cronq_schedule_enabled{schedule=\"off\"} 0",
 		"cronq_schedule_next_run_timestamp_seconds{schedule=\"nightly\"} 1795489200",
 		"cronq_schedule_last_job_status{schedule=\"nightly\",status=\"succeeded\"} 1",
+		"cronq_limit_running{key=\"tenant:42\"} 2",
+		"cronq_limit_room{key=\"tenant:42\"} 0",
 	};
 	char *t = render(
 		"{\"generated_at\": \"2026-11-23T10:00:00Z\","
 		" \"types\": [{\"queue\": \"mail\", \"type\": \"noop\", \"queued\": 3, \"running\": 1,"
 		"   \"succeeded\": 40, \"failed\": 2, \"dead\": 1, \"cancelled\": 0}],"
 		" \"paused\": [{\"key\": \"type:exec\", \"until\": null}],"
+		" \"limits\": [{\"key\": \"tenant:42\", \"running\": 2, \"room\": 0}],"
 		" \"queues\": [{\"queue\": \"mail\", \"due\": 3, \"held\": 2, \"lag_seconds\": 95,"
 		"   \"runs_24h\": {\"succeeded\": [1, 2, 3], \"failed\": [0, 4]}}],"
 		" \"expired_leases\": {\"count\": 1}, \"dead\": {\"count\": 7}, \"overdue_schedules\": 2,"
@@ -90,7 +93,7 @@ test_full_document(void)
 	CHECK(strstr(t, "cronq_schedule_last_job_status{schedule=\"off\"") == NULL,
 		  "no last-job sample for a schedule that never enqueued");
 	CHECK(count_lines(t, "# HELP ") == count_lines(t, "# TYPE "), "every family has HELP and TYPE");
-	CHECK(count_lines(t, "# TYPE ") == 15, "15 families: %d", count_lines(t, "# TYPE "));
+	CHECK(count_lines(t, "# TYPE ") == 17, "17 families: %d", count_lines(t, "# TYPE "));
 	CHECK(t[strlen(t) - 1] == '\n', "ends with a newline");
 	free(t);
 }

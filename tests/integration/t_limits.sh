@@ -1,0 +1,260 @@
+#!/usr/bin/env bash
+# Limits (flow control): --max-running caps a key's running jobs across
+# runner processes, also when runners are killed mid-way (the count
+# recovers through the rescue, nothing is lost); --rate caps the starts of
+# any window; a job's own limit key is held like its queue and type (limits
+# and pauses); the walk passes the jobs of a full key (no head-of-line
+# block); a runner whose claim finds only jobs waiting for room waits for
+# them, until --max-runtime. Who may: cronq_admin and the runner set
+# limits, a cronq_user reads them and can neither set them nor hold the
+# claims back by locking them. Bad input is refused with nothing written.
+# Judged by rows (job_runs intervals, samples of the running count), not
+# by messages.
+. "$(dirname "$0")/lib.sh"
+
+password_cluster teamdb cronq_runner app oncall
+"$PSQL" -XAtq -d postgres -c "create role cronq_runner login password 'cronq_runner-pw'" \
+    -c "create database teamdb owner cronq_runner" >/dev/null || fail "create the runner and its database"
+for r in app oncall; do q "create role $r login password '$r-pw'"; done
+q "create role cronq_user nologin; create role cronq_admin nologin; create role cronq_exec nologin;
+   grant cronq_user to app; grant cronq_admin to oncall" >/dev/null
+
+as() { local r=$1; shift; PGUSER=$r cronq "$@"; }
+asq() { PGUSER=$1 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "$2" 2>&1; }
+run() { PGUSER=cronq_runner "$CRONQ" run "$@"; }
+rq() { PGUSER=cronq_runner q "$1"; }
+limits() { q "select coalesce(string_agg(concat_ws('|', key, max_running, rate, per), ',' order by key), '')
+              from cronq.limits"; }
+# enqueue_n N JSON: N jobs from the same JSONL line, as the runner.
+enqueue_n() {
+    local i
+    for i in $(seq 1 "$1"); do printf '%s\n' "$2"; done | PGUSER=cronq_runner "$CRONQ" enqueue --jsonl >/dev/null \
+        || fail "enqueue $1 jobs"
+}
+# sampler FILE: the most jobs running at once of type sleep, sampled every
+# 20 ms into FILE until killed.
+sampler() {
+    local max=0 n
+    while :; do
+        n=$(rq "select count(*) from cronq.jobs where status = 'running' and type = 'sleep'")
+        [ "$n" -gt "$max" ] && { max=$n; echo "$max" >"$1"; }
+        sleep 0.02
+    done
+}
+# overlap [WHERE]: the most job_runs intervals (of the jobs WHERE says)
+# that cover one instant. The times are the database's clock at the claim
+# plus the worker's own count from the claim's answer: never later than
+# the moments they stand for, a start never before its claim.
+overlap() {
+    rq "select coalesce(max(n), 0) from (select (select count(*) from cronq.job_runs b
+            where b.outcome <> 'given_back' ${1:+and b.job_id in (select id from cronq.jobs where $1)}
+              and b.started_at <= a.started_at and b.finished_at > a.started_at) n
+        from cronq.job_runs a where a.outcome <> 'given_back'
+        ${1:+and a.job_id in (select id from cronq.jobs where $1)}) x"
+}
+
+as cronq_runner migrate
+eq "migrate" 0 "$RC"
+q "update cronq.schedules set enabled = false" >/dev/null
+
+# --- bad input: refused, nothing written ----------------------------------
+as cronq_runner limit type:sleep --max-running 0
+expect_rc_err "--max-running 0" 64 'invalid value "0" for --max-running'
+as cronq_runner limit type:sleep --max-running -3
+expect_rc_err "a negative limit" 64 'invalid value "-3" for --max-running'
+as cronq_runner limit type:sleep --rate 0/1s
+expect_rc_err "--rate 0/1s" 64 'invalid value "0" for --rate'
+as cronq_runner limit type:sleep --rate 5/0s
+expect_rc_err "--rate 5/0s" 64 'the window is a duration from 1s to 1d'
+as cronq_runner limit type:sleep --rate 5
+expect_rc_err "--rate without a window" 64 'a rate is N/DURATION'
+as cronq_runner limit sleep --max-running 2
+expect_rc_err "a key without a kind" 64 'sleep is not a key'
+as cronq_runner limit type: --max-running 2
+expect_rc_err "a key naming nothing" 64 'type: names nothing'
+as cronq_runner limit type:sleep --max-running 2 --clear
+expect_rc_err "--clear with a limit" 64 '--clear cannot be used with --max-running or --rate'
+eq "nothing written by the refused commands" "" "$(limits)"
+as cronq_runner enqueue noop --limit-key queue:default
+expect_rc_err "a limit key that is a queue's" 65 'cannot be a limit key'
+as cronq_runner enqueue noop --limit-key tenant
+expect_rc_err "a limit key without a prefix" 65 'tenant is not a key'
+cronq_in '{"type":"noop"}
+{"type":"noop","limit_key":"type:x"}
+' enqueue --jsonl
+eq "JSONL: a bad limit key refuses the whole input" "65|0" "$RC|$(q "select count(*) from cronq.jobs")"
+eq "SQL: a bad limit key is refused by cronq.enqueue" "22023|0" \
+    "$(asq app "select cronq.enqueue('noop', limit_key => 'type:x')" | grep -o 'limit key: type:x cannot' >/dev/null && echo 22023)|$(q "select count(*) from cronq.jobs")"
+
+# --- who may -----------------------------------------------------------------
+as app limit type:sleep --max-running 1
+eq "a cronq_user may not set a limit (78), nothing written" "78|" "$RC|$(limits)"
+as oncall limit type:sleep --max-running 2
+eq "cronq_admin sets one" "0|type:sleep|2" "$RC|$(limits)"
+as oncall limit type:sleep --rate 100/1m
+eq "a second option keeps the first" "type:sleep|2|100|00:01:00" "$(limits)"
+as app limit list
+match "a cronq_user reads the limits" 'type:sleep +2 +0 +100/1m +0 +2 +oncall' "$OUT"
+as app limit type:sleep --clear
+eq "a cronq_user may not clear one (78), the row stays" "78|type:sleep|2|100|00:01:00" "$RC|$(limits)"
+asq app "update cronq.limits set max_running = 1000" >/dev/null
+asq app "delete from cronq.limits" >/dev/null
+asq app "insert into cronq.limits (key, max_running) values ('queue:x', 5)" >/dev/null
+eq "nor by writing the table" "type:sleep|2|100|00:01:00" "$(limits)"
+# Holding the limit's row locked would hold back every claim of the key: a
+# cronq_user cannot (an advisory lock would be anyone's to take). Its
+# session tries every way, then stays open; the runner's claim of the
+# limited key goes on meanwhile.
+as cronq_runner enqueue sleep '{"seconds": 0}'
+PGUSER=app "$PSQL" -Xq >"$T_DIR/lockers.out" 2>&1 <<'EOF' &
+begin;
+select key from cronq.limits for no key update;
+rollback;
+begin;
+select key from cronq.limits for key share;
+rollback;
+begin;
+select * from cronq.limit_room(null, true);
+rollback;
+begin;
+select * from cronq.limit_room('{type:sleep}', true);
+select pg_sleep(4);
+commit;
+EOF
+locker=$!
+sleep 1
+start=$(date +%s%3N)
+run 2>"$T_DIR/locked.err"
+took=$(( $(date +%s%3N) - start ))
+eq "the runner claims the limited key meanwhile" "1" "$(q "select count(*) from cronq.jobs where status = 'succeeded'")"
+check "without waiting for the cronq_user's session (${took} ms)" [ "$took" -lt 2000 ]
+wait $locker
+eq "each of its locking attempts was refused" "4" "$(grep -c 'permission denied' "$T_DIR/lockers.out")"
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+as oncall limit type:sleep --rate 100/1m
+as cronq_runner limit type:sleep --clear
+eq "the runner (the tables' owner) clears" "0|type:sleep limits cleared|" "$RC|$OUT|$(limits)"
+
+# --- max-running across 4 processes x 4 workers -------------------------------
+as cronq_runner limit type:sleep --max-running 2
+enqueue_n 200 '{"type":"sleep","payload":{"seconds":0.05}}'
+sampler "$T_DIR/max1" &
+sampler_pid=$!
+pids=()
+for i in 1 2 3 4; do run --concurrency 4 2>"$T_DIR/run$i.err" & pids+=($!); done
+rcs=""
+for p in "${pids[@]}"; do wait "$p"; rcs="$rcs$?"; done
+kill $sampler_pid; wait $sampler_pid 2>/dev/null
+eq "4 runners x 4 workers end 0" "0000" "$rcs"
+eq "all 200 done, once each" "200|200" \
+    "$(q "select count(*) filter (where status = 'succeeded'), (select count(*) from cronq.job_runs) from cronq.jobs")"
+eq "never more than 2 running (sampled)" "2" "$(cat "$T_DIR/max1" 2>/dev/null || echo 0)"
+eq "never more than 2 running (job_runs intervals)" "2" "$(overlap)"
+
+# --- the same with runners killed mid-way: the rescue recovers the count -------
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+enqueue_n 60 '{"type":"sleep","payload":{"seconds":0.1}}'
+rm -f "$T_DIR/max2"
+sampler "$T_DIR/max2" &
+sampler_pid=$!
+pids=()
+# (the binary itself in the background, so that $! is the runner's pid)
+for i in 1 2 3 4; do
+    PGUSER=cronq_runner "$CRONQ" run --concurrency 4 --lease 2s 2>"$T_DIR/kill$i.err" & pids+=($!)
+done
+ten_done() { [ "$(q "select count(*) >= 10 from cronq.jobs where status = 'succeeded'")" = t ]; }
+check "the drain is under way" poll 20 ten_done
+kill -9 "${pids[@]}" 2>/dev/null
+wait "${pids[@]}" 2>/dev/null
+stranded=$(q "select count(*) from cronq.jobs where status = 'running'")
+# Runners of the next minutes: the stranded jobs count until their lease
+# is rescued, then run again.
+pids=()
+for i in 1 2; do run --concurrency 4 --lease 2s 2>"$T_DIR/after$i.err" & pids+=($!); done
+sleep 2.5
+run --concurrency 4 --lease 2s 2>"$T_DIR/after3.err" & pids+=($!)
+rcs=""
+for p in "${pids[@]}"; do wait "$p"; rcs="$rcs$?"; done
+rescued_all() { [ "$(q "select count(*) from cronq.jobs where status <> 'succeeded'")" = 0 ]; }
+poll 20 rescued_all || run --concurrency 4 --lease 2s 2>/dev/null
+kill $sampler_pid; wait $sampler_pid 2>/dev/null
+check "some jobs were stranded running by the kill ($stranded)" [ "$stranded" -gt 0 ]
+eq "after kill -9 and rescue: all 60 succeeded, nothing lost" "60|0" \
+    "$(q "select count(*) filter (where status = 'succeeded'), count(*) filter (where status <> 'succeeded') from cronq.jobs")"
+check "the stranded ones were rescued (lease_expired rows)" \
+    [ "$(q "select count(*) from cronq.job_runs where outcome = 'lease_expired'")" -gt 0 ]
+max2=$(cat "$T_DIR/max2" 2>/dev/null || echo 0)
+check "never more than 2 running, killed runners' jobs included (sampled: $max2)" [ "$max2" -le 2 ]
+eq "never more than 2 running (intervals of the finished attempts)" "t" "$(q "select $(overlap "true") <= 2")"
+as cronq_runner limit type:sleep --clear
+
+# --- rate: 10 per 2 s over 60 quick jobs --------------------------------------
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+as cronq_runner limit type:noop --rate 10/2s
+enqueue_n 60 '{"type":"noop"}'
+start=$(date +%s%3N)
+pids=()
+for i in 1 2; do run --concurrency 2 2>"$T_DIR/rate$i.err" & pids+=($!); done
+for p in "${pids[@]}"; do wait "$p"; done
+took=$(( $(date +%s%3N) - start ))
+eq "all 60 done" "60" "$(q "select count(*) from cronq.jobs where status = 'succeeded'")"
+eq "starts in any 2 s window: never above 10" "t" \
+    "$(q "select max(n) <= 10 from (select (select count(*) from cronq.job_runs b
+          where b.started_at >= a.started_at and b.started_at < a.started_at + interval '2 seconds') n
+          from cronq.job_runs a) x")"
+check "the runners waited for room rather than ending (took ${took} ms, at least 10 s)" \
+    [ "$took" -ge 10000 ]
+as cronq_runner limit type:noop --clear
+
+# --- a job's own limit key; the walk passes a full key ------------------------
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+as cronq_runner limit tenant:1 --max-running 1
+enqueue_n 6 '{"type":"sleep","payload":{"seconds":0.3},"limit_key":"tenant:1","priority":-1}'
+enqueue_n 6 '{"type":"sleep","payload":{"seconds":0.3},"limit_key":"tenant:2"}'
+run --concurrency 6 2>"$T_DIR/tenant.err"
+eq "the tenants' run ends 0 with every job done" "0|12" "$?|$(q "select count(*) from cronq.jobs where status = 'succeeded'")"
+eq "tenant:1's jobs never overlap" "1" "$(overlap "limit_key = 'tenant:1'")"
+check "tenant:2's ran side by side meanwhile (not behind tenant:1's, first in order)" \
+    [ "$(overlap "limit_key = 'tenant:2'")" -ge 3 ]
+as cronq_runner limit tenant:1 --clear
+
+# --- a pause of a limit key ---------------------------------------------------
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+as cronq_runner enqueue noop --limit-key tenant:42
+as cronq_runner enqueue noop --limit-key tenant:43
+as oncall pause tenant:42
+eq "pause a limit key" "0|tenant:42 paused" "$RC|$OUT"
+run
+eq "its job is held, the other runs" "tenant:42|queued,tenant:43|succeeded" \
+    "$(q "select string_agg(limit_key || '|' || status, ',' order by limit_key) from cronq.jobs")"
+as oncall resume tenant:42
+run
+eq "resumed, it runs" "0" "$(q "select count(*) from cronq.jobs where status <> 'succeeded'")"
+asq app "select cronq.enqueue('noop', limit_key => 'tenant:app')" >/dev/null
+eq "cronq.enqueue takes a limit key" "1" "$(q "select count(*) from cronq.jobs where limit_key = 'tenant:app'")"
+
+# --- waiting for room ends at --max-runtime -----------------------------------
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+as cronq_runner limit type:noop --rate 1/1d
+enqueue_n 3 '{"type":"noop"}'
+start=$(date +%s%3N)
+run --max-runtime 2s 2>"$T_DIR/held.err"
+rc=$?
+took=$(( $(date +%s%3N) - start ))
+eq "a held backlog: the run ends 0, one job run" "0|1" "$rc|$(q "select count(*) from cronq.jobs where status = 'succeeded'")"
+check "it waited for room until --max-runtime, not longer (${took} ms)" \
+    [ "$took" -ge 1800 -a "$took" -lt 6000 ]
+
+# --- status, check and Prometheus show a full limit ---------------------------
+as cronq_runner status --json
+eq "status: the limit, full, its starts" "type:noop|1|true|0" \
+    "$(q "select l->>'key', l->>'started', l->>'full', l->>'room' from json_array_elements('$OUT'::json->'limits') l")"
+as cronq_runner check
+match "check names the full limit" '1 limit full \(type:noop\).*limits_full=1' "$OUT"
+as cronq_runner status --prometheus
+match "prometheus: cronq_limit_room is 0" 'cronq_limit_room\{key="type:noop"\} 0' "$OUT"
+as cronq_runner status
+match "status text: the limit's line" 'Limits: +type:noop 1/1 started in 1d \(full\)' "$OUT"
+as cronq_runner limit type:noop --clear
+
+done_testing
