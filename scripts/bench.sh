@@ -7,7 +7,9 @@
 # interleaved (a, b, a, b, …) so that noise hits both.
 #   CRONQ       the binary (absolute path; copied for the run, so that a
 #               rebuild during the run cannot change or break it)
-#   BENCH_ONLY  targets to run, comma-separated (default 1,2,3,4,5,6,7,8)
+#   BENCH_ONLY  targets to run, comma-separated (default 1,2,3,4,5,6,7,8,9)
+#   CRONQ_BASE  an older binary for target 9's no-limit comparison (optional)
+#   LIM_N       jobs per drain of target 9 (default 20000)
 #   REPS        repetitions of timings under a second (default 31, minimum 5)
 #   REPS_LONG   repetitions of longer timings (default 3, minimum 3)
 #   DRAIN_N     jobs per drain (default 100000)    ENQ_N   jobs enqueued (default 100000)
@@ -24,7 +26,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 REPS=${REPS:-31}; REPS_LONG=${REPS_LONG:-3}
 DRAIN_N=${DRAIN_N:-100000}; ENQ_N=${ENQ_N:-100000}; HIST_N=${HIST_N:-1000000}
 SCHED_N=${SCHED_N:-10000}; RSS_N=${RSS_N:-100000}; PLAN_PENDING=${PLAN_PENDING:-3000}
-BENCH_ONLY=${BENCH_ONLY:-1,2,3,4,5,6,7,8}; BENCH_PLANS=${BENCH_PLANS:-$root/build/bench-plans.txt}
+BENCH_ONLY=${BENCH_ONLY:-1,2,3,4,5,6,7,8,9}; BENCH_PLANS=${BENCH_PLANS:-$root/build/bench-plans.txt}
 [ "$REPS" -ge 5 ] || { echo "bench: REPS=$REPS raised to 5" >&2; REPS=5; }
 [ "$REPS_LONG" -ge 3 ] || { echo "bench: REPS_LONG=$REPS_LONG raised to 3" >&2; REPS_LONG=3; }
 selected() { case ",$BENCH_ONLY," in *",$1,"*) return 0 ;; esac; return 1; }
@@ -84,8 +86,8 @@ noop_file() {
     [ -f "$tmp/noop-$1.jsonl" ] || seq 1 "$1" | awk '{ print "{\"type\":\"noop\"}" }' >"$tmp/noop-$1.jsonl"
     echo "$tmp/noop-$1.jsonl"
 }
-# enqueue_noop N [URL]: N noop jobs enqueued by cronq (default database).
-enqueue_noop() { "$CRONQ" enqueue --db "${2:-$CRONQ_DATABASE_URL}" --jsonl <"$(noop_file "$1")" >/dev/null; }
+# enqueue_noop N [URL [BINARY]]: N noop jobs enqueued by cronq (default database).
+enqueue_noop() { "${3:-$CRONQ}" enqueue --db "${2:-$CRONQ_DATABASE_URL}" --jsonl <"$(noop_file "$1")" >/dev/null; }
 # new_db NAME: a database of this cluster, migrated; its URL in db_url.
 new_db() {
     db_url="host=$PGHOST port=$PGPORT user=postgres dbname=$1"
@@ -513,6 +515,60 @@ if selected 8; then
     line "$SLOW_N jobs of 1 s, 4 processes x --concurrency 4 (ms; ref ideal)" "$t" "$ideal" "$r"
     ok=1; le "$r" 1.3 || ok=0; [ "$checks" = 1 ] || ok=0
     verdict "8 slow jobs in parallel <= 1.3x the ideal" "$ok" "$r$([ "$checks" = 1 ] || echo ', checks failed')"
+    q "truncate cronq.jobs, cronq.job_runs"
+fi
+
+# 9. Limits. (a) A drain of LIM_N noop jobs in a queue limited to
+# --max-running 64 against the same drain unlimited, interleaved (the
+# limited claim takes at most 64 at a time and counts the key's running
+# rows under its lock). (b) With no limit defined, the claim must not pay
+# for them: the idle wake and the drain of this binary against CRONQ_BASE
+# (a binary built before limits, e.g. of the previous release), each in a
+# database it migrated itself, interleaved. Without CRONQ_BASE, (b) is
+# skipped.
+LIM_N=${LIM_N:-20000}
+if selected 9; then
+    a=(); b=(); checks=1
+    for _ in $(seq "$REPS_LONG"); do
+        q "truncate cronq.jobs, cronq.job_runs"; enqueue_noop "$LIM_N"; q "vacuum analyze cronq.jobs"
+        a+=("$(time_ms "$CRONQ" run --batch 1000)")
+        verify_drain "$LIM_N" "unlimited drain" || checks=0
+        "$CRONQ" limit queue:default --max-running 64 >/dev/null
+        q "truncate cronq.jobs, cronq.job_runs"; enqueue_noop "$LIM_N"; q "vacuum analyze cronq.jobs"
+        b+=("$(time_ms "$CRONQ" run --batch 1000)")
+        verify_drain "$LIM_N" "drain under --max-running 64" || checks=0
+        "$CRONQ" limit queue:default --clear >/dev/null
+    done
+    ru=$(rate "$LIM_N" "$(med "${a[@]}")"); rl=$(rate "$LIM_N" "$(med "${b[@]}")"); r=$(ratio "$rl" "$ru")
+    line "drain $LIM_N noop, --max-running 64 (jobs/s; ref unlimited)" "$rl" "$ru" "$r"
+    ok=1; ge "$r" 0.8 || ok=0; [ "$checks" = 1 ] || ok=0
+    detail="$r"
+    if [ -n "${CRONQ_BASE:-}" ]; then
+        cp "$CRONQ_BASE" "$tmp/cronq-base"
+        base_url="host=$PGHOST port=$PGPORT user=postgres dbname=limits_base"
+        q "create database limits_base"; "$tmp/cronq-base" migrate --db "$base_url" >/dev/null
+        qd "$base_url" "delete from cronq.schedules"
+        wa=(); wb=(); da=(); db=()
+        for _ in $(seq "$REPS"); do
+            wa+=("$(wake_cronq)"); wb+=("$(time_ms "$tmp/cronq-base" run --db "$base_url")")
+        done
+        for _ in $(seq "$REPS_LONG"); do
+            q "truncate cronq.jobs, cronq.job_runs"; enqueue_noop "$LIM_N"; q "vacuum analyze cronq.jobs"
+            da+=("$(time_ms "$CRONQ" run --batch 1000)")
+            qd "$base_url" "truncate cronq.jobs, cronq.job_runs"; enqueue_noop "$LIM_N" "$base_url" "$tmp/cronq-base"
+            qd "$base_url" "vacuum analyze cronq.jobs"
+            db+=("$(time_ms "$tmp/cronq-base" run --db "$base_url" --batch 1000)")
+        done
+        rw=$(ratio "$(med "${wa[@]}")" "$(med "${wb[@]}")")
+        rd=$(ratio "$(rate "$LIM_N" "$(med "${db[@]}")")" "$(rate "$LIM_N" "$(med "${da[@]}")")")
+        line "idle wake, no limit defined (ms; ref CRONQ_BASE)" "$(med "${wa[@]}")" "$(med "${wb[@]}")" "$rw"
+        line "drain $LIM_N noop, no limit (jobs/s; ref CRONQ_BASE)" \
+            "$(rate "$LIM_N" "$(med "${da[@]}")")" "$(rate "$LIM_N" "$(med "${db[@]}")")" "$(ratio "$(rate "$LIM_N" "$(med "${da[@]}")")" "$(rate "$LIM_N" "$(med "${db[@]}")")")"
+        le "$rw" 1.05 || ok=0; le "$rd" 1.05 || ok=0
+        detail="$detail; no limit: wake $rw, drain time $rd of CRONQ_BASE's"
+    fi
+    verdict "9 limits: --max-running 64 drain >= 0.8x unlimited; none defined: wake and drain <= 1.05x CRONQ_BASE" \
+        "$ok" "$detail$([ "$checks" = 1 ] || echo ', checks failed')"
     q "truncate cronq.jobs, cronq.job_runs"
 fi
 

@@ -8,7 +8,9 @@
 -- for a limit's lock: the base of the times the worker records (counted
 -- from the answer's arrival, they are never later than the moments they
 -- stand for, and a job's recorded start never precedes its claim). So is
--- started_at: a job counts under its limits from then. Jobs of a
+-- started_at: a job counts under its limits from then. The very last
+-- column counts the due rows left for want of room: the worker claims no
+-- more than it got next time (locking rows it cannot take costs). Jobs of a
 -- paused queue or type (cronq.pauses, until resumed or until its time) are
 -- not taken: the keys paused are read once per claim (an empty table's
 -- probe when none is), each job compared with them. A job's keys
@@ -37,7 +39,7 @@
 --   EXPLAIN EXECUTE claim('me', 60000, 10, '{default}', '{noop,sleep}', null);
 --   EXPLAIN EXECUTE claim('me', 60000, 10, null, null, '{reports,bulk}');
 with due as (
-    select id, priority, run_at, cronq.job_keys(queue, type, schedule, limit_key) as keys
+    select id, priority, run_at, queue, type, schedule, limit_key
     from cronq.jobs
     where status in ('queued', 'failed') and run_at <= now()
       and ($4::text[] is null or queue = any($4::text[]))
@@ -52,14 +54,18 @@ with due as (
     for update skip locked
 ), room as materialized (
     select r.key, r.room
-    from cronq.limit_room(array(select distinct k from due, unnest(due.keys) k
+    from cronq.limit_room(array(select distinct k from due,
+                                    unnest(cronq.job_keys(due.queue, due.type, due.schedule, due.limit_key)) k
                                 where k is not null), true) r
     where (select cronq.limited())
 ), refused as (
     select ranked.id from (
         select d.id, room.room,
             row_number() over (partition by room.key order by d.priority, d.run_at, d.id) as rank
-        from due d cross join lateral unnest(d.keys) u(key) join room on room.key = u.key
+        from due d
+        cross join lateral unnest(cronq.job_keys(d.queue, d.type, d.schedule, d.limit_key)) u(key)
+        join room on room.key = u.key
+        where (select true from room limit 1)
     ) ranked
     where ranked.rank > ranked.room)
 update cronq.jobs j set status = 'running', attempts = j.attempts + 1,
@@ -69,4 +75,5 @@ where j.id = any(array(select id from due where id not in (select id from refuse
 returning j.id, j.attempts, j.max_attempts, j.priority,
     extract(epoch from j.run_at), j.type, j.queue, j.payload::text,
     j.idempotency_key, to_char(j.scheduled_for at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-    j.enqueued_by, (extract(epoch from j.timeout) * 1000)::bigint, clock_timestamp();
+    j.enqueued_by, (extract(epoch from j.timeout) * 1000)::bigint, clock_timestamp(),
+    (select count(*) from refused);

@@ -131,8 +131,10 @@ decode_claimed(const PGresult *res, claim_batch *out)
 		j->scheduled_for = dup_or_null(res, r, 9);
 		j->enqueued_by = xstrdup(PQgetvalue(res, r, 10));
 		j->timeout_ms = PQgetisnull(res, r, 11) ? 0 : strtoll(PQgetvalue(res, r, 11), NULL, 10);
-		if (out->n == 0)
+		if (out->n == 0) {
 			snprintf(out->claimed_at, sizeof out->claimed_at, "%s", PQgetvalue(res, r, 12));
+			out->refused = atoi(PQgetvalue(res, r, 13));
+		}
 		out->n++;
 	}
 	qsort(out->jobs, (size_t) out->n, sizeof *out->jobs, cmp_run_order);

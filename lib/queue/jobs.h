@@ -35,6 +35,7 @@ typedef struct claim_batch {
 	claimed_job *jobs;			/* in run order: priority, run_at, id */
 	int			n;
 	char		claimed_at[64];	/* the database's clock as the claim wrote the rows */
+	int			refused;		/* due rows the claim locked but left for want of room (limits) */
 } claim_batch;
 
 typedef struct claim_filter {

@@ -171,6 +171,22 @@ end_batch(worker *w)
 }
 
 /*
+ * The cap on the next claims' size under limits: a claim that left due rows
+ * for want of room took all the room there was, so the next takes no more
+ * than it got (rows locked and left cost the claim); a capped claim that
+ * got all it asked for, none left, lets the cap grow by a quarter.
+ */
+static int
+limit_cap(int cap, int asked, int got, int refused)
+{
+	if (refused > 0)
+		return got > 0 ? got : 1;
+	if (cap > 0 && got == asked)
+		return cap + cap / 4 + 1;
+	return cap;
+}
+
+/*
  * After an empty claim: whether due jobs wait only for room under a full
  * limit, and this wake may wait for them (until --max-runtime; without
  * it, HELD_WAIT_MS after its start). A failed question sets w->code.
@@ -276,6 +292,9 @@ worker_main(void *arg)
 				 NULL, NULL, "claimed %d jobs", w->batch.n);
 		started = run_batch(w);
 		w->claim_limit = pace_next(w->claim_limit, o->batch, started, mono_ms() - w->batch_mono);
+		w->claim_cap = limit_cap(w->claim_cap, limit, w->batch.n, w->batch.refused);
+		if (w->claim_cap > 0 && w->claim_limit > w->claim_cap)
+			w->claim_limit = w->claim_cap;
 		have_batch = true;
 	}
 	/* Recorded, or (connection lost) left to a later run's rescue. */
