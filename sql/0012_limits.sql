@@ -1,11 +1,13 @@
 -- 0012_limits.sql — limits (flow control, part two) and a job's own
 -- limit key. A limit caps, across every runner and host, how many jobs of
 -- a key run at once (max_running) and how many start in any window of
--- length per (rate). The claim decides both (cronq.limit_room), counting
--- the jobs' own rows: the running rows, and the starts of the window (the
--- running rows' started_at and the job_runs rows'). No counter is kept
--- that a crash could leave wrong: a runner killed mid-job leaves a running
--- row that counts until the rescue ends it, as the job itself would.
+-- length per (rate). The claim decides both (cronq.limit_room), under a
+-- lock of the limit's row: the running jobs are counted from their own
+-- rows (a runner killed mid-job leaves a running row that counts until the
+-- rescue ends it, as the job itself would); the starts of the window from
+-- the limit's own log of them (starts), which the claim that takes the
+-- jobs writes in its transaction: it cannot drift (each entry expires with
+-- its window) and no purge of the history makes it forget a start.
 --
 -- Keys: queue:NAME, type:NAME, schedule:NAME (the schedule's jobs), or a
 -- job's own limit key (cronq enqueue --limit-key, e.g. tenant:42): any
@@ -73,10 +75,11 @@ return ks operator(pg_catalog.&&) array['queue:' || p_queue, 'type:' || p_type, 
 create table if not exists cronq.limits (
     key          text primary key check (cronq.flow_key_error(key) is null),
     max_running  integer check (max_running between 1 and 1000000),
-    rate         integer check (rate between 1 and 1000000),
+    rate         integer check (rate between 1 and 10000),
     per          interval check (per >= interval '1 second' and per <= interval '1 day'),
     set_by       text not null default current_user,
     set_at       timestamptz not null default now(),
+    starts       timestamptz[] not null default '{}',
     check (max_running is not null or rate is not null),
     check ((rate is null) = (per is null))
 );
@@ -103,8 +106,22 @@ drop trigger if exists limits_stamp on cronq.limits;
 create trigger limits_stamp before insert or update on cronq.limits for each row
     execute function cronq.limits_stamp();
 
--- The starts of a window, for the rate: job_runs rows by their start.
-create index if not exists job_runs_started on cronq.job_runs (started_at);
+-- A limit that appears or goes while claims are locking the limits of
+-- their keys would be counted by a claim that never locked it (two claims
+-- could then take its last slot): whoever inserts or deletes a limit
+-- first waits for the claims under way and holds the new ones back until
+-- it commits (EXCLUSIVE conflicts with their ROW SHARE only). A change of
+-- a limit's values is serialised with them by its row lock.
+create or replace function cronq.limits_serialise() returns trigger
+language plpgsql set search_path = pg_catalog, pg_temp as $$
+begin
+    lock table cronq.limits in exclusive mode;
+    return null;
+end
+$$;
+drop trigger if exists limits_serialise on cronq.limits;
+create trigger limits_serialise before insert or delete on cronq.limits
+    for each statement execute function cronq.limits_serialise();
 
 -- Whether any limit is defined: the claim's gate (one probe of an empty
 -- table when none is).
@@ -113,8 +130,8 @@ language sql stable
 return exists (select 1 from cronq.limits);
 
 -- The room each limit has now: how many more of its jobs may start (0 or
--- less: none), with its jobs running and its starts in its window (rate
--- limits; NULL otherwise). Of the limits on keys (NULL: every limit). With lock, first
+-- less: none), with its jobs running (of a max_running limit; 0 else) and
+-- its starts in its window (of a rate limit, from its log; NULL else). Of the limits on keys (NULL: every limit). With lock, first
 -- locks the limits' rows, in one order, so that claims of one key run one
 -- after another: each statement below then has a new snapshot, which sees
 -- the jobs every earlier claim of the key committed. A row lock, not an
@@ -133,30 +150,38 @@ begin
     end if;
     return query
     with lim as (
-        select l.key, l.max_running, l.rate, l.per from cronq.limits l
+        select l.key, l.max_running, l.rate, l.per, l.starts from cronq.limits l
         where keys is null or l.key = any(keys)
     ), running as (
-        select k.key, count(*) as n, count(*) filter (where j.started_at > now() - lim.per) as recent
+        select k.key, count(*) as n
         from cronq.jobs j
         cross join lateral unnest(cronq.job_keys(j.queue, j.type, j.schedule, j.limit_key)) k(key)
         join lim on lim.key = k.key
-        where j.status = 'running'
+        where j.status = 'running' and lim.max_running is not null
         group by k.key
     ), started as (
-        select k.key, count(*) as n
-        from lim l0, cronq.job_runs r
-        join cronq.jobs j on j.id = r.job_id
-        cross join lateral unnest(cronq.job_keys(j.queue, j.type, j.schedule, j.limit_key)) k(key)
-        where l0.rate is not null and r.started_at > now() - l0.per and r.outcome <> 'given_back'
-          and k.key = l0.key
-        group by k.key
+        select lim.key, (select count(*) from unnest(lim.starts) s where s > now() - lim.per) as n
+        from lim where lim.rate is not null
     )
-    select lim.key, least(
-        lim.max_running - coalesce(running.n, 0),
-        lim.rate - coalesce(running.recent, 0) - coalesce(started.n, 0)),
-        coalesce(running.n, 0),
-        case when lim.rate is not null then coalesce(running.recent, 0) + coalesce(started.n, 0) end
+    select lim.key, least(lim.max_running - coalesce(running.n, 0), lim.rate - started.n),
+        coalesce(running.n, 0), started.n
     from lim left join running on running.key = lim.key left join started on started.key = lim.key;
+end
+$$;
+
+-- Refuse aloud a key that is none (22023) or that the caller may not
+-- limit (42501): limits are cronq_admin's, of every kind of key.
+create or replace function cronq.limit_check(key text) returns void
+language plpgsql stable set search_path = pg_catalog, pg_temp as $$
+declare
+    why text := cronq.flow_key_error(key);
+begin
+    if why is not null then
+        raise exception '%', why using errcode = '22023';
+    end if;
+    if not cronq.manages_flow() then
+        raise exception 'only members of cronq_admin limit %', key using errcode = '42501';
+    end if;
 end
 $$;
 
@@ -169,10 +194,7 @@ language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
 declare
     r cronq.limits;
 begin
-    perform cronq.flow_check(key, 'limit');
-    if key like 'schedule:%' and not cronq.manages_flow() then
-        raise exception 'only members of cronq_admin limit %', key using errcode = '42501';
-    end if;
+    perform cronq.limit_check(key);
     if (rate is null) <> (per is null) then
         raise exception 'a rate is a number of starts per window: give both' using errcode = '22023';
     end if;
@@ -190,10 +212,7 @@ $$;
 create or replace function cronq.clear_limit(key text) returns boolean
 language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
 begin
-    perform cronq.flow_check(key, 'limit');
-    if key like 'schedule:%' and not cronq.manages_flow() then
-        raise exception 'only members of cronq_admin limit %', key using errcode = '42501';
-    end if;
+    perform cronq.limit_check(key);
     delete from cronq.limits l where l.key = clear_limit.key;
     return found;
 end

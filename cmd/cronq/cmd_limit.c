@@ -20,6 +20,7 @@ enum {
 
 /* The most a limit allows (cronq.limits' checks). */
 #define LIMIT_MAX 1000000
+#define RATE_MAX 10000
 #define PER_MIN_MS 1000
 #define PER_MAX_MS (24 * 3600 * 1000LL)
 
@@ -36,8 +37,8 @@ help(void)
 {
 	printf("cronq limit caps the jobs of a key across every runner and host: how many\n"
 		   "run at once, how many start in any window of a duration. The claim decides,\n"
-		   "counting the jobs' own rows: a crashed runner's jobs count until their\n"
-		   "lease is rescued, never longer.\n\n"
+		   "counting the running jobs' own rows (a crashed runner's count until their\n"
+		   "lease is rescued) and, for a rate, the starts it logged.\n\n"
 		   "Usage:\n"
 		   "  cronq limit KEY [--max-running N] [--rate N/DURATION]\n"
 		   "  cronq limit KEY --clear\n"
@@ -48,8 +49,8 @@ help(void)
 		   "  carry (cronq enqueue --limit-key tenant:42)\n\n"
 		   "Options:\n"
 		   "      --max-running N       at most N jobs of KEY running at once (1-1000000)\n"
-		   "      --rate N/DURATION     at most N starts in any window of DURATION\n"
-		   "                            (1s to 1d; e.g. 50/1m, 10/2s, 1000/1d)\n"
+		   "      --rate N/DURATION     at most N starts (1-10000) in any window of\n"
+		   "                            DURATION (1s to 1d; e.g. 50/1m, 10/2s, 1000/1d)\n"
 		   "      --clear               remove KEY's limits\n"
 		   "      --json                cronq limit list: a JSON array\n"
 		   "  -v, --verbose             say what is done\n"
@@ -78,7 +79,7 @@ parse_rate(const cli_src *src, const char *arg, int64_t *n, int64_t *per_ms)
 	}
 	memcpy(num, arg, (size_t) (slash - arg));
 	num[slash - arg] = '\0';
-	if (cli_int(src, num, 1, LIMIT_MAX, n) != 0)
+	if (cli_int(src, num, 1, RATE_MAX, n) != 0)
 		return EX_USAGE;
 	if (duration_parse(slash + 1, per_ms, why, sizeof why) != 0 || *per_ms < PER_MIN_MS ||
 		*per_ms > PER_MAX_MS) {

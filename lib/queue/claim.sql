@@ -18,10 +18,11 @@
 -- limits (cronq.limits, sql/0012_limits.sql) in two steps: the walk passes
 -- the jobs of keys full at the statement's start (cronq.full_keys(), read
 -- without locks); then, the due rows locked, cronq.limit_room() locks the
--- limited keys among them (advisory, one claim of a key at a time),
--- counts the keys' running jobs and recent starts afresh, and the rows
--- beyond a key's room, in run order, are left for later. With no limit
--- defined each step is one probe of the empty table.
+-- limits' rows of the keys among them (one claim of a key at a time),
+-- counts the keys' running jobs and recent starts afresh, the rows beyond
+-- a key's room, in run order, are left for later, and the starts taken
+-- are written into each rate limit's log (logged). With no limit defined
+-- each step is one probe of the empty table.
 --
 -- Parameters:
 --   $1  text      the worker's name (locked_by)
@@ -67,11 +68,25 @@ with due as (
         join room on room.key = u.key
         where (select true from room limit 1)
     ) ranked
-    where ranked.rank > ranked.room)
+    where ranked.rank > ranked.room
+), taken as (
+    select id, queue, type, schedule, limit_key from due where id not in (select id from refused)
+), logged as (
+    -- each rate limit's log of starts: the window's, and these
+    update cronq.limits l
+    set starts = array(select s from unnest(l.starts) s where s > now() - l.per)
+                 || array_fill(clock_timestamp(), array[t.n::int])
+    from (select u.key, count(*) as n
+          from taken
+          cross join lateral unnest(cronq.job_keys(taken.queue, taken.type, taken.schedule,
+                                                   taken.limit_key)) u(key)
+          where (select true from room limit 1) and u.key in (select key from room)
+          group by u.key) t
+    where l.key = t.key and l.rate is not null)
 update cronq.jobs j set status = 'running', attempts = j.attempts + 1,
     locked_by = $1, locked_until = now() + $2::bigint * interval '1 millisecond',
     started_at = clock_timestamp(), updated_at = now()
-where j.id = any(array(select id from due where id not in (select id from refused)))
+where j.id = any(array(select id from taken))
 returning j.id, j.attempts, j.max_attempts, j.priority,
     extract(epoch from j.run_at), j.type, j.queue, j.payload::text,
     j.idempotency_key, to_char(j.scheduled_for at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),

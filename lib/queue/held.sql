@@ -1,7 +1,9 @@
 -- held: whether due jobs wait only for room under a limit (cronq.limits):
 -- asked by a worker whose claim came back empty while limits are defined,
 -- to wait for room rather than end the wake. A due job (under the claim's
--- filters, not paused) with a key full now.
+-- filters, not paused) with a key full now; and whether a running job's
+-- lease has expired (its runner died: its row fills a limit's room until
+-- the rescue ends it, which the waiting worker then does).
 --
 -- Parameters:
 --   $1  text[]    only these queues, or null for any (as the claim's $4)
@@ -20,4 +22,5 @@ select cardinality((select cronq.full_keys())) > 0 and exists (
       and ($3::text[] is null or queue <> all($3::text[]))
       and (cardinality((select cronq.paused_keys())) = 0
            or not cronq.held((select cronq.paused_keys()), queue, type, limit_key))
-      and (select cronq.full_keys()) && cronq.job_keys(queue, type, schedule, limit_key));
+      and (select cronq.full_keys()) && cronq.job_keys(queue, type, schedule, limit_key)),
+    exists (select 1 from cronq.jobs where status = 'running' and locked_until < now());

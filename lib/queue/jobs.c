@@ -425,7 +425,7 @@ jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
  * hold a row the other's outcomes needed: a deadlock).
  */
 int
-jobs_held(PGconn *conn, const claim_filter *filter, bool *held, cq_err *err)
+jobs_held(PGconn *conn, const claim_filter *filter, bool *held, bool *expired, cq_err *err)
 {
 	claim_params cp;
 	const char *params[CLAIM_NPARAMS];
@@ -437,6 +437,7 @@ jobs_held(PGconn *conn, const claim_filter *filter, bool *held, cq_err *err)
 	if (res == NULL)
 		return err->code;
 	*held = PQgetvalue(res, 0, 0)[0] == 't';
+	*expired = PQgetvalue(res, 0, 1)[0] == 't';
 	PQclear(res);
 	return 0;
 }

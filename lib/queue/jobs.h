@@ -105,9 +105,10 @@ typedef struct job_outcome {
 
 /*
  * Whether due jobs (under filter, not paused) wait for room under a full
- * limit (held.sql): a worker whose claim came back empty waits for them.
+ * limit, and whether some running job's lease has expired (held.sql): a
+ * worker whose claim came back empty waits for them, rescuing the leases.
  */
-int jobs_held(PGconn *conn, const claim_filter *filter, bool *held, cq_err *err)
+int jobs_held(PGconn *conn, const claim_filter *filter, bool *held, bool *expired, cq_err *err)
 	__attribute__((warn_unused_result));
 
 /*

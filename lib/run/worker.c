@@ -189,21 +189,31 @@ limit_cap(int cap, int asked, int got, int refused)
 /*
  * After an empty claim: whether due jobs wait only for room under a full
  * limit, and this wake may wait for them (until --max-runtime; without
- * it, HELD_WAIT_MS after its start). A failed question sets w->code.
+ * it, HELD_WAIT_MS after its start), rescuing expired leases meanwhile.
+ * A failed question sets w->code.
  */
 static bool
 waits_for_room(worker *w)
 {
 	const run_opts *o = w->sh->o;
-	bool held = false;
+	bool held = false, expired = false;
+	int rescued = 0;
 
 	if (!w->sh->limited || run_stop_requests || faulted(w->sh) || past_max_runtime(w->sh))
 		return false;
 	if (o->max_runtime_ms == 0 && mono_ms() - w->sh->start_ms >= HELD_WAIT_MS)
 		return false;
-	if ((w->code = jobs_held(w->db.conn, &o->filter, &held, &w->err)) != 0) {
+	if ((w->code = jobs_held(w->db.conn, &o->filter, &held, &expired, &w->err)) != 0) {
 		cq_prefix(&w->err, "could not ask whether jobs wait for a limit: ");
 		return false;
+	}
+	/* A dead runner's jobs hold the room until their leases are rescued. */
+	if (held && expired) {
+		if ((w->code = jobs_rescue(w->db.conn, &rescued, &w->err)) != 0) {
+			cq_prefix(&w->err, "could not rescue the expired leases: ");
+			return false;
+		}
+		w->sum.rescued += rescued;
 	}
 	return held;
 }

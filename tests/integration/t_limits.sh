@@ -233,6 +233,36 @@ eq "resumed, it runs" "0" "$(q "select count(*) from cronq.jobs where status <> 
 asq app "select cronq.enqueue('noop', limit_key => 'tenant:app')" >/dev/null
 eq "cronq.enqueue takes a limit key" "1" "$(q "select count(*) from cronq.jobs where limit_key = 'tenant:app'")"
 
+# --- a waiting runner rescues a dead runner's lease ---------------------------
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+as cronq_runner limit tenant:s --max-running 1
+as cronq_runner enqueue sleep '{"seconds": 30}' --limit-key tenant:s --max-attempts 1
+as cronq_runner enqueue noop --limit-key tenant:s
+PGUSER=cronq_runner "$CRONQ" run --lease 2s 2>"$T_DIR/dead.err" &
+dead=$!
+sleeping() { [ "$(q "select count(*) from cronq.jobs where status = 'running'")" = 1 ]; }
+check "the first runner runs the long job" poll 10 sleeping
+kill -9 $dead; wait $dead 2>/dev/null
+start=$(date +%s%3N)
+run --lease 2s --max-runtime 20s 2>"$T_DIR/waiter.err"
+took=$(( $(date +%s%3N) - start ))
+eq "the waiting runner rescued the dead one's job and ran the other" "dead|succeeded" \
+    "$(q "select string_agg(status, '|' order by id) from cronq.jobs")"
+check "as soon as the lease ran out, not at --max-runtime (${took} ms)" [ "$took" -lt 10000 ]
+as cronq_runner limit tenant:s --clear
+
+# --- the rate's starts outlive a purge of the history -------------------------
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+as cronq_runner limit type:noop --rate 2/1h
+enqueue_n 4 '{"type":"noop"}'
+run --max-runtime 1s 2>/dev/null
+as cronq_runner purge --older-than 0s --status succeeded
+eq "two ran, then the history was purged" "0|2" "$RC|$(q "select count(*) from cronq.jobs")"
+run --max-runtime 1s 2>/dev/null
+eq "no more start within the hour: the limit's log remembers" "0|2" \
+    "$(q "select count(*) filter (where status = 'succeeded'), count(*) filter (where status = 'queued') from cronq.jobs")"
+as cronq_runner limit type:noop --clear
+
 # --- waiting for room ends at --max-runtime -----------------------------------
 q "truncate cronq.jobs, cronq.job_runs" >/dev/null
 as cronq_runner limit type:noop --rate 1/1d
