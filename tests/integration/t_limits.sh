@@ -209,13 +209,17 @@ as cronq_runner limit type:noop --clear
 # --- a job's own limit key; the walk passes a full key ------------------------
 q "truncate cronq.jobs, cronq.job_runs" >/dev/null
 as cronq_runner limit tenant:1 --max-running 1
-enqueue_n 6 '{"type":"sleep","payload":{"seconds":0.3},"limit_key":"tenant:1","priority":-1}'
+enqueue_n 30 '{"type":"sleep","payload":{"seconds":0.1},"limit_key":"tenant:1","priority":-1}'
 enqueue_n 6 '{"type":"sleep","payload":{"seconds":0.3},"limit_key":"tenant:2"}'
-run --concurrency 6 2>"$T_DIR/tenant.err"
-eq "the tenants' run ends 0 with every job done" "0|12" "$?|$(q "select count(*) from cronq.jobs where status = 'succeeded'")"
+run --concurrency 6 --batch 5 2>"$T_DIR/tenant.err"
+eq "the tenants' run ends 0 with every job done" "0|36" "$?|$(q "select count(*) from cronq.jobs where status = 'succeeded'")"
 eq "tenant:1's jobs never overlap" "1" "$(overlap "limit_key = 'tenant:1'")"
-check "tenant:2's ran side by side meanwhile (not behind tenant:1's, first in order)" \
-    [ "$(overlap "limit_key = 'tenant:2'")" -ge 3 ]
+check "tenant:2's ran side by side meanwhile" [ "$(overlap "limit_key = 'tenant:2'")" -ge 3 ]
+eq "not behind tenant:1's backlog (first in order, longer than a batch): done before its 10th started" "t" \
+    "$(q "select (select max(r.finished_at) from cronq.job_runs r join cronq.jobs j on j.id = r.job_id
+                  where j.limit_key = 'tenant:2')
+                 < (select r.started_at from cronq.job_runs r join cronq.jobs j on j.id = r.job_id
+                    where j.limit_key = 'tenant:1' order by r.started_at offset 9 limit 1)")"
 as cronq_runner limit tenant:1 --clear
 
 # --- a pause of a limit key ---------------------------------------------------
