@@ -168,10 +168,7 @@ CREATE FUNCTION cronq.clear_limit(key text) RETURNS boolean
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
-    perform cronq.flow_check(key, 'limit');
-    if key like 'schedule:%' and not cronq.manages_flow() then
-        raise exception 'only members of cronq_admin limit %', key using errcode = '42501';
-    end if;
+    perform cronq.limit_check(key);
     delete from cronq.limits l where l.key = clear_limit.key;
     return found;
 end
@@ -489,29 +486,21 @@ begin
     end if;
     return query
     with lim as (
-        select l.key, l.max_running, l.rate, l.per from cronq.limits l
+        select l.key, l.max_running, l.rate, l.per, l.starts from cronq.limits l
         where keys is null or l.key = any(keys)
     ), running as (
-        select k.key, count(*) as n, count(*) filter (where j.started_at > now() - lim.per) as recent
+        select k.key, count(*) as n
         from cronq.jobs j
         cross join lateral unnest(cronq.job_keys(j.queue, j.type, j.schedule, j.limit_key)) k(key)
         join lim on lim.key = k.key
-        where j.status = 'running'
+        where j.status = 'running' and lim.max_running is not null
         group by k.key
     ), started as (
-        select k.key, count(*) as n
-        from lim l0, cronq.job_runs r
-        join cronq.jobs j on j.id = r.job_id
-        cross join lateral unnest(cronq.job_keys(j.queue, j.type, j.schedule, j.limit_key)) k(key)
-        where l0.rate is not null and r.started_at > now() - l0.per and r.outcome <> 'given_back'
-          and k.key = l0.key
-        group by k.key
+        select lim.key, (select count(*) from unnest(lim.starts) s where s > now() - lim.per) as n
+        from lim where lim.rate is not null
     )
-    select lim.key, least(
-        lim.max_running - coalesce(running.n, 0),
-        lim.rate - coalesce(running.recent, 0) - coalesce(started.n, 0)),
-        coalesce(running.n, 0),
-        case when lim.rate is not null then coalesce(running.recent, 0) + coalesce(started.n, 0) end
+    select lim.key, least(lim.max_running - coalesce(running.n, 0), lim.rate - started.n),
+        coalesce(running.n, 0), started.n
     from lim left join running on running.key = lim.key left join started on started.key = lim.key;
 end
 $$;
@@ -529,12 +518,13 @@ CREATE TABLE cronq.limits (
     per interval,
     set_by text DEFAULT CURRENT_USER NOT NULL,
     set_at timestamp with time zone DEFAULT now() NOT NULL,
+    starts timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[] NOT NULL,
     CONSTRAINT limits_check CHECK (((max_running IS NOT NULL) OR (rate IS NOT NULL))),
     CONSTRAINT limits_check1 CHECK (((rate IS NULL) = (per IS NULL))),
     CONSTRAINT limits_key_check CHECK ((cronq.flow_key_error(key) IS NULL)),
     CONSTRAINT limits_max_running_check CHECK (((max_running >= 1) AND (max_running <= 1000000))),
     CONSTRAINT limits_per_check CHECK (((per >= '00:00:01'::interval) AND (per <= '1 day'::interval))),
-    CONSTRAINT limits_rate_check CHECK (((rate >= 1) AND (rate <= 1000000)))
+    CONSTRAINT limits_rate_check CHECK (((rate >= 1) AND (rate <= 10000)))
 );
 
 ALTER TABLE cronq.limits OWNER TO postgres;
@@ -762,6 +752,28 @@ CREATE FUNCTION cronq.known_task(p_type text) RETURNS boolean
 ALTER FUNCTION cronq.known_task(p_type text) OWNER TO postgres;
 
 --
+-- Name: limit_check(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.limit_check(key text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    why text := cronq.flow_key_error(key);
+begin
+    if why is not null then
+        raise exception '%', why using errcode = '22023';
+    end if;
+    if not cronq.manages_flow() then
+        raise exception 'only members of cronq_admin limit %', key using errcode = '42501';
+    end if;
+end
+$$;
+
+ALTER FUNCTION cronq.limit_check(key text) OWNER TO postgres;
+
+--
 -- Name: limit_key_error(text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -780,6 +792,22 @@ CREATE FUNCTION cronq.limited() RETURNS boolean
     RETURN (EXISTS (SELECT 1 FROM cronq.limits));
 
 ALTER FUNCTION cronq.limited() OWNER TO postgres;
+
+--
+-- Name: limits_serialise(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.limits_serialise() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    lock table cronq.limits in exclusive mode;
+    return null;
+end
+$$;
+
+ALTER FUNCTION cronq.limits_serialise() OWNER TO postgres;
 
 --
 -- Name: limits_stamp(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1244,10 +1272,7 @@ CREATE FUNCTION cronq.set_limit(key text, max_running integer DEFAULT NULL::inte
 declare
     r cronq.limits;
 begin
-    perform cronq.flow_check(key, 'limit');
-    if key like 'schedule:%' and not cronq.manages_flow() then
-        raise exception 'only members of cronq_admin limit %', key using errcode = '42501';
-    end if;
+    perform cronq.limit_check(key);
     if (rate is null) <> (per is null) then
         raise exception 'a rate is a number of starts per window: give both' using errcode = '22023';
     end if;
@@ -1517,12 +1542,6 @@ ALTER TABLE ONLY cronq.wakes
     ADD CONSTRAINT wakes_pkey PRIMARY KEY (id);
 
 --
--- Name: job_runs_started; Type: INDEX; Schema: cronq; Owner: postgres
---
-
-CREATE INDEX job_runs_started ON cronq.job_runs USING btree (started_at);
-
---
 -- Name: jobs_dead; Type: INDEX; Schema: cronq; Owner: postgres
 --
 
@@ -1569,6 +1588,12 @@ CREATE TRIGGER jobs_guard BEFORE INSERT OR UPDATE OF type, payload, enqueued_by 
 --
 
 CREATE TRIGGER jobs_transition_guard BEFORE UPDATE ON cronq.jobs FOR EACH ROW WHEN (row_security_active(('cronq.jobs'::regclass)::oid)) EXECUTE FUNCTION cronq.jobs_transition_guard();
+
+--
+-- Name: limits limits_serialise; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER limits_serialise BEFORE INSERT OR DELETE ON cronq.limits FOR EACH STATEMENT EXECUTE FUNCTION cronq.limits_serialise();
 
 --
 -- Name: limits limits_stamp; Type: TRIGGER; Schema: cronq; Owner: postgres

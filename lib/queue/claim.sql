@@ -39,7 +39,9 @@
 --   EXPLAIN EXECUTE claim('me', 60000, 10, null, null, null);
 --   EXPLAIN EXECUTE claim('me', 60000, 10, '{default}', '{noop,sleep}', null);
 --   EXPLAIN EXECUTE claim('me', 60000, 10, null, null, '{reports,bulk}');
-with due as (
+with fk as materialized (
+    select cronq.full_keys() as ks   -- once, however often the walk reads it
+), due as (
     select id, priority, run_at, queue, type, schedule, limit_key
     from cronq.jobs
     where status in ('queued', 'failed') and run_at <= now()
@@ -48,8 +50,8 @@ with due as (
       and ($6::text[] is null or queue <> all($6::text[]))
       and (cardinality((select cronq.paused_keys())) = 0
            or not cronq.held((select cronq.paused_keys()), queue, type, limit_key))
-      and (cardinality((select cronq.full_keys())) = 0
-           or not (select cronq.full_keys()) && cronq.job_keys(queue, type, schedule, limit_key))
+      and (cardinality((select ks from fk)) = 0
+           or not (select ks from fk) && cronq.job_keys(queue, type, schedule, limit_key))
     order by priority, run_at, id
     limit $3::int
     for update skip locked

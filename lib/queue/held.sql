@@ -14,7 +14,8 @@
 --   PREPARE held AS
 -- then
 --   EXPLAIN EXECUTE held(null, null, null);
-select cardinality((select cronq.full_keys())) > 0 and exists (
+with fk as materialized (select cronq.full_keys() as ks)
+select cardinality((select ks from fk)) > 0 and exists (
     select 1 from cronq.jobs
     where status in ('queued', 'failed') and run_at <= now()
       and ($1::text[] is null or queue = any($1::text[]))
@@ -22,5 +23,5 @@ select cardinality((select cronq.full_keys())) > 0 and exists (
       and ($3::text[] is null or queue <> all($3::text[]))
       and (cardinality((select cronq.paused_keys())) = 0
            or not cronq.held((select cronq.paused_keys()), queue, type, limit_key))
-      and (select cronq.full_keys()) && cronq.job_keys(queue, type, schedule, limit_key)),
+      and (select ks from fk) && cronq.job_keys(queue, type, schedule, limit_key)),
     exists (select 1 from cronq.jobs where status = 'running' and locked_until < now());
