@@ -188,8 +188,8 @@ limit_cap(int cap, int asked, int got, int refused)
 
 /*
  * After an empty claim: whether due jobs wait only for room under a full
- * limit, and this wake may wait for them (until --max-runtime; without
- * it, HELD_WAIT_MS after its start), rescuing expired leases meanwhile.
+ * limit, and this wake may wait for them (until --max-runtime, which the
+ * claim loop obeys; without it, HELD_WAIT_MS after its start), rescuing expired leases meanwhile.
  * A failed question sets w->code.
  */
 static bool
@@ -199,7 +199,7 @@ waits_for_room(worker *w)
 	bool held = false, expired = false;
 	int rescued = 0;
 
-	if (!w->sh->limited || run_stop_requests || faulted(w->sh) || past_max_runtime(w->sh))
+	if (!w->sh->limited || run_stop_requests || faulted(w->sh))
 		return false;
 	if (o->max_runtime_ms == 0 && mono_ms() - w->sh->start_ms >= HELD_WAIT_MS)
 		return false;
