@@ -169,7 +169,8 @@ drop function if exists cronq.enqueue_job(text, jsonb, timestamptz, text, intege
 -- nothing written, whatever the rest asks), 'queued', 'failed' or
 -- 'running' (an active job holds the unique key: left alone), or
 -- 'replaced' (with replace, the waiting holder took this payload, run
--- time and deadline, and is queued). id is the new job's or the holder's.
+-- time and deadline, and is queued; its type must be this one, the rest
+-- of it stays). id is the new job's or the holder's.
 -- A holder that finishes while we look is no holder: the insert is tried
 -- again.
 create or replace function cronq.enqueue_job(
@@ -191,6 +192,7 @@ language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
 #variable_conflict use_variable
 declare
     held text;
+    held_type text;
 begin
     created := false;
     for attempt in 1..10 loop
@@ -232,9 +234,14 @@ begin
             end if;
         end if;
         if unique_key is not null then
-            select j.id, j.status into id, held from cronq.jobs j
+            select j.id, j.status, j.type into id, held, held_type from cronq.jobs j
             where j.unique_key = unique_key and j.status in ('queued', 'failed', 'running');
             if id is not null and replace and held in ('queued', 'failed') then
+                if held_type <> type then
+                    raise exception 'cannot replace job % of type "%" with a job of type "%"',
+                        id, held_type, type using errcode = '22023',
+                        hint = 'A replace changes a job''s payload, run time and deadline, not its type.';
+                end if;
                 update cronq.jobs j
                 set payload = coalesce(enqueue_job.payload, '{}'),
                     run_at = coalesce(enqueue_job.run_at, now()),

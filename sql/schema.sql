@@ -298,6 +298,7 @@ CREATE FUNCTION cronq.enqueue_job(type text, payload jsonb DEFAULT '{}'::jsonb, 
 #variable_conflict use_variable
 declare
     held text;
+    held_type text;
 begin
     created := false;
     for attempt in 1..10 loop
@@ -339,9 +340,14 @@ begin
             end if;
         end if;
         if unique_key is not null then
-            select j.id, j.status into id, held from cronq.jobs j
+            select j.id, j.status, j.type into id, held, held_type from cronq.jobs j
             where j.unique_key = unique_key and j.status in ('queued', 'failed', 'running');
             if id is not null and replace and held in ('queued', 'failed') then
+                if held_type <> type then
+                    raise exception 'cannot replace job % of type "%" with a job of type "%"',
+                        id, held_type, type using errcode = '22023',
+                        hint = 'A replace changes a job''s payload, run time and deadline, not its type.';
+                end if;
                 update cronq.jobs j
                 set payload = coalesce(enqueue_job.payload, '{}'),
                     run_at = coalesce(enqueue_job.run_at, now()),

@@ -267,6 +267,7 @@ schedule_list(PGconn *conn, const char *name, cq_err *err)
 		"select coalesce(json_agg(x order by x.name), '[]') from ("
 		" select s.name, s.cron, s.timezone, s.type, s.payload, s.queue, s.priority,"
 		"   s.max_attempts, s.timeout::text as timeout, s.enabled, s.catchup, s.overlap,"
+		"   s.start_deadline::text as start_deadline,"
 		"   to_char(s.next_run_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') as next_run_at,"
 		"   to_char(s.last_enqueued_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') as last_enqueued_at,"
 		"   s.last_job_id, j.status as last_job_status, s.created_by"
