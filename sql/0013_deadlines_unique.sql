@@ -289,10 +289,11 @@ begin atomic
                                        timeout, key, expires_at, unique_key, replace) e;
 end;
 
--- Occurrences with their deadlines: the runner's materialise() (p_deadline
--- true: each job expires at its fire time plus its schedule's
--- start_deadline) and backfill --schedule (the two-argument form, no
--- deadline: a backfill is asked for explicitly, however late).
+-- Occurrences with their deadlines (p_deadline: each job expires at its
+-- fire time plus its schedule's start_deadline). The runner's
+-- materialise() calls the two-argument form, now with deadlines;
+-- backfill --schedule passes false: a backfill is asked for explicitly,
+-- however late.
 create or replace function cronq.enqueue_occurrences(p_names text[], p_fires timestamptz[],
                                                      p_deadline boolean)
 returns table (schedule text, job_id bigint)
@@ -316,30 +317,8 @@ create or replace function cronq.enqueue_occurrences(p_names text[], p_fires tim
 returns table (schedule text, job_id bigint)
 language sql volatile
 begin atomic
-    select o.schedule, o.job_id from cronq.enqueue_occurrences(p_names, p_fires, false) o;
+    select o.schedule, o.job_id from cronq.enqueue_occurrences(p_names, p_fires, true) o;
 end;
-
-create or replace function cronq.materialise(p_names text[], p_fires timestamptz[],
-                                             p_sched text[], p_next timestamptz[])
-returns table (schedule text, job_id bigint)
-language sql volatile security definer
-set search_path = pg_catalog, pg_temp as $$
-    with ins as (
-        select o.schedule, o.job_id from cronq.enqueue_occurrences(p_names, p_fires, true) o
-    ), newest as (
-        select ins.schedule, max(ins.job_id) as id from ins group by ins.schedule
-    ), upd as (
-        update cronq.schedules s
-        set next_run_at = n.next,
-            last_enqueued_at = case when newest.id is not null then now() else s.last_enqueued_at end,
-            last_job_id = coalesce(newest.id, s.last_job_id)
-        from unnest(p_sched, p_next) as n(name, next)
-        left join newest on newest.schedule = n.name
-        where s.name = n.name
-        returning s.name
-    )
-    select ins.schedule, ins.job_id from ins
-$$;
 
 -- cronq.schedule gains start_deadline at the end.
 drop function if exists cronq.schedule(text, text, text, jsonb, text, text, integer, integer,

@@ -93,7 +93,8 @@ begin
             cronq.unschedule(text),
             cronq.pause(text, timestamptz), cronq.resume(text),
             cronq.paused_keys(), cronq.held(text[], text, text),
-            cronq.enqueue_occurrences(text[], timestamptz[])
+            cronq.enqueue_occurrences(text[], timestamptz[]),
+            cronq.enqueue_occurrences(text[], timestamptz[], boolean)
             to %I', r);
     end loop;
 end

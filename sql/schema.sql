@@ -471,7 +471,7 @@ CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with
     BEGIN ATOMIC
  SELECT o.schedule,
      o.job_id
-    FROM cronq.enqueue_occurrences(enqueue_occurrences.p_names, enqueue_occurrences.p_fires, false) o(schedule, job_id);
+    FROM cronq.enqueue_occurrences(enqueue_occurrences.p_names, enqueue_occurrences.p_fires, true) o(schedule, job_id);
 END;
 
 ALTER FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]) OWNER TO postgres;
@@ -803,7 +803,7 @@ CREATE FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zo
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     with ins as (
-        select o.schedule, o.job_id from cronq.enqueue_occurrences(p_names, p_fires, true) o
+        select o.schedule, o.job_id from cronq.enqueue_occurrences(p_names, p_fires) o
     ), newest as (
         select ins.schedule, max(ins.job_id) as id from ins group by ins.schedule
     ), upd as (
@@ -1851,6 +1851,13 @@ GRANT INSERT(next_run_at),UPDATE(next_run_at) ON TABLE cronq.schedules TO cronq_
 --
 
 GRANT INSERT(start_deadline),UPDATE(start_deadline) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: FUNCTION enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean) TO cronq_admin;
 
 --
 -- Name: FUNCTION enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]); Type: ACL; Schema: cronq; Owner: postgres
