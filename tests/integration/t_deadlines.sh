@@ -195,6 +195,18 @@ check "a finished holder frees the key: a new job ($OUT)" [ "$RC" = 0 -a -n "$OU
 eq "two rows with the key, one active" "2|1" \
     "$(q "select count(*) || '|' || count(*) filter (where status in ('queued', 'failed', 'running')) from cronq.jobs where unique_key = 'nightly-export'")"
 
+# the index decides, not a look first: an enqueue while the holder's
+# transaction is still open waits for it, then returns its id
+"$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "begin" -c "select cronq.enqueue('noop', unique_key => 'held-open')" \
+    -c "select pg_sleep(2)" -c "commit" >"$T_DIR/open.out" 2>&1 &
+opener=$!
+wait_for "the holder is inserted, not committed" 10 \
+    "select exists (select 1 from pg_stat_activity where query like '%pg_sleep(2)%' and pid <> pg_backend_pid())"
+as cronq_runner enqueue noop --unique-key held-open
+wait $opener
+eq "an enqueue racing an open holder: its id, one row" "0|$(head -n 1 "$T_DIR/open.out")|1" \
+    "$RC|$OUT|$(q "select count(*) from cronq.jobs where unique_key = 'held-open'")"
+
 # the race: 20 enqueues at once, and 10 SQL calls at once
 for i in $(seq 1 20); do
     (PGUSER=cronq_runner "$CRONQ" enqueue noop --unique-key race >"$T_DIR/race.$i.out" 2>"$T_DIR/race.$i.err"; echo $? >"$T_DIR/race.$i.rc") &
