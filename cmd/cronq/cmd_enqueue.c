@@ -139,7 +139,7 @@ report_note(const enqueue_req *req, int64_t id, enqueue_note note, const char *s
 			break;
 		case ENQUEUE_UNIQUE_WAITING:
 			log_warning("job %" PRId64 " with unique key \"%s\" is already %s; not enqueued again",
-						id, req->unique_key, status);
+						id, req->unique_key, strcmp(status, "failed") == 0 ? "waiting to retry" : status);
 			break;
 		case ENQUEUE_UNIQUE_RUNNING:
 			log_warning("job %" PRId64 " with unique key \"%s\" is already running; %s", id,

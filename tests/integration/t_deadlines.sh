@@ -174,6 +174,9 @@ eq "its payload and run time are the new ones" "0.2|t" \
 as cronq_runner enqueue noop --unique-key refresh-cache --replace
 expect_rc_err "a replace keeps the holder's type" 65 'cannot replace job [0-9]+ of type "sleep" with a job of type "noop"'
 q "update cronq.jobs set status = 'failed', attempts = 1 where id = $first" >/dev/null
+as cronq_runner enqueue sleep '{"seconds": 0.3}' --unique-key refresh-cache
+expect "a failed job waiting to retry holds the key" 0 "$first" \
+    "cronq: warning: job $first with unique key \"refresh-cache\" is already waiting to retry; not enqueued again"
 as cronq_runner enqueue sleep '{"seconds": 0.1}' --unique-key refresh-cache --replace
 eq "a failed job waiting to retry holds the key, and is replaced, queued" "0|$first|queued|1|t" \
     "$RC|$OUT|$(q "select status || '|' || attempts || '|' || (run_at <= now())::text::char from cronq.jobs where id = $first")"
