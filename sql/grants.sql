@@ -41,21 +41,24 @@ begin
         grant select on cronq.jobs, cronq.job_runs, cronq.schedules, cronq.wakes,
             cronq.schema_migrations to cronq_user;
         grant insert (queue, type, payload, priority, run_at, max_attempts, timeout,
-                      idempotency_key, schedule, scheduled_for, enqueued_by, limit_key)
+                      idempotency_key, schedule, scheduled_for, enqueued_by, limit_key,
+                      expires_at, unique_key)
             on cronq.jobs to cronq_user;
-        -- What cancel and retry write; row-level security allows only the
-        -- caller's jobs, and jobs_transition_guard only what they do.
+        -- What cancel, retry and an enqueue's replace write; row-level
+        -- security allows only the caller's jobs, and jobs_transition_guard
+        -- only what they do.
         grant update (status, run_at, attempts, locked_by, locked_until, cancel_requested,
-                      started_at, finished_at, last_error, error_code, updated_at)
+                      started_at, finished_at, last_error, error_code, updated_at,
+                      payload, expires_at)
             on cronq.jobs to cronq_user;
         -- Pauses of its own schedules (row-level security, 0011).
         grant select, insert, update, delete on cronq.pauses to cronq_user;
         -- Limits: read (row-level security lets only admins write, 0012).
         grant select on cronq.limits, cronq.limits_now to cronq_user;
         grant insert (name, cron, timezone, type, payload, queue, priority, max_attempts,
-                      timeout, enabled, catchup, overlap, next_run_at),
+                      timeout, enabled, catchup, overlap, next_run_at, start_deadline),
               update (cron, timezone, type, payload, queue, priority, max_attempts,
-                      timeout, enabled, catchup, overlap, next_run_at),
+                      timeout, enabled, catchup, overlap, next_run_at, start_deadline),
               delete
             on cronq.schedules to cronq_user;
     end if;
@@ -83,20 +86,22 @@ begin
     foreach r in array array['cronq_user', 'cronq_admin'] loop
         continue when not exists (select 1 from pg_catalog.pg_roles where rolname = r);
         execute pg_catalog.format('grant execute on function
-            cronq.enqueue(text, jsonb, timestamptz, text, integer, integer, interval, text, text),
+            cronq.enqueue(text, jsonb, timestamptz, text, integer, integer, interval, text,
+                          text, timestamptz, text, boolean),
             cronq.enqueue_job(text, jsonb, timestamptz, text, integer, integer, interval, text,
-                              text),
+                              text, timestamptz, text, boolean),
             cronq.cancel(bigint), cronq.retry(bigint),
             cronq.cancel_jobs(bigint[]), cronq.retry_jobs(bigint[]),
             cronq.schedule(text, text, text, jsonb, text, text, integer, integer, interval,
-                           boolean, text, text),
+                           boolean, text, text, interval),
             cronq.unschedule(text),
             cronq.pause(text, timestamptz), cronq.resume(text),
             cronq.paused_keys(), cronq.held(text[], text, text),
             cronq.held(text[], text, text, text), cronq.job_keys(text, text, text, text),
             cronq.set_limit(text, integer, integer, interval), cronq.clear_limit(text),
             cronq.limited(), cronq.full_keys(), cronq.limit_key_error(text),
-            cronq.enqueue_occurrences(text[], timestamptz[])
+            cronq.enqueue_occurrences(text[], timestamptz[]),
+            cronq.enqueue_occurrences(text[], timestamptz[], boolean)
             to %I', r);
     end loop;
 end

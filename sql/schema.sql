@@ -39,12 +39,15 @@ CREATE TABLE cronq.jobs (
     finished_at timestamp with time zone,
     cancel_requested boolean DEFAULT false NOT NULL,
     limit_key text,
+    expires_at timestamp with time zone,
+    unique_key text,
     CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT jobs_idempotency_key_check CHECK (((idempotency_key <> ''::text) AND (length(idempotency_key) <= 1000))),
     CONSTRAINT jobs_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
     CONSTRAINT jobs_queue_check CHECK (((queue <> ''::text) AND (length(queue) <= 200))),
     CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'succeeded'::text, 'failed'::text, 'dead'::text, 'cancelled'::text]))),
-    CONSTRAINT jobs_timeout_check CHECK ((timeout > '00:00:00'::interval))
+    CONSTRAINT jobs_timeout_check CHECK ((timeout > '00:00:00'::interval)),
+    CONSTRAINT jobs_unique_key_check CHECK (((unique_key <> ''::text) AND (length(unique_key) <= 1000) AND (unique_key !~ '[[:cntrl:]]'::text)))
 );
 
 ALTER TABLE cronq.jobs OWNER TO postgres;
@@ -60,6 +63,18 @@ COMMENT ON TABLE cronq.jobs IS 'cronq jobs: one row per job; see cronq(1)';
 --
 
 COMMENT ON COLUMN cronq.jobs.enqueued_by IS 'role that enqueued the job, set by the database (only a superuser or the table owner may set it)';
+
+--
+-- Name: COLUMN jobs.expires_at; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.jobs.expires_at IS 'start deadline: a job not started by then ends cancelled with error_code expired';
+
+--
+-- Name: COLUMN jobs.unique_key; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.jobs.unique_key IS 'at most one job with this key is queued, failed or running at a time';
 
 --
 -- Name: cancel_jobs(bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -291,55 +306,113 @@ $_$;
 ALTER FUNCTION cronq.cron_error(expr text) OWNER TO postgres;
 
 --
--- Name: enqueue_job(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: enqueue_job(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text, timestamp with time zone, text, boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.enqueue_job(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, OUT id bigint, OUT created boolean) RETURNS record
+CREATE FUNCTION cronq.enqueue_job(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, unique_key text DEFAULT NULL::text, replace boolean DEFAULT false, OUT id bigint, OUT created boolean, OUT note text) RETURNS record
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 #variable_conflict use_variable
 declare
+    held text;
+    held_type text;
     why text := cronq.limit_key_error(limit_key);
 begin
     if limit_key is not null and why is not null then
         raise exception 'limit key: %', why using errcode = '22023';
     end if;
-    insert into cronq.jobs as j (type, payload, run_at, queue, priority,
-                                 max_attempts, timeout, idempotency_key, limit_key)
-    values (type, payload, run_at, queue, priority, max_attempts, timeout, key, limit_key)
-    on conflict (idempotency_key) where idempotency_key is not null do nothing
-    returning j.id into id;
-    if id is not null then
-        created := true;
-        return;
-    end if;
-    -- A new statement, a new snapshot: sees a conflicting row committed
-    -- by another session while our insert waited for it.
-    select j.id into id from cronq.jobs j where j.idempotency_key = key;
-    if id is null then
+    created := false;
+    for attempt in 1..10 loop
+        if unique_key is null then
+            insert into cronq.jobs as j (type, payload, run_at, queue, priority,
+                                         max_attempts, timeout, idempotency_key, limit_key,
+                                         expires_at)
+            values (type, payload, run_at, queue, priority, max_attempts, timeout, key, limit_key,
+                    expires_at)
+            on conflict (idempotency_key) where idempotency_key is not null do nothing
+            returning j.id into id;
+        else
+            begin
+                insert into cronq.jobs as j (type, payload, run_at, queue, priority, max_attempts,
+                                             timeout, idempotency_key, limit_key, expires_at,
+                                             unique_key)
+                values (type, payload, run_at, queue, priority, max_attempts, timeout, key,
+                        limit_key, expires_at, unique_key)
+                on conflict (idempotency_key) where idempotency_key is not null do nothing
+                returning j.id into id;
+            exception when unique_violation then
+                -- jobs_unique_active: a holder committed while we inserted.
+                -- Anything else is no business of ours.
+                get stacked diagnostics held = constraint_name;
+                if held is distinct from 'jobs_unique_active' then
+                    raise;
+                end if;
+                continue;
+            end;
+        end if;
+        if id is not null then
+            created := true;
+            return;
+        end if;
+        -- A new statement, a new snapshot: sees a conflicting row committed
+        -- by another session while our insert waited for it.
+        if key is not null then
+            select j.id into id from cronq.jobs j where j.idempotency_key = key;
+            if id is not null then
+                note := 'key';
+                return;
+            end if;
+        end if;
+        if unique_key is not null then
+            select j.id, j.status, j.type into id, held, held_type from cronq.jobs j
+            where j.unique_key = unique_key and j.status in ('queued', 'failed', 'running');
+            if id is not null and replace and held in ('queued', 'failed') then
+                if held_type <> type then
+                    raise exception 'cannot replace job % of type "%" with a job of type "%"',
+                        id, held_type, type using errcode = '22023',
+                        hint = 'A replace changes a job''s payload, run time and deadline, not its type.';
+                end if;
+                update cronq.jobs j
+                set payload = coalesce(enqueue_job.payload, '{}'),
+                    run_at = coalesce(enqueue_job.run_at, now()),
+                    expires_at = enqueue_job.expires_at, status = 'queued', updated_at = now()
+                where j.id = id and j.status in ('queued', 'failed');
+                if found then
+                    note := 'replaced';
+                    return;
+                end if;
+                continue;   -- claimed or cancelled meanwhile: look again
+            end if;
+            if id is not null then
+                note := held;
+                return;
+            end if;
+            continue;   -- finished meanwhile: the key is free
+        end if;
         raise exception 'idempotency key "%" is held by another role''s job', left(key, 200)
             using errcode = '23505',
                   hint = 'Idempotency keys are shared by every role: choose one that names your application.';
-    end if;
-    created := false;
+    end loop;
+    raise exception 'could not enqueue with unique key "%": its jobs kept changing', left(unique_key, 200)
+        using errcode = '40001', hint = 'Try again.';
 end
 $$;
 
-ALTER FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, OUT id bigint, OUT created boolean) OWNER TO postgres;
+ALTER FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, OUT id bigint, OUT created boolean, OUT note text) OWNER TO postgres;
 
 --
--- Name: enqueue(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: enqueue(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text, timestamp with time zone, text, boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.enqueue(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text) RETURNS bigint
+CREATE FUNCTION cronq.enqueue(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, unique_key text DEFAULT NULL::text, replace boolean DEFAULT false) RETURNS bigint
     LANGUAGE sql
     BEGIN ATOMIC
  SELECT e.id
-    FROM cronq.enqueue_job(enqueue.type, enqueue.payload, enqueue.run_at, enqueue.queue, enqueue.priority, enqueue.max_attempts, enqueue.timeout, enqueue.key, enqueue.limit_key) e(id, created);
+    FROM cronq.enqueue_job(enqueue.type, enqueue.payload, enqueue.run_at, enqueue.queue, enqueue.priority, enqueue.max_attempts, enqueue.timeout, enqueue.key, enqueue.limit_key, enqueue.expires_at, enqueue.unique_key, enqueue.replace) e(id, created, note);
 END;
 
-ALTER FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text) OWNER TO postgres;
+ALTER FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean) OWNER TO postgres;
 
 --
 -- Name: schedules; Type: TABLE; Schema: cronq; Owner: postgres
@@ -364,12 +437,14 @@ CREATE TABLE cronq.schedules (
     created_by text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    start_deadline interval,
     CONSTRAINT schedules_catchup_check CHECK ((catchup = ANY (ARRAY['latest'::text, 'all'::text, 'skip'::text]))),
     CONSTRAINT schedules_cron_check CHECK (((cron <> ''::text) AND (length(cron) <= 1000))),
     CONSTRAINT schedules_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
     CONSTRAINT schedules_name_check CHECK ((name ~ '^[A-Za-z0-9_.:@-]{1,200}$'::text)),
     CONSTRAINT schedules_overlap_check CHECK ((overlap = ANY (ARRAY['skip'::text, 'allow'::text]))),
     CONSTRAINT schedules_queue_check CHECK (((queue <> ''::text) AND (length(queue) <= 200))),
+    CONSTRAINT schedules_start_deadline_check CHECK ((start_deadline > '00:00:00'::interval)),
     CONSTRAINT schedules_timeout_check CHECK ((timeout > '00:00:00'::interval))
 );
 
@@ -382,13 +457,13 @@ ALTER TABLE cronq.schedules OWNER TO postgres;
 COMMENT ON TABLE cronq.schedules IS 'cronq schedules: named cron definitions; see cronq(1)';
 
 --
--- Name: enqueue_occurrences(text[], timestamp with time zone[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: enqueue_occurrences(text[], timestamp with time zone[], boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]) RETURNS TABLE(schedule text, job_id bigint)
+CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean) RETURNS TABLE(schedule text, job_id bigint)
     LANGUAGE sql
     BEGIN ATOMIC
- INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, schedule, scheduled_for, run_at, enqueued_by)  SELECT s.type,
+ INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, schedule, scheduled_for, run_at, enqueued_by, expires_at)  SELECT s.type,
              s.payload,
              s.queue,
              s.priority,
@@ -398,12 +473,30 @@ CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with
              s.name,
              f.fire,
              f.fire,
-             s.created_by
+             s.created_by,
+                 CASE
+                     WHEN enqueue_occurrences.p_deadline THEN (f.fire + s.start_deadline)
+                     ELSE NULL::timestamp with time zone
+                 END AS "case"
             FROM (UNNEST(enqueue_occurrences.p_names, enqueue_occurrences.p_fires) f(name, fire)
               JOIN cronq.schedules s ON ((s.name = f.name)))
            ORDER BY f.fire
    RETURNING jobs.schedule,
      jobs.id;
+END;
+
+ALTER FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean) OWNER TO postgres;
+
+--
+-- Name: enqueue_occurrences(text[], timestamp with time zone[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]) RETURNS TABLE(schedule text, job_id bigint)
+    LANGUAGE sql
+    BEGIN ATOMIC
+ SELECT o.schedule,
+     o.job_id
+    FROM cronq.enqueue_occurrences(enqueue_occurrences.p_names, enqueue_occurrences.p_fires, true) o(schedule, job_id);
 END;
 
 ALTER FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]) OWNER TO postgres;
@@ -596,6 +689,39 @@ CREATE FUNCTION cronq.job_keys(p_queue text, p_type text, p_schedule text, p_lim
 ALTER FUNCTION cronq.job_keys(p_queue text, p_type text, p_schedule text, p_limit_key text) OWNER TO postgres;
 
 --
+-- Name: jobs_admit(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.jobs_admit() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    if new.expires_at is not null and new.schedule is null
+       and new.expires_at <= greatest(now(), coalesce(new.run_at, now())) then
+        raise exception 'expires_at % is not later than the job''s run time', new.expires_at
+            using errcode = '22023',
+                  hint = 'A deadline is a time after the job is due (its run time, now by default).';
+    end if;
+    if new.unique_key is not null then
+        if exists (select 1 from cronq.jobs j where j.unique_key = new.unique_key
+                   and j.status in ('queued', 'failed', 'running')) then
+            return null;
+        end if;
+        if row_security_active('cronq.jobs'::regclass)
+           and cronq.unique_key_in_use(new.unique_key) then
+            raise exception 'unique key "%" is held by another role''s job', left(new.unique_key, 200)
+                using errcode = '23505',
+                      hint = 'Unique keys are shared by every role: choose one that names your application.';
+        end if;
+    end if;
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.jobs_admit() OWNER TO postgres;
+
+--
 -- Name: jobs_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -697,6 +823,15 @@ begin
     -- a running job's cancellation, carried out by its worker
     elsif old.status = 'running' and new.status = 'running' and new.cancel_requested
           and new.finished_at is not distinct from old.finished_at then
+        return new;
+    -- a waiting job with a unique key replaced
+    elsif old.status in ('queued', 'failed') and new.status = 'queued'
+          and old.unique_key is not null and new.unique_key = old.unique_key
+          and not new.cancel_requested and new.finished_at is null
+          and (new.type, new.queue, new.priority, new.max_attempts, new.timeout,
+               new.idempotency_key, new.enqueued_by)
+              is not distinct from (old.type, old.queue, old.priority, old.max_attempts,
+                                    old.timeout, old.idempotency_key, old.enqueued_by) then
         return new;
     end if;
     raise exception 'job %: a job is changed only by cancelling or retrying it', old.id
@@ -1124,7 +1259,7 @@ CREATE FUNCTION cronq.retry_jobs(ids bigint[]) RETURNS TABLE(id bigint, status t
           SELECT DISTINCT r.id
             FROM unnest(retry_jobs.ids) r(id)
          ), upd AS (
-          UPDATE cronq.jobs j_1 SET status = 'queued'::text, run_at = now(), attempts = 0, locked_by = NULL::text, locked_until = NULL::timestamp with time zone, cancel_requested = false, started_at = NULL::timestamp with time zone, finished_at = NULL::timestamp with time zone, last_error = NULL::text, error_code = NULL::text, updated_at = now()
+          UPDATE cronq.jobs j_1 SET status = 'queued'::text, run_at = now(), attempts = 0, locked_by = NULL::text, locked_until = NULL::timestamp with time zone, cancel_requested = false, started_at = NULL::timestamp with time zone, finished_at = NULL::timestamp with time zone, last_error = NULL::text, error_code = NULL::text, expires_at = NULL::timestamp with time zone, updated_at = now()
             FROM req req_1
            WHERE ((j_1.id = req_1.id) AND (j_1.status = ANY (ARRAY['dead'::text, 'failed'::text, 'succeeded'::text, 'cancelled'::text])))
            RETURNING j_1.id,
@@ -1154,10 +1289,10 @@ END;
 ALTER FUNCTION cronq.retry(id bigint) OWNER TO postgres;
 
 --
--- Name: schedule(text, text, text, jsonb, text, text, integer, integer, interval, boolean, text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: schedule(text, text, text, jsonb, text, text, integer, integer, interval, boolean, text, text, interval); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb DEFAULT '{}'::jsonb, timezone text DEFAULT NULL::text, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, enabled boolean DEFAULT NULL::boolean, catchup text DEFAULT NULL::text, overlap text DEFAULT NULL::text) RETURNS text
+CREATE FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb DEFAULT '{}'::jsonb, timezone text DEFAULT NULL::text, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, enabled boolean DEFAULT NULL::boolean, catchup text DEFAULT NULL::text, overlap text DEFAULT NULL::text, start_deadline interval DEFAULT NULL::interval) RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -1177,7 +1312,7 @@ begin
         end if;
     end;
     if coalesce(queue, priority::text, max_attempts::text, timeout::text, enabled::text,
-                catchup, overlap) is not null then
+                catchup, overlap, start_deadline::text) is not null then
         update cronq.schedules s
         set queue = coalesce(schedule.queue, s.queue),
             priority = coalesce(schedule.priority, s.priority),
@@ -1185,14 +1320,15 @@ begin
             timeout = coalesce(schedule.timeout, s.timeout),
             enabled = coalesce(schedule.enabled, s.enabled),
             catchup = coalesce(schedule.catchup, s.catchup),
-            overlap = coalesce(schedule.overlap, s.overlap)
+            overlap = coalesce(schedule.overlap, s.overlap),
+            start_deadline = coalesce(schedule.start_deadline, s.start_deadline)
         where s.name = schedule.name;
     end if;
     return name;
 end
 $$;
 
-ALTER FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text) OWNER TO postgres;
+ALTER FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval) OWNER TO postgres;
 
 --
 -- Name: schedules_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1247,7 +1383,7 @@ ALTER FUNCTION cronq.schedules_guard() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_compatible_from() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 12;
+    RETURN 13;
 
 ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
@@ -1257,7 +1393,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 12;
+    RETURN 13;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -1334,6 +1470,20 @@ CREATE FUNCTION cronq.task_rules(p_type text, p jsonb) RETURNS text
     RETURN CASE p_type WHEN 'noop'::text THEN cronq.payload_rules_noop(p) WHEN 'sleep'::text THEN cronq.payload_rules_sleep(p) WHEN 'fail'::text THEN cronq.payload_rules_fail(p) WHEN 'sql'::text THEN cronq.payload_rules_sql(p) WHEN 'exec'::text THEN cronq.payload_rules_exec(p) WHEN 'purge'::text THEN cronq.payload_rules_purge(p) ELSE format('unrecognized task type "%s"'::text, p_type) END;
 
 ALTER FUNCTION cronq.task_rules(p_type text, p jsonb) OWNER TO postgres;
+
+--
+-- Name: unique_key_in_use(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.unique_key_in_use(p_key text) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    select exists (select 1 from cronq.jobs j
+                   where j.unique_key = p_key and j.status in ('queued', 'failed', 'running'))
+$$;
+
+ALTER FUNCTION cronq.unique_key_in_use(p_key text) OWNER TO postgres;
 
 --
 -- Name: unschedule(text); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1554,6 +1704,12 @@ CREATE INDEX jobs_dead ON cronq.jobs USING btree (finished_at) WHERE (status = '
 CREATE INDEX jobs_due ON cronq.jobs USING btree (priority, run_at, id) WHERE (status = ANY (ARRAY['queued'::text, 'failed'::text]));
 
 --
+-- Name: jobs_expiring; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX jobs_expiring ON cronq.jobs USING btree (expires_at) WHERE ((status = ANY (ARRAY['queued'::text, 'failed'::text])) AND (expires_at IS NOT NULL));
+
+--
 -- Name: jobs_finished; Type: INDEX; Schema: cronq; Owner: postgres
 --
 
@@ -1572,10 +1728,22 @@ CREATE UNIQUE INDEX jobs_idempotency_key ON cronq.jobs USING btree (idempotency_
 CREATE INDEX jobs_leases ON cronq.jobs USING btree (locked_until) WHERE (status = 'running'::text);
 
 --
+-- Name: jobs_unique_active; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE UNIQUE INDEX jobs_unique_active ON cronq.jobs USING btree (unique_key) WHERE ((unique_key IS NOT NULL) AND (status = ANY (ARRAY['queued'::text, 'failed'::text, 'running'::text])));
+
+--
 -- Name: schedules_due; Type: INDEX; Schema: cronq; Owner: postgres
 --
 
 CREATE INDEX schedules_due ON cronq.schedules USING btree (next_run_at) WHERE enabled;
+
+--
+-- Name: jobs jobs_admit; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_admit BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((new.expires_at IS NOT NULL) OR (new.unique_key IS NOT NULL))) EXECUTE FUNCTION cronq.jobs_admit();
 
 --
 -- Name: jobs jobs_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -1728,7 +1896,7 @@ GRANT INSERT(type) ON TABLE cronq.jobs TO cronq_user;
 -- Name: COLUMN jobs.payload; Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT INSERT(payload) ON TABLE cronq.jobs TO cronq_user;
+GRANT INSERT(payload),UPDATE(payload) ON TABLE cronq.jobs TO cronq_user;
 
 --
 -- Name: COLUMN jobs.priority; Type: ACL; Schema: cronq; Owner: postgres
@@ -1845,6 +2013,18 @@ GRANT UPDATE(cancel_requested) ON TABLE cronq.jobs TO cronq_user;
 GRANT INSERT(limit_key) ON TABLE cronq.jobs TO cronq_user;
 
 --
+-- Name: COLUMN jobs.expires_at; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(expires_at),UPDATE(expires_at) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.unique_key; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(unique_key) ON TABLE cronq.jobs TO cronq_user;
+
+--
 -- Name: FUNCTION cancel_jobs(ids bigint[]); Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -1866,18 +2046,18 @@ GRANT ALL ON FUNCTION cronq.clear_limit(key text) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.clear_limit(key text) TO cronq_admin;
 
 --
--- Name: FUNCTION enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, OUT id bigint, OUT created boolean); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, OUT id bigint, OUT created boolean, OUT note text); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, OUT id bigint, OUT created boolean) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, OUT id bigint, OUT created boolean) TO cronq_admin;
+GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, OUT id bigint, OUT created boolean, OUT note text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, OUT id bigint, OUT created boolean, OUT note text) TO cronq_admin;
 
 --
--- Name: FUNCTION enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text) TO cronq_admin;
+GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean) TO cronq_admin;
 
 --
 -- Name: TABLE schedules; Type: ACL; Schema: cronq; Owner: postgres
@@ -1963,6 +2143,19 @@ GRANT INSERT(overlap),UPDATE(overlap) ON TABLE cronq.schedules TO cronq_user;
 --
 
 GRANT INSERT(next_run_at),UPDATE(next_run_at) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.start_deadline; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(start_deadline),UPDATE(start_deadline) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: FUNCTION enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean) TO cronq_admin;
 
 --
 -- Name: FUNCTION enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]); Type: ACL; Schema: cronq; Owner: postgres
@@ -2069,11 +2262,11 @@ GRANT ALL ON FUNCTION cronq.retry(id bigint) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.retry(id bigint) TO cronq_admin;
 
 --
--- Name: FUNCTION schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text) TO cronq_admin;
+GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval) TO cronq_admin;
 
 --
 -- Name: FUNCTION set_limit(key text, max_running integer, rate integer, per interval); Type: ACL; Schema: cronq; Owner: postgres

@@ -17,7 +17,8 @@
 #include "util/log.h"
 
 enum {
-	OPT_RUN_AT = OPT_FIRST_CMD, OPT_IN, OPT_KEY, OPT_JSONL, OPT_LIMIT_KEY,
+	OPT_RUN_AT = OPT_FIRST_CMD, OPT_IN, OPT_KEY, OPT_JSONL, OPT_LIMIT_KEY, OPT_EXPIRES,
+	OPT_EXPIRES_AT, OPT_UNIQUE_KEY, OPT_REPLACE,
 };
 
 typedef struct enqueue_args {
@@ -50,10 +51,17 @@ help(void)
 		   "      --limit-key KEY       the job's own key of flow control (PREFIX:NAME,\n"
 		   "                            e.g. tenant:42): cronq pause and cronq limit\n"
 		   "                            hold it as they hold its queue and type\n"
+		   "      --expires DURATION    start deadline DURATION after the run time: a job\n"
+		   "                            not started by then ends cancelled (expired)\n"
+		   "      --expires-at TIME     start deadline at TIME\n"
+		   "      --unique-key KEY      at most one queued, failed or running job with KEY:\n"
+		   "                            while one is, nothing is written and its id printed\n"
+		   "      --replace             with --unique-key: a waiting job holding KEY takes\n"
+		   "                            this payload, run time and deadline instead\n"
 		   "      --jsonl               read one job per line from standard input, all or\n"
 		   "                            nothing: {\"type\", \"payload\", \"run_at\", \"queue\",\n"
 		   "                            \"priority\", \"max_attempts\", \"key\", \"timeout\",\n"
-		   "                            \"limit_key\"}\n"
+		   "                            \"limit_key\", \"expires_at\", \"unique_key\"}\n"
 		   "  -v, --verbose             say what is done\n"
 		   "      --log-format FORMAT   text (default) or json\n"
 		   "  -h, --help                show this help, then exit\n\n"
@@ -81,6 +89,18 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 			break;
 		case OPT_KEY:
 			a->req.key = arg;
+			break;
+		case OPT_EXPIRES:
+			rc = cli_duration(src, arg, 1000, &a->req.expires_ms);
+			break;
+		case OPT_EXPIRES_AT:
+			a->req.expires_at = arg;
+			break;
+		case OPT_UNIQUE_KEY:
+			a->req.unique_key = arg;
+			break;
+		case OPT_REPLACE:
+			a->req.replace = true;
 			break;
 		case OPT_JSONL:
 			a->jsonl = true;
@@ -113,6 +133,31 @@ read_stdin(void)
 	return buf_steal(&b);
 }
 
+/* Say on stderr what became of a request that made no new job. */
+static void
+report_note(const enqueue_req *req, int64_t id, enqueue_note note, const char *status)
+{
+	switch (note) {
+		case ENQUEUE_CREATED:
+			break;
+		case ENQUEUE_KEY_EXISTS:
+			log_warning("job %" PRId64 " already exists with key \"%s\"; nothing enqueued", id, req->key);
+			break;
+		case ENQUEUE_UNIQUE_WAITING:
+			log_warning("job %" PRId64 " with unique key \"%s\" is already %s; not enqueued again",
+						id, req->unique_key, strcmp(status, "failed") == 0 ? "waiting to retry" : status);
+			break;
+		case ENQUEUE_UNIQUE_RUNNING:
+			log_warning("job %" PRId64 " with unique key \"%s\" is already running; %s", id,
+						req->unique_key, req->replace ? "left alone, not replaced" : "not enqueued again");
+			break;
+		case ENQUEUE_REPLACED:
+			log_warning("job %" PRId64 " with unique key \"%s\" was waiting; replaced its payload and run time",
+						id, req->unique_key);
+			break;
+	}
+}
+
 int
 cmd_enqueue(int argc, char **argv)
 {
@@ -121,8 +166,12 @@ cmd_enqueue(int argc, char **argv)
 		{"in", required_argument, OPT_IN, 0, NULL},
 		{"key", required_argument, OPT_KEY, 0, NULL},
 		{"limit-key", required_argument, OPT_LIMIT_KEY, 0, NULL},
-		{"jsonl", no_argument, OPT_JSONL, 0,
-		 "run-at in key queue priority max-attempts timeout limit-key"},
+		{"expires", required_argument, OPT_EXPIRES, 0, "expires-at"},
+		{"expires-at", required_argument, OPT_EXPIRES_AT, 0, NULL},
+		{"unique-key", required_argument, OPT_UNIQUE_KEY, 0, NULL},
+		{"replace", no_argument, OPT_REPLACE, 0, NULL},
+		{"jsonl", no_argument, OPT_JSONL, 0, "run-at in key queue priority max-attempts timeout"
+			" limit-key expires expires-at unique-key replace"},
 		CLI_JOB_OPTIONS,
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, 0, 0, NULL},
@@ -152,6 +201,10 @@ cmd_enqueue(int argc, char **argv)
 			return rc;
 		if (a.req.run_at && a.req.in_ms >= 0)
 			return cli_usage_error("enqueue", "--run-at and --in cannot be used together");
+		if (a.req.expires_at && a.req.expires_ms > 0)
+			return cli_usage_error("enqueue", "--expires and --expires-at cannot be used together");
+		if (a.req.replace && a.req.unique_key == NULL)
+			return cli_usage_error("enqueue", "--replace needs --unique-key");
 		a.req.type = argv[first];
 		if (first + 1 < argc)
 			a.req.payload = argv[first + 1];
@@ -173,13 +226,13 @@ cmd_enqueue(int argc, char **argv)
 			log_info("enqueued %" PRId64 " jobs (%" PRId64 " already existed)", created, lines - created);
 	} else {
 		int64_t id;
-		bool created;
+		enqueue_note note;
+		char status[16];
 
-		rc = enqueue_one(conn, &a.req, payload_validate, &id, &created, &err);
+		rc = enqueue_one(conn, &a.req, payload_validate, &id, &note, status, &err);
 		if (rc == 0) {
 			printf("%" PRId64 "\n", id);
-			if (!created)
-				log_warning("job %" PRId64 " already exists with key \"%s\"; nothing enqueued", id, a.req.key);
+			report_note(&a.req, id, note, status);
 		}
 	}
 

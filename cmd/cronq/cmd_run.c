@@ -278,8 +278,8 @@ cmd_run(int argc, char **argv)
 	rc = runner_run(&a.o, &sum, &err);
 	free((char *) a.o.exec_home);
 	log_info("run finished: %" PRId64 " jobs, %" PRId64 " succeeded, %" PRId64 " failed, %"
-			 PRId64 " given back, %d leases rescued",
-			 sum.run, sum.succeeded, sum.failed, sum.given_back, sum.rescued);
+			 PRId64 " given back, %d leases rescued, %d expired",
+			 sum.run, sum.succeeded, sum.failed, sum.given_back, sum.rescued, sum.expired);
 	if (rc != 0)
 		return cli_report(&err);
 	if (a.fail_on_error && sum.failed > 0)

@@ -20,7 +20,7 @@
 
 enum {
 	OPT_TZ = OPT_FIRST_CMD, OPT_CATCHUP, OPT_OVERLAP, OPT_REPLACE, OPT_DISABLED, OPT_JSON,
-	OPT_FROM, OPT_COUNT,
+	OPT_FROM, OPT_COUNT, OPT_START_DEADLINE,
 };
 
 typedef struct sched_args {
@@ -62,6 +62,9 @@ help(void)
 		   "      --priority N          priority of its jobs (default 0)\n"
 		   "      --max-attempts N      attempts of its jobs (default 10)\n"
 		   "      --timeout DURATION    timeout of its jobs (default 1h)\n"
+		   "      --start-deadline DURATION\n"
+		   "                            a job not started DURATION after its fire time\n"
+		   "                            ends cancelled (expired) instead of running late\n"
 		   "      --replace             replace a schedule of the same name\n"
 		   "      --disabled            store it disabled\n"
 		   "Options of list and show:\n"
@@ -119,6 +122,9 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 		case OPT_COUNT:
 			rc = cli_int(src, arg, 1, 100000, &a->count);
 			break;
+		case OPT_START_DEADLINE:
+			rc = cli_duration(src, arg, 1000, &a->def.start_deadline_ms);
+			break;
 	}
 	return rc;
 }
@@ -130,6 +136,7 @@ static const cli_option add_opts[] = {
 	{"overlap", required_argument, OPT_OVERLAP, 0, NULL},
 	{"replace", no_argument, OPT_REPLACE, 0, NULL},
 	{"disabled", no_argument, OPT_DISABLED, 0, NULL},
+	{"start-deadline", required_argument, OPT_START_DEADLINE, 0, NULL},
 	CLI_JOB_OPTIONS,
 	CLI_COMMON_OPTIONS,
 	{NULL, 0, 0, 0, NULL},

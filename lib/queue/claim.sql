@@ -45,6 +45,7 @@ with fk as materialized (
     select id, priority, run_at, queue, type, schedule, limit_key
     from cronq.jobs
     where status in ('queued', 'failed') and run_at <= now()
+      and (expires_at is null or expires_at > now())
       and ($4::text[] is null or queue = any($4::text[]))
       and ($5::text[] is null or type = any($5::text[]))
       and ($6::text[] is null or queue <> all($6::text[]))

@@ -27,13 +27,18 @@
  */
 #define COPY_CHUNK (32 * 1024)
 
+/* A deadline given as a duration counts from the job's run time. */
 static const char enqueue_sql[] =
-	"select e.id, e.created from cronq.enqueue_job($1, $2::jsonb,"
-	"   coalesce($3::timestamptz, now() + $4::bigint * interval '1 millisecond'),"
-	"   $5, $6::int, $7::int, $8::bigint * interval '1 millisecond', $9, $10) e";
+	"select e.id, e.created, e.note from"
+	" (select coalesce($3::timestamptz, now() + coalesce($4::bigint, 0) * interval '1 millisecond')"
+	"   as run_at) r,"
+	" cronq.enqueue_job($1, $2::jsonb, r.run_at,"
+	"   $5, $6::int, $7::int, $8::bigint * interval '1 millisecond', $9, $10,"
+	"   coalesce($11::timestamptz, r.run_at + $12::bigint * interval '1 millisecond'),"
+	"   $13, $14::bool) e";
 
-#define COPY_COLUMNS \
-	"type, payload, run_at, queue, priority, max_attempts, timeout, idempotency_key, limit_key"
+#define COPY_COLUMNS "type, payload, run_at, queue, priority, max_attempts, timeout, " \
+	"idempotency_key, limit_key, expires_at, unique_key"
 
 static const char copy_sql[] = "copy cronq.jobs (" COPY_COLUMNS ") from stdin";
 
@@ -52,6 +57,16 @@ static const char stage_copy_sql[] = "copy pg_temp.cronq_jsonl (" COPY_COLUMNS "
 static const char stage_insert_sql[] =
 	"insert into cronq.jobs (" COPY_COLUMNS ")"
 	" select " COPY_COLUMNS " from pg_temp.cronq_jsonl order by n";
+
+/* Whether s holds a control character (as PostgreSQL's [[:cntrl:]]). */
+static bool
+has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char) *s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
 
 int
 enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
@@ -73,6 +88,14 @@ enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
 		rc = cq_fail(err, EX_DATAERR, "key must be 1 to %d bytes", ENQUEUE_MAX_KEY);
 	else if (req->limit_key && flow_limit_key_invalid(req->limit_key, why, sizeof why))
 		rc = cq_fail(err, EX_DATAERR, "limit key: %s", why);
+	else if (req->unique_key && (req->unique_key[0] == '\0' || strlen(req->unique_key) > ENQUEUE_MAX_KEY))
+		rc = cq_fail(err, EX_DATAERR, "unique key must be 1 to %d bytes", ENQUEUE_MAX_KEY);
+	else if (req->unique_key && has_control(req->unique_key))
+		rc = cq_fail(err, EX_DATAERR, "unique key may not contain control characters");
+	else if (req->replace && req->unique_key == NULL)
+		rc = cq_fail(err, EX_DATAERR, "replace needs a unique key");
+	else if (req->expires_ms < 0)
+		rc = cq_fail(err, EX_DATAERR, "expires must be positive");
 	else if (req->opts.has_priority && (req->opts.priority < -ENQUEUE_MAX_PRIORITY || req->opts.priority > ENQUEUE_MAX_PRIORITY))
 		rc = cq_fail(err, EX_DATAERR, "priority must be from %d to %d", -ENQUEUE_MAX_PRIORITY, ENQUEUE_MAX_PRIORITY);
 	else if (req->opts.max_attempts < 0 || req->opts.max_attempts > ENQUEUE_MAX_ATTEMPTS)
@@ -84,11 +107,12 @@ enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
 }
 
 int
-enqueue_one(PGconn *conn, const enqueue_req *req, enqueue_rules_fn rules, int64_t *id, bool *created,
-			cq_err *err)
+enqueue_one(PGconn *conn, const enqueue_req *req, enqueue_rules_fn rules, int64_t *id,
+			enqueue_note *note, char status[16], cq_err *err)
 {
-	char in[32], prio[16], attempts[16], timeout[32];
-	const char *params[10];
+	char in[32], prio[16], attempts[16], timeout[32], expires[32];
+	const char *params[14];
+	const char *how;
 	PGresult *res;
 	int rc;
 
@@ -108,11 +132,27 @@ enqueue_one(PGconn *conn, const enqueue_req *req, enqueue_rules_fn rules, int64_
 	params[7] = req->opts.timeout_ms > 0 ? timeout : NULL;
 	params[8] = req->key;
 	params[9] = req->limit_key;
-	res = pg_exec(conn, enqueue_sql, 10, params, PG_ONE, err, NULL);
+	snprintf(expires, sizeof expires, "%" PRId64, req->expires_ms);
+	params[10] = req->expires_at;
+	params[11] = req->expires_ms > 0 ? expires : NULL;
+	params[12] = req->unique_key;
+	params[13] = req->replace ? "true" : "false";
+	res = pg_exec(conn, enqueue_sql, 14, params, PG_ONE, err, NULL);
 	if (res == NULL)
 		return err->code;
 	*id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-	*created = PQgetvalue(res, 0, 1)[0] == 't';
+	how = PQgetvalue(res, 0, 2);
+	snprintf(status, 16, "%s", how);
+	if (PQgetvalue(res, 0, 1)[0] == 't')
+		*note = ENQUEUE_CREATED;
+	else if (strcmp(how, "key") == 0)
+		*note = ENQUEUE_KEY_EXISTS;
+	else if (strcmp(how, "replaced") == 0)
+		*note = ENQUEUE_REPLACED;
+	else if (strcmp(how, "running") == 0)
+		*note = ENQUEUE_UNIQUE_RUNNING;
+	else
+		*note = ENQUEUE_UNIQUE_WAITING;
 	PQclear(res);
 	return 0;
 }
@@ -180,7 +220,7 @@ member_span(const char *s, size_t n, const char *key, size_t *start, size_t *len
 
 static const char *const jsonl_fields[] = {
 	"type", "payload", "run_at", "queue", "priority", "max_attempts", "key", "timeout", "limit_key",
-	NULL,
+	"expires_at", "unique_key", NULL,
 };
 
 int
@@ -218,6 +258,8 @@ enqueue_parse_line(const char *line, size_t len, enqueue_rules_fn rules, json_t 
 	STRING_FIELD("queue", req->opts.queue);
 	STRING_FIELD("key", req->key);
 	STRING_FIELD("limit_key", req->limit_key);
+	STRING_FIELD("expires_at", req->expires_at);
+	STRING_FIELD("unique_key", req->unique_key);
 #undef STRING_FIELD
 	if (req->type == NULL)
 		return cq_fail(err, EX_DATAERR, "\"type\" is required");
@@ -281,6 +323,10 @@ append_row(buf *b, const enqueue_req *req)
 	pg_copy_field(b, req->key);
 	buf_putc(b, '\t');
 	pg_copy_field(b, req->limit_key);
+	buf_putc(b, '\t');
+	pg_copy_field(b, req->expires_at);
+	buf_putc(b, '\t');
+	pg_copy_field(b, req->unique_key);
 	buf_putc(b, '\n');
 }
 

@@ -35,7 +35,20 @@ typedef struct enqueue_req {
 	job_opts	opts;
 	const char *key;			/* idempotency key, NULL: none */
 	const char *limit_key;		/* the job's own key of flow control (tenant:42), NULL: none */
+	const char *expires_at;		/* start deadline, any timestamptz input; NULL: none */
+	int64_t		expires_ms;		/* with expires_at NULL: deadline this long after run_at; 0: none */
+	const char *unique_key;		/* at most one active job with it; NULL: none */
+	bool		replace;		/* with unique_key: a waiting holder takes this job's place */
 } enqueue_req;
+
+/* What became of a request that wrote no new job (enqueue_one). */
+typedef enum enqueue_note {
+	ENQUEUE_CREATED,			/* a new job */
+	ENQUEUE_KEY_EXISTS,			/* the idempotency key's job: nothing written */
+	ENQUEUE_UNIQUE_WAITING,		/* an active job holds the unique key: left alone */
+	ENQUEUE_UNIQUE_RUNNING,		/* the holder is running: left alone (replace or not) */
+	ENQUEUE_REPLACED,			/* the waiting holder took the payload, run time, deadline */
+} enqueue_note;
 
 #define ENQUEUE_MAX_PRIORITY 1000000
 #define ENQUEUE_MAX_ATTEMPTS 1000
@@ -57,11 +70,12 @@ int enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
 	__attribute__((warn_unused_result));
 
 /*
- * Enqueue one job. *created is false when a job with that key existed, in
- * which case *id is that job's and nothing was written.
+ * Enqueue one job. *note says what became of it: unless ENQUEUE_CREATED,
+ * *id is the job holding the key (or the unique key, then *status its
+ * status, "queued" or "failed" or "running", in a buffer of 16).
  */
 int enqueue_one(PGconn *conn, const enqueue_req *req, enqueue_rules_fn rules, int64_t *id,
-				bool *created, cq_err *err) __attribute__((warn_unused_result));
+				enqueue_note *note, char status[16], cq_err *err) __attribute__((warn_unused_result));
 
 /*
  * Read one --jsonl line into req (its strings borrowed from *obj, the

@@ -34,7 +34,8 @@ bool inspect_status_valid(const char *s);
  * The matching jobs, newest (highest id) first, as a JSON array with one
  * job object per line. Every object has the same keys, in this order: id,
  * queue, type, status, payload, priority, attempts, max_attempts, timeout
- * (seconds), run_at, idempotency_key, schedule, scheduled_for, enqueued_by,
+ * (seconds), run_at, expires_at (the start deadline), idempotency_key,
+ * unique_key, schedule, scheduled_for, enqueued_by,
  * locked_by, locked_until, cancel_requested, error_code, last_error,
  * created_at, updated_at, started_at, finished_at. Times are RFC 3339 UTC
  * to the second; absent values are null. *count gets the number of jobs.

@@ -532,3 +532,25 @@ jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 			return 0;
 	}
 }
+
+int
+jobs_expire(PGconn *conn, const char *worker, int *expired, cq_err *err)
+{
+	*expired = 0;
+	for (;;) {
+		PGresult *res = pg_exec(conn, sql_queue_expire, 1, (const char *[]) {worker}, PG_ONE, err,
+								NULL);
+		int n;
+
+		if (res == NULL)
+			return err->code;
+		n = atoi(PQgetvalue(res, 0, 0));
+		PQclear(res);
+		*expired += n;
+		if (n > 0)
+			log_info("%d jobs expired: not started by their deadline", n);
+		/* Fewer than a page: none left but those locked (a later wake's). */
+		if (n < 500)
+			return 0;
+	}
+}

@@ -139,4 +139,12 @@ int jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worke
 int jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 	__attribute__((warn_unused_result));
 
+/*
+ * Cancel the waiting jobs past their start deadline (error_code expired,
+ * a job_runs row each, worker named), 500 per statement until none is
+ * left. *expired gets how many.
+ */
+int jobs_expire(PGconn *conn, const char *worker, int *expired, cq_err *err)
+	__attribute__((warn_unused_result));
+
 #endif

@@ -16,8 +16,9 @@
  * version and the oldest binary it declares compatible
  * (cronq.schema_version() and cronq.schema_compatible_from(), constants
  * that migrate writes: no table to open, folded when the statement is
- * planned), and whether any lease has expired, any schedule is due,
- * any job is due (under the claim's filters). Ordering by jobs_due's first
+ * planned), and whether any lease has expired, any waiting job is past
+ * its deadline (jobs_expiring, an empty index's probe when no job has
+ * one), any schedule is due, any job is due (under the claim's filters). Ordering by jobs_due's first
  * column keeps that last check on jobs_due whatever the statistics say: a
  * bare exists() takes a sequential scan of the whole history when stale
  * statistics still count a drained backlog as due, and the index's full
@@ -36,16 +37,18 @@
 	" f as (select v.version, v.compat," \
 	"   v.version = $4::int or (v.version > $4::int and v.compat <= $4::int) as current," \
 	"   exists (select 1 from cronq.jobs where status = 'running' and locked_until < now()) as rescue," \
+	"   exists (select 1 from cronq.jobs where status in ('queued', 'failed') and expires_at <= now())" \
+	"    as expire," \
 	"   (exists (select 1 from cronq.schedules where enabled and next_run_at <= now())" \
 	"    or exists (select 1 from cronq.schedules where enabled and next_run_at is null)) as due," \
 	"   (select true from cronq.jobs where status in ('queued', 'failed') and run_at <= now()" filters \
 	"    order by priority limit 1) is not null as work" \
 	"   from v)," \
 	" w as (insert into cronq.wakes (worker, host, pid, finished_at, exit_status)" \
-	"   select $1, $2, $3::int, case when $5 and not (rescue or due or work) then now() end," \
-	"     case when $5 and not (rescue or due or work) then 0 end" \
+	"   select $1, $2, $3::int, case when $5 and not (rescue or expire or due or work) then now() end," \
+	"     case when $5 and not (rescue or expire or due or work) then 0 end" \
 	"   from f where current returning id, exit_status)" \
-	" select version, w.id, rescue, due, w.exit_status is not null, compat," \
+	" select version, w.id, rescue, due, w.exit_status is not null, compat, expire," \
 	"   case when work then cronq.limited() else false end" \
 	" from f left join w on true"
 
@@ -91,8 +94,9 @@ wakes_start(PGconn *conn, const wake_args *a, const claim_filter *filter, wake_i
 	info->wake_id = PQgetisnull(res, 0, 1) ? 0 : strtoll(PQgetvalue(res, 0, 1), NULL, 10);
 	info->need_rescue = PQgetvalue(res, 0, 2)[0] == 't';
 	info->need_materialise = PQgetvalue(res, 0, 3)[0] == 't';
+	info->need_expire = PQgetvalue(res, 0, 6)[0] == 't';
 	info->finished = info->wake_id != 0 && PQgetvalue(res, 0, 4)[0] == 't';
-	info->limited = PQgetvalue(res, 0, 6)[0] == 't';
+	info->limited = PQgetvalue(res, 0, 7)[0] == 't';
 	PQclear(res);
 	return 0;
 }

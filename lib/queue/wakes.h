@@ -27,6 +27,7 @@ typedef struct wake_info {
 	int			compatible_from;	/* the oldest binary it declares compatible */
 	int64_t		wake_id;		/* 0: not recorded (this binary may not use the schema) */
 	bool		need_rescue;	/* some lease has expired */
+	bool		need_expire;	/* some waiting job is past its deadline */
 	bool		need_materialise;	/* some schedule is due */
 	bool		finished;		/* nothing to do: the wake is recorded finished, exit 0 */
 	bool		limited;		/* some limit is defined (cronq.limits): due jobs may wait for room */

@@ -45,6 +45,7 @@ typedef struct run_summary {
 	int64_t		given_back;
 	int64_t		lost;			/* outcomes refused by the fence */
 	int			rescued;
+	int			expired;		/* waiting jobs cancelled past their deadline */
 	int			scheduled;		/* occurrences enqueued from schedules */
 	int			skipped;		/* occurrences skipped (catchup/overlap skip) */
 } run_summary;

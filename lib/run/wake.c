@@ -2,7 +2,8 @@
  * wake — the lifecycle of a wake, one `cronq run`: its first statement
  * records it and tells what there is to do (queue/wakes.c, wakes_start), the
  * schema's version is checked, old wakes are trimmed (queue/wakes.c), the
- * due occurrences of schedules are enqueued and expired leases rescued;
+ * due occurrences of schedules are enqueued, expired leases rescued and
+ * waiting jobs past their deadline cancelled;
  * after the workers, its end is recorded with the run's counts.
  */
 #include <inttypes.h>
@@ -56,6 +57,12 @@ wake_start(PGconn *conn, const run_opts *o, const char *worker_id, wake_info *wa
 	}
 	if (wake->need_rescue && (code = jobs_rescue(conn, &sum->rescued, err)) != 0) {
 		cq_prefix(err, "could not rescue the expired leases: ");
+		return code;
+	}
+	/* Occurrences just enqueued may be past their deadline already (catch-up). */
+	if ((wake->need_expire || sum->scheduled > 0) &&
+		(code = jobs_expire(conn, worker_id, &sum->expired, err)) != 0) {
+		cq_prefix(err, "could not expire the jobs past their deadline: ");
 		return code;
 	}
 	return 0;

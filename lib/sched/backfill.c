@@ -608,11 +608,12 @@ backfill_schedule_get(PGconn *conn, const char *name, char **cron, char **zone, 
 /*
  * Occurrences go through the function every runner's materialisation
  * uses, so a backfilled job is the very job the live schedule would have
- * made. It runs with the caller's rights: an author backfills its own
- * schedules, the owner any.
+ * made, but for its start deadline: a backfill, asked for explicitly, has
+ * none (false). It runs with the caller's rights: an author backfills its
+ * own schedules, the owner any.
  */
 static const char materialise_sql[] =
-	"select count(*) from cronq.enqueue_occurrences($1::text[], $2::timestamptz[])";
+	"select count(*) from cronq.enqueue_occurrences($1::text[], $2::timestamptz[], false)";
 
 int
 backfill_schedule_run(PGconn *conn, const char *name, const int64_t *fires, int64_t n,

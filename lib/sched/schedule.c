@@ -127,12 +127,15 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 {
 	/* Columns left out take the table's defaults, the one place that knows them. */
 	const char *cols[] = {"name", "cron", "timezone", "type", "payload", "queue", "priority",
-						  "max_attempts", "timeout", "enabled", "catchup", "overlap", "next_run_at"};
+						  "max_attempts", "timeout", "enabled", "catchup", "overlap", "next_run_at",
+						  "start_deadline"};
 	const char *casts[] = {"", "", "", "", "::jsonb", "", "::int", "::int",
-						   "::bigint * interval '1 millisecond'", "::bool", "", "", "::timestamptz"};
-	char prio[16], attempts[16], timeout[32], next_text[32];
-	const char *vals[13];
-	const char *params[13];
+						   "::bigint * interval '1 millisecond'", "::bool", "", "", "::timestamptz",
+						   "::bigint * interval '1 millisecond'"};
+	enum {NCOLS = sizeof cols / sizeof cols[0]};
+	char prio[16], attempts[16], timeout[32], next_text[32], deadline[32];
+	const char *vals[NCOLS];
+	const char *params[NCOLS];
 	buf sql = BUF_INIT, values = BUF_INIT;
 	int64_t now = 0, next = 0;
 	int n = 0, rc;
@@ -161,9 +164,11 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 	vals[10] = d->catchup;
 	vals[11] = d->overlap;
 	vals[12] = next_text;
+	snprintf(deadline, sizeof deadline, "%" PRId64, d->start_deadline_ms);
+	vals[13] = d->start_deadline_ms > 0 ? deadline : NULL;
 
 	buf_puts(&sql, "insert into cronq.schedules (");
-	for (int i = 0; i < 13; i++) {
+	for (int i = 0; i < NCOLS; i++) {
 		if (vals[i] == NULL)
 			continue;
 		params[n++] = vals[i];
@@ -173,7 +178,7 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 	buf_printf(&sql, ") values (%s)", buf_str(&values));
 	if (replace) {
 		buf_puts(&sql, " on conflict (name) do update set");
-		for (int i = 1; i < 13; i++)
+		for (int i = 1; i < NCOLS; i++)
 			buf_printf(&sql, "%s %s = excluded.%s", i > 1 ? "," : "", cols[i], cols[i]);
 		/* Who becomes its author is the schedules_guard trigger's to say. */
 	}
@@ -262,6 +267,7 @@ schedule_list(PGconn *conn, const char *name, cq_err *err)
 		"select coalesce(json_agg(x order by x.name), '[]') from ("
 		" select s.name, s.cron, s.timezone, s.type, s.payload, s.queue, s.priority,"
 		"   s.max_attempts, s.timeout::text as timeout, s.enabled, s.catchup, s.overlap,"
+		"   s.start_deadline::text as start_deadline,"
 		"   to_char(s.next_run_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') as next_run_at,"
 		"   to_char(s.last_enqueued_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') as last_enqueued_at,"
 		"   s.last_job_id, j.status as last_job_status, s.created_by"

@@ -28,6 +28,7 @@ typedef struct schedule_def {
 	const char *catchup;		/* NULL: latest */
 	const char *overlap;		/* NULL: skip */
 	bool		disabled;
+	int64_t		start_deadline_ms;	/* 0: none; else each job expires this long after its fire time */
 } schedule_def;
 
 /* How many missed occurrences catchup "all" enqueues at most (the newest). */

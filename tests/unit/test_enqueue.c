@@ -1,0 +1,102 @@
+/*
+ * Unit tests of lib/queue/enqueue's checks without the database: the
+ * unique key's rules (1 to 1000 bytes, no control characters), replace
+ * only with a unique key, a deadline that is a positive duration, and the
+ * JSONL fields expires_at and unique_key (replace has no JSONL form).
+ * Messages compared in full.
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "queue/enqueue.h"
+#include "tasks/payload.h"
+
+static char long_key[1002];
+
+static const struct {
+	const char *unique_key;
+	bool		replace;
+	int64_t		expires_ms;
+	const char *error;			/* NULL: accepted */
+} checks[] = {
+	{"refresh-cache", false, 0, NULL},
+	{"refresh-cache", true, 600000, NULL},
+	{"tenant:42 é", false, 0, NULL},
+	{"", false, 0, "unique key must be 1 to 1000 bytes"},
+	{long_key, false, 0, "unique key must be 1 to 1000 bytes"},
+	{"a\tb", false, 0, "unique key may not contain control characters"},
+	{"a\nb", false, 0, "unique key may not contain control characters"},
+	{"a\x7f", false, 0, "unique key may not contain control characters"},
+	{NULL, true, 0, "replace needs a unique key"},
+	{NULL, false, -1000, "expires must be positive"},
+};
+
+static const struct {
+	const char *line;
+	const char *expires_at;		/* expected fields, when accepted */
+	const char *unique_key;
+	const char *error;			/* NULL: accepted */
+} lines[] = {
+	{"{\"type\": \"noop\", \"expires_at\": \"2026-11-26T06:00:00Z\", \"unique_key\": \"k\"}",
+	 "2026-11-26T06:00:00Z", "k", NULL},
+	{"{\"type\": \"noop\", \"expires_at\": null}", NULL, NULL, NULL},
+	{"{\"type\": \"noop\", \"expires_at\": 60}", NULL, NULL, "\"expires_at\" must be a string"},
+	{"{\"type\": \"noop\", \"unique_key\": \"\"}", NULL, NULL, "unique key must be 1 to 1000 bytes"},
+	{"{\"type\": \"noop\", \"unique_key\": \"a\\u0001b\"}", NULL, NULL,
+	 "unique key may not contain control characters"},
+	{"{\"type\": \"noop\", \"unique_key\": \"k\", \"replace\": true}", NULL, NULL,
+	 "unrecognized field \"replace\""},
+	{"{\"type\": \"noop\", \"expires\": \"10m\"}", NULL, NULL, "unrecognized field \"expires\""},
+};
+
+static bool
+same(const char *a, const char *b)
+{
+	return (a == NULL && b == NULL) || (a && b && strcmp(a, b) == 0);
+}
+
+int
+main(void)
+{
+	memset(long_key, 'k', sizeof long_key - 1);
+	for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++) {
+		enqueue_req req;
+		cq_err err = {0};
+		int rc;
+
+		memset(&req, 0, sizeof req);
+		req.type = "noop";
+		req.in_ms = -1;
+		req.unique_key = checks[i].unique_key;
+		req.replace = checks[i].replace;
+		req.expires_ms = checks[i].expires_ms;
+		rc = enqueue_check(&req, payload_validate, &err);
+		if (checks[i].error == NULL)
+			CHECK(rc == 0, "check %zu: refused: %s", i, err.msg);
+		else
+			CHECK(rc == EX_DATAERR && strcmp(err.msg, checks[i].error) == 0,
+				  "check %zu: expected 65 \"%s\", got %d \"%s\"", i, checks[i].error, rc, err.msg);
+	}
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		enqueue_req req;
+		cq_err err = {0};
+		json_t *obj = NULL;
+		char *payload = NULL;
+		int rc = enqueue_parse_line(lines[i].line, strlen(lines[i].line), payload_validate, &obj,
+									&payload, &req, &err);
+
+		if (lines[i].error == NULL)
+			CHECK(rc == 0 && same(req.expires_at, lines[i].expires_at) &&
+				  same(req.unique_key, lines[i].unique_key),
+				  "line %zu: rc %d \"%s\", expires_at %s, unique_key %s", i, rc, err.msg,
+				  req.expires_at ? req.expires_at : "null", req.unique_key ? req.unique_key : "null");
+		else
+			CHECK(rc == EX_DATAERR && strcmp(err.msg, lines[i].error) == 0,
+				  "line %zu: expected 65 \"%s\", got %d \"%s\"", i, lines[i].error, rc, err.msg);
+		json_decref(obj);
+		free(payload);
+	}
+	return check_done("enqueue");
+}
