@@ -35,6 +35,25 @@ prom_value(buf *out, const char *s)
 	buf_putc(out, '"');
 }
 
+/*
+ * A family with one sample per element of arr: labelled by its member
+ * label (a string), valued by its member field (an integer).
+ */
+static void
+prom_each(buf *out, const char *name, const char *help_text, const json_t *arr, const char *label,
+		  const char *field)
+{
+	const json_t *o;
+	size_t i;
+
+	prom_family(out, name, help_text);
+	json_array_foreach(arr, i, o) {
+		buf_printf(out, "%s{%s=", name, label);
+		prom_value(out, cq_json_str(o, label, ""));
+		buf_printf(out, "} %" PRId64 "\n", cq_json_int(o, field));
+	}
+}
+
 /* Epoch seconds of an RFC 3339 field, or -1 when absent. */
 static int64_t
 epoch_of(const json_t *o, const char *key)
@@ -68,20 +87,10 @@ prometheus_render(buf *out, const json_t *doc)
 			buf_printf(out, ",status=\"%s\"} %" PRId64 "\n", statuses[k], cq_json_int(o, statuses[k]));
 		}
 	}
-	prom_family(out, "cronq_due_jobs", "Jobs due now (queued or failed, run_at in the past, not held"
-				" by a pause), by queue.");
-	json_array_foreach(queues, i, o) {
-		buf_puts(out, "cronq_due_jobs{queue=");
-		prom_value(out, cq_json_str(o, "queue", ""));
-		buf_printf(out, "} %" PRId64 "\n", cq_json_int(o, "due"));
-	}
-	prom_family(out, "cronq_held_jobs", "Jobs due but held by a pause (of their queue, type or limit key),"
-				" by queue.");
-	json_array_foreach(queues, i, o) {
-		buf_puts(out, "cronq_held_jobs{queue=");
-		prom_value(out, cq_json_str(o, "queue", ""));
-		buf_printf(out, "} %" PRId64 "\n", cq_json_int(o, "held"));
-	}
+	prom_each(out, "cronq_due_jobs", "Jobs due now (queued or failed, run_at in the past, not held"
+				" by a pause), by queue.", queues, "queue", "due");
+	prom_each(out, "cronq_held_jobs", "Jobs due but held by a pause (of their queue, type or limit key),"
+			  " by queue.", queues, "queue", "held");
 	prom_family(out, "cronq_paused", "Keys paused now (queue:NAME, type:NAME, schedule:NAME, limit keys),"
 				" 1 each.");
 	json_array_foreach(json_object_get(doc, "paused"), i, o) {
@@ -89,25 +98,12 @@ prometheus_render(buf *out, const json_t *doc)
 		prom_value(out, cq_json_str(o, "key", ""));
 		buf_puts(out, "} 1\n");
 	}
-	prom_family(out, "cronq_limit_running", "Jobs running now of each limited key.");
-	json_array_foreach(json_object_get(doc, "limits"), i, o) {
-		buf_puts(out, "cronq_limit_running{key=");
-		prom_value(out, cq_json_str(o, "key", ""));
-		buf_printf(out, "} %" PRId64 "\n", cq_json_int(o, "running"));
-	}
-	prom_family(out, "cronq_limit_room", "How many more jobs of each limited key may start now"
-				" (0: the limit is full).");
-	json_array_foreach(json_object_get(doc, "limits"), i, o) {
-		buf_puts(out, "cronq_limit_room{key=");
-		prom_value(out, cq_json_str(o, "key", ""));
-		buf_printf(out, "} %" PRId64 "\n", cq_json_int(o, "room"));
-	}
-	prom_family(out, "cronq_lag_seconds", "Age of the oldest due job, by queue (0 when none is due).");
-	json_array_foreach(queues, i, o) {
-		buf_puts(out, "cronq_lag_seconds{queue=");
-		prom_value(out, cq_json_str(o, "queue", ""));
-		buf_printf(out, "} %" PRId64 "\n", cq_json_int(o, "lag_seconds"));
-	}
+	prom_each(out, "cronq_limit_running", "Jobs running now of each limited key.",
+			  json_object_get(doc, "limits"), "key", "running");
+	prom_each(out, "cronq_limit_room", "How many more jobs of each limited key may start now"
+			  " (0: the limit is full).", json_object_get(doc, "limits"), "key", "room");
+	prom_each(out, "cronq_lag_seconds", "Age of the oldest due job, by queue (0 when none is due).",
+			  queues, "queue", "lag_seconds");
 	prom_family(out, "cronq_job_runs_24h", "Attempts finished in the last 24 hours, by queue and outcome"
 				" (failed: failed, timeout or lease expired).");
 	json_array_foreach(queues, i, o) {

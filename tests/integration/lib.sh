@@ -126,3 +126,16 @@ password_cluster() {
     chmod 600 "$PGPASSFILE"
     for r in "$@"; do printf '*:*:*:%s:%s-pw\n' "$r" "$r" >>"$PGPASSFILE"; done
 }
+
+# team_cluster LOGIN…: a password_cluster (database teamdb) whose runner,
+# cronq_runner, owns teamdb (and so, after its migrate, cronq's tables);
+# each LOGIN a login role with its password; the roles cronq_user,
+# cronq_admin and cronq_exec, each test granting them as it needs.
+team_cluster() {
+    local r
+    password_cluster teamdb cronq_runner "$@"
+    "$PSQL" -XAtq -d postgres -c "create role cronq_runner login password 'cronq_runner-pw'" \
+        -c "create database teamdb owner cronq_runner" >/dev/null || fail "create the runner and its database"
+    for r in "$@"; do q "create role $r login password '$r-pw'"; done
+    q "create role cronq_user nologin; create role cronq_admin nologin; create role cronq_exec nologin" >/dev/null
+}

@@ -10,12 +10,8 @@
 # holder. Bad input is refused with nothing written.
 . "$(dirname "$0")/lib.sh"
 
-password_cluster teamdb cronq_runner app app2
-"$PSQL" -XAtq -d postgres -c "create role cronq_runner login password 'cronq_runner-pw'" \
-    -c "create database teamdb owner cronq_runner" >/dev/null || fail "create the runner and its database"
-for r in app app2; do q "create role $r login password '$r-pw'"; done
-q "create role cronq_user nologin; create role cronq_admin nologin; create role cronq_exec nologin;
-   grant cronq_user to app, app2; grant cronq_exec to cronq_runner" >/dev/null
+team_cluster app app2
+q "grant cronq_user to app, app2; grant cronq_exec to cronq_runner" >/dev/null
 
 as() { local r=$1; shift; PGUSER=$r cronq "$@"; }
 asq() { PGUSER=$1 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "$2"; }

@@ -12,12 +12,8 @@
 # by messages.
 . "$(dirname "$0")/lib.sh"
 
-password_cluster teamdb cronq_runner app oncall
-"$PSQL" -XAtq -d postgres -c "create role cronq_runner login password 'cronq_runner-pw'" \
-    -c "create database teamdb owner cronq_runner" >/dev/null || fail "create the runner and its database"
-for r in app oncall; do q "create role $r login password '$r-pw'"; done
-q "create role cronq_user nologin; create role cronq_admin nologin; create role cronq_exec nologin;
-   grant cronq_user to app; grant cronq_admin to oncall" >/dev/null
+team_cluster app oncall
+q "grant cronq_user to app; grant cronq_admin to oncall" >/dev/null
 
 as() { local r=$1; shift; PGUSER=$r cronq "$@"; }
 asq() { PGUSER=$1 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "$2" 2>&1; }
