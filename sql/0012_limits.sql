@@ -39,11 +39,10 @@ end;
 -- three a job has by itself.
 create or replace function cronq.limit_key_error(k text) returns text
 language sql immutable parallel safe
-return case
-    when cronq.flow_key_error(k) is not null then cronq.flow_key_error(k)
+return coalesce(cronq.flow_key_error(k), case
     when k ~ '^(queue|type|schedule):' then
         pg_catalog.format('%s cannot be a limit key: a job has its queue:, type: and schedule: keys by itself', k)
-end;
+end);
 
 alter table cronq.jobs add column if not exists limit_key text;
 do $$
@@ -51,9 +50,11 @@ begin
     if not exists (select 1 from pg_catalog.pg_constraint
                    where conname = 'jobs_limit_key_check'
                      and conrelid = 'cronq.jobs'::pg_catalog.regclass) then
-        -- A new column: no row to check (NOT VALID spares the scan).
+        -- A new column: no row to check (NOT VALID spares the scan). The
+        -- test of NULL comes first: most jobs have no limit key, and an
+        -- insert of many must not call the function for each.
         alter table cronq.jobs add constraint jobs_limit_key_check
-            check (cronq.limit_key_error(limit_key) is null or limit_key is null) not valid;
+            check (limit_key is null or cronq.limit_key_error(limit_key) is null) not valid;
     end if;
 end
 $$;

@@ -58,6 +58,43 @@ set search_path = pg_catalog, pg_temp as $$
                    where j.unique_key = p_key and j.status in ('queued', 'failed', 'running'))
 $$;
 
+-- End these waiting jobs, if they are still waiting and past their
+-- deadline: cancelled, error_code expired, each with a job_runs row for
+-- the attempt that never started (worker p_worker). Returns how many.
+-- The wake's sweep (lib/queue/expire.sql) and expire_holder below pass
+-- the ids they locked. It runs with the caller's rights.
+create or replace function cronq.expire_jobs(p_worker text, p_ids bigint[]) returns bigint
+language sql volatile
+begin atomic
+    with upd as (
+        update cronq.jobs j set status = 'cancelled', error_code = 'expired',
+            last_error = 'not started by its deadline, '
+                || to_char(j.expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+            locked_by = null, locked_until = null, finished_at = now(), updated_at = now()
+        where j.id = any(p_ids) and j.status in ('queued', 'failed') and j.expires_at <= now()
+        returning j.id, j.attempts, j.last_error
+    ), runs as (
+        insert into cronq.job_runs (job_id, attempt, worker, finished_at, outcome, error_code,
+                                    error)
+        select upd.id, upd.attempts + 1, p_worker, now(), 'cancelled', 'expired', upd.last_error
+        from upd
+    )
+    select count(*) from upd;
+end;
+
+-- A waiting job past its deadline holds its unique key only until the
+-- next wake's sweep: an enqueue with the key ends it first, as the sweep
+-- would (whoever's it is: it can never run), so that the key is free at
+-- once. A holder locked by someone else is left to the sweep.
+create or replace function cronq.expire_holder(p_key text) returns bigint
+language sql volatile security definer
+set search_path = pg_catalog, pg_temp as $$
+    select cronq.expire_jobs('enqueue', array(
+        select j.id from cronq.jobs j
+        where j.unique_key = p_key and j.status in ('queued', 'failed') and j.expires_at <= now()
+        for no key update skip locked))
+$$;
+
 -- Every path that inserts a job (cronq.enqueue, COPY, INSERT) comes
 -- here when it sets a deadline or a unique key, and only then (the
 -- trigger's WHEN). A deadline must be later than now and than the job's
@@ -77,6 +114,7 @@ begin
                   hint = 'A deadline is a time after the job is due (its run time, now by default).';
     end if;
     if new.unique_key is not null then
+        perform cronq.expire_holder(new.unique_key);
         if exists (select 1 from cronq.jobs j where j.unique_key = new.unique_key
                    and j.status in ('queued', 'failed', 'running')) then
             return null;
@@ -140,18 +178,30 @@ end
 $$;
 
 -- Retry: as 0008's, and the deadline goes (an operator's retry is
--- explicit: the job runs however late).
+-- explicit: the job runs however late). A unique key is held by one
+-- active job at a time: a finished job whose key another job holds now
+-- is not retried, and of several finished jobs with one key only the
+-- first is (by id); they are reported unchanged, the rest retried. A
+-- failed job holds its own key. unique_key_in_use sees every role's
+-- jobs: row-level security hides the holders of other roles.
 create or replace function cronq.retry_jobs(ids bigint[])
 returns table (id bigint, status text, changed boolean)
 language sql volatile
 begin atomic
     with req as (select distinct r.id from unnest(ids) as r(id)),
+    cand as (
+        select distinct on (j.unique_key, case when j.unique_key is null then j.id end) j.id
+        from cronq.jobs j join req on req.id = j.id
+        where j.status in ('dead', 'failed', 'succeeded', 'cancelled')
+          and (j.unique_key is null or j.status = 'failed'
+               or not cronq.unique_key_in_use(j.unique_key))
+        order by j.unique_key, case when j.unique_key is null then j.id end, j.id),
     upd as (
         update cronq.jobs j set
             status = 'queued', run_at = now(), attempts = 0, locked_by = null, locked_until = null,
             cancel_requested = false, started_at = null, finished_at = null, last_error = null,
             error_code = null, expires_at = null, updated_at = now()
-        from req where j.id = req.id and j.status in ('dead', 'failed', 'succeeded', 'cancelled')
+        from cand where j.id = cand.id and j.status in ('dead', 'failed', 'succeeded', 'cancelled')
         returning j.id, j.status)
     select req.id, coalesce(upd.status, j.status), upd.id is not null
     from req left join upd on upd.id = req.id left join cronq.jobs j on j.id = req.id;

@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "pg/pg.h"
 #include "queue/inspect.h"
+#include "queue/status.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -47,9 +48,11 @@ help(void)
 		   "Connection options:\n"
 		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
 		   "By ID, dead, failed, succeeded and cancelled jobs are retried; queued and\n"
-		   "running ones are left alone, with a warning. Prints \"retried N jobs\";\n"
-		   "exits 65 when an ID does not exist. A member of cronq_user retries only the\n"
-		   "jobs it enqueued (another role's do not exist for it); cronq_admin, any.\n");
+		   "running ones are left alone, with a warning, and so is a job whose unique\n"
+		   "key an active job holds (of several with one key, the first is retried).\n"
+		   "Prints \"retried N jobs\"; exits 65 when an ID does not exist. A member of\n"
+		   "cronq_user retries only the jobs it enqueued (another role's do not exist\n"
+		   "for it); cronq_admin, any.\n");
 }
 
 static int
@@ -85,7 +88,8 @@ cmd_retry(int argc, char **argv)
 	PGconn *conn = NULL;
 	int64_t *ids = NULL;
 	retry_outcome *result = NULL;
-	int64_t retried = 0;
+	int64_t retried = 0,
+				kept = 0;
 	int first, rc, n;
 
 	memset(&a, 0, sizeof a);
@@ -111,7 +115,7 @@ cmd_retry(int argc, char **argv)
 		goto out_free;
 
 	if ((rc = cli_connect(&common, &conn, &err)) == 0)
-		rc = a.dead ? inspect_retry_dead(conn, &a.filter, &retried, &err)
+		rc = a.dead ? inspect_retry_dead(conn, &a.filter, &retried, &kept, &err)
 			: inspect_retry(conn, ids, n, result, &retried, &err);
 	pg_close(conn);
 	if (rc != 0) {
@@ -126,9 +130,18 @@ cmd_retry(int argc, char **argv)
 		if (result[i].status[0] == '\0') {
 			log_error("job %" PRId64 " does not exist", ids[i]);
 			rc = EX_DATAERR;
-		} else
-			log_warning("job %" PRId64 " is %s; not retried", ids[i], result[i].status);
+		} else {
+			job_status st = job_status_parse(result[i].status, strlen(result[i].status));
+
+			/* A finished job left alone: its unique key is another's. */
+			log_warning("job %" PRId64 " is %s; not retried%s", ids[i], result[i].status,
+						st == JOB_STATUS_QUEUED || st == JOB_STATUS_RUNNING ? ""
+						: ": an active job holds its unique key");
+		}
 	}
+	if (kept > 0)
+		log_warning("%" PRId64 " dead job%s not retried: active jobs hold their unique keys",
+					kept, kept == 1 ? "" : "s");
 	printf("retried %" PRId64 " job%s\n", retried, retried == 1 ? "" : "s");
 out_free:
 	free(ids);

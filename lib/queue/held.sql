@@ -18,6 +18,7 @@ with fk as materialized (select cronq.full_keys() as ks)
 select cardinality((select ks from fk)) > 0 and exists (
     select 1 from cronq.jobs
     where status in ('queued', 'failed') and run_at <= now()
+      and (expires_at is null or expires_at > now())
       and ($1::text[] is null or queue = any($1::text[]))
       and ($2::text[] is null or type = any($2::text[]))
       and ($3::text[] is null or queue <> all($3::text[]))

@@ -163,13 +163,15 @@ inspect_retry(PGconn *conn, const int64_t *ids, int n, retry_outcome *result, in
 }
 
 static const char retry_dead_sql[] =
-	"select count(*) filter (where r.changed) from cronq.retry_jobs(array("
+	"select count(*) filter (where r.changed), count(*) filter (where not r.changed)"
+	" from cronq.retry_jobs(array("
 	"  select id from cronq.jobs where status = 'dead'"
 	"   and ($1::text[] is null or type = any ($1::text[]))"
 	"   and ($2::text[] is null or queue = any ($2::text[])))) r";
 
 int
-inspect_retry_dead(PGconn *conn, const inspect_filter *f, int64_t *retried, cq_err *err)
+inspect_retry_dead(PGconn *conn, const inspect_filter *f, int64_t *retried, int64_t *kept,
+				   cq_err *err)
 {
 	char *types = text_array(f->types, f->ntypes);
 	char *queues = text_array(f->queues, f->nqueues);
@@ -178,10 +180,11 @@ inspect_retry_dead(PGconn *conn, const inspect_filter *f, int64_t *retried, cq_e
 
 	free(types);
 	free(queues);
-	*retried = 0;
+	*retried = *kept = 0;
 	if (res == NULL)
 		return err->code;
 	*retried = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	*kept = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
 	PQclear(res);
 	return 0;
 }

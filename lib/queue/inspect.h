@@ -63,14 +63,19 @@ typedef struct retry_outcome {
  * Put jobs back to queued, due now: attempts 0, lock, cancel request,
  * started_at, finished_at, last_error and error_code cleared; their
  * job_runs are kept. Only dead, failed, succeeded and cancelled jobs are
- * retried (queued and running ones are left alone). One statement;
+ * retried (queued and running ones are left alone; so is one whose
+ * unique key an active job holds, and all but the first, by id, of
+ * several with one key). One statement;
  * result[i] says what happened to ids[i], *retried counts distinct jobs.
  */
 int inspect_retry(PGconn *conn, const int64_t *ids, int n, retry_outcome *result,
 				  int64_t *retried, cq_err *err) __attribute__((warn_unused_result));
 
-/* The same for every dead job matching filter's types and queues. */
+/*
+ * The same for every dead job matching filter's types and queues; *kept
+ * counts those left dead because another job holds their unique key.
+ */
 int inspect_retry_dead(PGconn *conn, const inspect_filter *filter, int64_t *retried,
-					   cq_err *err) __attribute__((warn_unused_result));
+					   int64_t *kept, cq_err *err) __attribute__((warn_unused_result));
 
 #endif

@@ -20,8 +20,10 @@
 select
     (select coalesce(greatest(0, floor(extract(epoch from now() - min(run_at)) * 1000))::bigint, 0)
         from cronq.jobs where status in ('queued', 'failed') and run_at <= now()
+            and (expires_at is null or expires_at > now())
             and not cronq.held((select cronq.paused_keys()), queue, type, limit_key)),
     (select count(*) from cronq.jobs where status in ('queued', 'failed') and run_at <= now()
+            and (expires_at is null or expires_at > now())
             and not cronq.held((select cronq.paused_keys()), queue, type, limit_key)),
     (select count(*) from cronq.jobs where status = 'dead'),
     (select count(*) from cronq.jobs where status = 'failed'),

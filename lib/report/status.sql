@@ -34,12 +34,16 @@ qt as (
         count(*) filter (where status = 'dead') as dead,
         count(*) filter (where status = 'cancelled') as cancelled,
         count(*) as total,
-        count(*) filter (where status in ('queued', 'failed') and run_at <= now()) as due,
-        min(run_at) filter (where status in ('queued', 'failed') and run_at <= now()) as oldest_due,
+        count(*) filter (where status in ('queued', 'failed') and run_at <= now()
+            and (expires_at is null or expires_at > now())) as due,
+        min(run_at) filter (where status in ('queued', 'failed') and run_at <= now()
+            and (expires_at is null or expires_at > now())) as oldest_due,
         count(*) filter (where status = 'running' and locked_until < now()) as expired,
         count(*) filter (where status in ('queued', 'failed') and run_at <= now()
+            and (expires_at is null or expires_at > now())
             and cronq.held((select cronq.paused_keys()), queue, type, limit_key)) as held,
         min(run_at) filter (where status in ('queued', 'failed') and run_at <= now()
+            and (expires_at is null or expires_at > now())
             and not cronq.held((select cronq.paused_keys()), queue, type, limit_key)) as oldest_free
     from cronq.jobs group by queue, type),
 q as (

@@ -5,7 +5,8 @@
 -- due_unplanned.sql: name, cron, timezone, catchup, overlap, the epoch
 -- second of the next run (occurrences are looked for from there), now as
 -- an epoch second, and whether the schedule's last job is still
--- unfinished (queued, running or failed: overlap skip waits for it), and
+-- unfinished (running, or queued or failed and not past its deadline:
+-- overlap skip waits for it; a late one can never run), and
 -- whether it is paused (schedule:NAME in cronq.pauses: its occurrences
 -- pass, skipped), and the end of its pause when it has one, even one that
 -- has ended, and its start, as epoch seconds (the occurrences between the
@@ -21,7 +22,8 @@
 select s.name, s.cron, s.timezone, s.catchup, s.overlap,
     coalesce(floor(extract(epoch from s.next_run_at)), floor(extract(epoch from now())) + 1)::bigint,
     floor(extract(epoch from now()))::bigint,
-    coalesce(j.status in ('queued', 'running', 'failed'), false),
+    coalesce(j.status = 'running' or j.status in ('queued', 'failed')
+             and (j.expires_at is null or j.expires_at > now()), false),
     p.schedule is not null and (p.until is null or p.until > now()),
     floor(extract(epoch from p.until))::bigint, floor(extract(epoch from p.paused_at))::bigint
 from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id

@@ -24,7 +24,8 @@
 select s.name, s.cron, s.timezone, s.catchup, s.overlap,
     coalesce(floor(extract(epoch from s.next_run_at)), floor(extract(epoch from now())) + 1)::bigint,
     floor(extract(epoch from now()))::bigint,
-    coalesce(j.status in ('queued', 'running', 'failed'), false),
+    coalesce(j.status = 'running' or j.status in ('queued', 'failed')
+             and (j.expires_at is null or j.expires_at > now()), false),
     p.schedule is not null and (p.until is null or p.until > now()),
     floor(extract(epoch from p.until))::bigint, floor(extract(epoch from p.paused_at))::bigint
 from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id

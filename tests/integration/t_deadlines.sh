@@ -247,4 +247,75 @@ k1=$(PGUSER=cronq_runner "$CRONQ" enqueue noop --key idem-1 --unique-key both --
 as cronq_runner enqueue sleep '{"seconds": 1}' --key idem-1 --unique-key both --replace
 eq "an existing --key wins: nothing replaced" "0|$k1|noop" "$RC|$OUT|$(q "select type from cronq.jobs where id = $k1")"
 
+# --- a late job is finished business --------------------------------------
+# A waiting holder past its deadline is expired by the next enqueue with
+# its key, whoever's it is (as the sweep would), not left holding the key
+# until a wake.
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+late=$(PGUSER=app "$CRONQ" enqueue noop --unique-key late-holder --expires 1h)
+q "update cronq.jobs set expires_at = now() - interval '1 second' where id = $late" >/dev/null
+as app2 enqueue noop --unique-key late-holder
+check "a late holder does not hold its key: another role's job ($OUT) is written" \
+    [ "$RC" = 0 -a -n "$OUT" -a "$OUT" != "$late" -a -z "$ERR" ]
+eq "the late holder ended expired, with its job_runs row" "cancelled|expired|enqueue|1" \
+    "$(q "select status || '|' || error_code || '|' || (select worker || '|' || count(*) over ()
+          from cronq.job_runs where job_id = $late and outcome = 'cancelled' and error_code = 'expired')
+          from cronq.jobs where id = $late")"
+late=$(PGUSER=app "$CRONQ" enqueue sleep '{"seconds": 0.1}' --unique-key late-own --expires 1h)
+q "update cronq.jobs set expires_at = now() - interval '1 second' where id = $late" >/dev/null
+as app enqueue sleep '{"seconds": 0.2}' --unique-key late-own --replace
+eq "--replace of a late holder writes a new job, the holder expired" "0|t|cancelled|0.1" \
+    "$RC|$([ "$OUT" != "$late" ] && echo t)|$(q "select status || '|' || (payload->>'seconds') from cronq.jobs where id = $late")"
+
+# overlap skip waits for the last job only while it may still run: one
+# past its deadline (not yet swept) lets the next occurrence be enqueued
+as cronq_runner schedule add late-skip '* * * * *' noop --overlap skip --start-deadline 30s
+prev=$(q "insert into cronq.jobs (type, schedule, scheduled_for, run_at, expires_at)
+          values ('noop', 'late-skip', now() - interval '2 minutes', now() - interval '2 minutes',
+                  now() - interval '1 minute') returning id")
+q "update cronq.schedules set last_job_id = $prev, next_run_at = date_trunc('minute', now())
+   where name = 'late-skip'" >/dev/null
+fire=$(q "select next_run_at from cronq.schedules where name = 'late-skip'")
+run
+eq "overlap skip: the occurrence after a late last job is enqueued" 1 \
+    "$(q "select count(*) from cronq.jobs where schedule = 'late-skip' and scheduled_for = '$fire'")"
+q "delete from cronq.schedules where name = 'late-skip'" >/dev/null
+
+# status and check count a late job as neither due nor held
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+late=$(PGUSER=app "$CRONQ" enqueue noop --expires 1h)
+q "update cronq.jobs set run_at = now() - interval '10 minutes', expires_at = now() - interval '1 second'
+   where id = $late" >/dev/null
+as cronq_runner status --json
+eq "status: a late job is not due" "0|0|0|0" \
+    "$(q "select concat_ws('|', d->'due', d->'lag_seconds', d->'queues'->0->'due', d->'queues'->0->'held')
+          from (select '$OUT'::json as d) x")"
+as cronq_runner check --max-lag 1m
+match "check: no lag from a late job" " lag=0s;" "$OUT"
+
+# retry: one active job per unique key. Of two dead jobs with one key the
+# first is retried; one whose key an active job holds stays dead, also
+# when the holder is another role's (row-level security hides it)
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+d1=$(PGUSER=app "$CRONQ" enqueue noop --unique-key dup --in 1h)
+q "update cronq.jobs set status = 'dead', finished_at = now() where id = $d1" >/dev/null
+d2=$(PGUSER=app "$CRONQ" enqueue noop --unique-key dup --in 1h)
+q "update cronq.jobs set status = 'dead', finished_at = now() where id = $d2" >/dev/null
+d3=$(PGUSER=app "$CRONQ" enqueue noop --unique-key theirs --in 1h)
+q "update cronq.jobs set status = 'dead', finished_at = now() where id = $d3" >/dev/null
+holder=$(PGUSER=app2 "$CRONQ" enqueue noop --unique-key theirs --in 1h)
+d4=$(PGUSER=app "$CRONQ" enqueue noop --in 1h)
+q "update cronq.jobs set status = 'dead', finished_at = now() where id = $d4" >/dev/null
+as app retry --dead
+eq "retry --dead: the rest retried, exit 0" "0|retried 2 jobs" "$RC|$OUT"
+match "and it says how many stayed dead" "2 dead jobs not retried: active jobs hold their unique keys" "$ERR"
+eq "the first of a key's dead jobs, and the job without a key, queued; the others dead" \
+    "queued|dead|dead|queued|queued" \
+    "$(q "select string_agg(status, '|' order by id) from cronq.jobs where id in ($d1, $d2, $d3, $d4, $holder)")"
+as app retry "$d3"
+eq "retry by id of a job whose key another role's job holds" "0|retried 0 jobs" "$RC|$OUT"
+match "says why" "job $d3 is dead; not retried: an active job holds its unique key" "$ERR"
+eq "cronq.retry() says false" "f|dead" \
+    "$(asq app "select cronq.retry($d3)")|$(q "select status from cronq.jobs where id = $d3")"
+
 done_testing
