@@ -202,6 +202,27 @@ check "the runners waited for room rather than ending (took ${took} ms, at least
     [ "$took" -ge 10000 ]
 as cronq_runner limit type:noop --clear
 
+# --- a start is stamped after the wait for the limit's lock -----------------
+# (the rate's log and started_at are the clock after the lock, not the
+# claim's transaction start: a claim that waited would date its starts back
+# into a window that was already full)
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+as cronq_runner limit type:sleep --max-running 5
+enqueue_n 1 '{"type":"sleep","payload":{"seconds":2}}'
+"$PSQL" -XAtq -c "begin" -c "select 1 from cronq.limits where key = 'type:sleep' for update" \
+    -c "select pg_sleep(1.5)" -c "select clock_timestamp()" -c "commit" >"$T_DIR/lock.out" 2>&1 &
+locker=$!
+wait_for "the limit's row is locked" 10 \
+    "select exists (select 1 from pg_stat_activity where query like '%pg_sleep(1.5)%' and pid <> pg_backend_pid())"
+run --concurrency 1 2>"$T_DIR/stamp.err" &
+runner=$!
+wait $locker
+wait_for "the job runs" 10 "select status = 'running' from cronq.jobs"
+eq "started_at is after the lock's release" t \
+    "$(q "select started_at >= '$(tail -n 1 "$T_DIR/lock.out")' from cronq.jobs")"
+wait $runner
+as cronq_runner limit type:sleep --clear
+
 # --- a job's own limit key; the walk passes a full key ------------------------
 q "truncate cronq.jobs, cronq.job_runs" >/dev/null
 as cronq_runner limit tenant:1 --max-running 1
