@@ -53,7 +53,7 @@ create unique index if not exists jobs_unique_active on cronq.jobs (unique_key)
 -- runs as the owner and says no more than that (key_in_use's twin).
 create or replace function cronq.unique_key_in_use(p_key text) returns boolean
 language sql stable security definer
-set search_path = pg_catalog, pg_temp as $$
+set search_path = pg_catalog, pg_temp set enable_seqscan = off as $$
     select exists (select 1 from cronq.jobs j
                    where j.unique_key = p_key and j.status in ('queued', 'failed', 'running'))
 $$;
@@ -62,7 +62,8 @@ $$;
 -- deadline: cancelled, error_code expired, each with a job_runs row for
 -- the attempt that never started (worker p_worker). Returns how many.
 -- The wake's sweep (lib/queue/expire.sql) and expire_holder below pass
--- the ids they locked. It runs with the caller's rights.
+-- the ids they locked. Only the owner runs it (and an admin's cronq run:
+-- grants.sql).
 create or replace function cronq.expire_jobs(p_worker text, p_ids bigint[]) returns bigint
 language sql volatile
 begin atomic
@@ -81,19 +82,32 @@ begin atomic
     )
     select count(*) from upd;
 end;
+revoke execute on function cronq.expire_jobs(text, bigint[]) from public;
 
 -- A waiting job past its deadline holds its unique key only until the
--- next wake's sweep: an enqueue with the key ends it first, as the sweep
--- would (whoever's it is: it can never run), so that the key is free at
--- once. A holder locked by someone else is left to the sweep.
-create or replace function cronq.expire_holder(p_key text) returns bigint
-language sql volatile security definer
-set search_path = pg_catalog, pg_temp as $$
-    select cronq.expire_jobs('enqueue', array(
-        select j.id from cronq.jobs j
-        where j.unique_key = p_key and j.status in ('queued', 'failed') and j.expires_at <= now()
-        for no key update skip locked))
+-- next wake's sweep: an enqueue or a retry with the key ends it first,
+-- as the sweep would (whoever's it is: it can never run), so that the key
+-- is free at once. It waits for a lock the sweep or another enqueue holds
+-- on the row, then looks again (expire_jobs' update does). Called only
+-- when the key is held (unique_key_in_use): the look goes by
+-- jobs_unique_active, never by the table's statistics.
+create or replace function cronq.expire_holder(p_key text) returns void
+language plpgsql volatile security definer
+set search_path = pg_catalog, pg_temp set enable_seqscan = off as $$
+declare
+    h bigint;
+begin
+    select j.id into h from cronq.jobs j
+    where j.unique_key = p_key and j.status in ('queued', 'failed', 'running')
+      and j.status <> 'running' and j.expires_at <= now();
+    if h is not null then
+        perform 1 from cronq.jobs j where j.id = h for no key update;
+        perform cronq.expire_jobs('enqueue', array[h]);
+    end if;
+end
 $$;
+revoke execute on function cronq.expire_holder(text) from public;
+revoke execute on function cronq.unique_key_in_use(text) from public;
 
 -- Every path that inserts a job (cronq.enqueue, COPY, INSERT) comes
 -- here when it sets a deadline or a unique key, and only then (the
@@ -105,7 +119,7 @@ $$;
 -- This look only makes the answer friendlier: two enqueues at once both
 -- pass it, and jobs_unique_active refuses the second.
 create or replace function cronq.jobs_admit() returns trigger
-language plpgsql set search_path = pg_catalog, pg_temp as $$
+language plpgsql set search_path = pg_catalog, pg_temp set enable_seqscan = off as $$
 begin
     if new.expires_at is not null and new.schedule is null
        and new.expires_at <= greatest(now(), coalesce(new.run_at, now())) then
@@ -113,7 +127,8 @@ begin
             using errcode = '22023',
                   hint = 'A deadline is a time after the job is due (its run time, now by default).';
     end if;
-    if new.unique_key is not null then
+    -- The common case, a key nobody holds: one probe of jobs_unique_active.
+    if new.unique_key is not null and cronq.unique_key_in_use(new.unique_key) then
         perform cronq.expire_holder(new.unique_key);
         if exists (select 1 from cronq.jobs j where j.unique_key = new.unique_key
                    and j.status in ('queued', 'failed', 'running')) then
@@ -179,33 +194,61 @@ $$;
 
 -- Retry: as 0008's, and the deadline goes (an operator's retry is
 -- explicit: the job runs however late). A unique key is held by one
--- active job at a time: a finished job whose key another job holds now
--- is not retried, and of several finished jobs with one key only the
--- first is (by id); they are reported unchanged, the rest retried. A
--- failed job holds its own key. unique_key_in_use sees every role's
--- jobs: row-level security hides the holders of other roles.
+-- active job at a time: a finished job whose key another active job holds
+-- (any role's, committed or not) is not retried, and of several finished
+-- jobs with one key only the first by id is; they are reported unchanged,
+-- the rest retried. Jobs with a unique key go one at a time, each a try
+-- that jobs_unique_active may refuse; a late waiting holder holds nothing
+-- (expire_holder). A failed job holds its own key.
 create or replace function cronq.retry_jobs(ids bigint[])
 returns table (id bigint, status text, changed boolean)
-language sql volatile
-begin atomic
-    with req as (select distinct r.id from unnest(ids) as r(id)),
-    cand as (
-        select distinct on (j.unique_key, case when j.unique_key is null then j.id end) j.id
-        from cronq.jobs j join req on req.id = j.id
-        where j.status in ('dead', 'failed', 'succeeded', 'cancelled')
-          and (j.unique_key is null or j.status = 'failed'
-               or not cronq.unique_key_in_use(j.unique_key))
-        order by j.unique_key, case when j.unique_key is null then j.id end, j.id),
-    upd as (
+language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
+#variable_conflict use_column
+declare
+    done bigint[];
+    r record;
+    what text;
+begin
+    with upd as (
         update cronq.jobs j set
             status = 'queued', run_at = now(), attempts = 0, locked_by = null, locked_until = null,
             cancel_requested = false, started_at = null, finished_at = null, last_error = null,
             error_code = null, expires_at = null, updated_at = now()
-        from cand where j.id = cand.id and j.status in ('dead', 'failed', 'succeeded', 'cancelled')
-        returning j.id, j.status)
-    select req.id, coalesce(upd.status, j.status), upd.id is not null
-    from req left join upd on upd.id = req.id left join cronq.jobs j on j.id = req.id;
-end;
+        where j.id = any(ids) and j.unique_key is null
+          and j.status in ('dead', 'failed', 'succeeded', 'cancelled')
+        returning j.id)
+    select coalesce(array_agg(upd.id), '{}') into done from upd;
+    for r in select j.id, j.unique_key from cronq.jobs j
+             where j.id = any(ids) and j.unique_key is not null
+               and j.status in ('dead', 'failed', 'succeeded', 'cancelled')
+             order by j.unique_key, j.id loop
+        if cronq.unique_key_in_use(r.unique_key) then
+            perform cronq.expire_holder(r.unique_key);
+        end if;
+        begin
+            update cronq.jobs j set
+                status = 'queued', run_at = now(), attempts = 0, locked_by = null,
+                locked_until = null, cancel_requested = false, started_at = null,
+                finished_at = null, last_error = null, error_code = null, expires_at = null,
+                updated_at = now()
+            where j.id = r.id and j.status in ('dead', 'failed', 'succeeded', 'cancelled');
+            if found then
+                done := done || r.id;
+            end if;
+        exception when unique_violation then
+            get stacked diagnostics what = constraint_name;
+            if what is distinct from 'jobs_unique_active' then
+                raise;
+            end if;
+        end;
+    end loop;
+    return query
+        select req.id, case when req.id = any(done) then 'queued' else j.status end,
+               req.id = any(done)
+        from (select distinct u.id from unnest(ids) as u(id)) req
+        left join cronq.jobs j on j.id = req.id;
+end
+$$;
 
 -- enqueue and enqueue_job gain expires_at, unique_key and replace at the
 -- end, after 0012's limit_key (calls by position or name keep working);

@@ -61,6 +61,10 @@ begin
                       timeout, enabled, catchup, overlap, next_run_at, start_deadline),
               delete
             on cronq.schedules to cronq_user;
+        -- What an enqueue with a unique key asks as the owner (0013):
+        -- whether a job holds the key, and to end a late holder.
+        grant execute on function cronq.unique_key_in_use(text), cronq.expire_holder(text)
+            to cronq_user;
     end if;
     if exists (select 1 from pg_catalog.pg_roles where rolname = 'cronq_admin') then
         revoke all on all tables in schema cronq from cronq_admin;
@@ -74,6 +78,8 @@ begin
         grant select, insert, update, delete on cronq.limits to cronq_admin;
         grant select on cronq.limits_now to cronq_admin;
         grant select on cronq.schema_migrations to cronq_admin;
+        grant execute on function cronq.unique_key_in_use(text), cronq.expire_holder(text)
+            to cronq_admin;
     end if;
 end
 $$;

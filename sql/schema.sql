@@ -532,6 +532,80 @@ CREATE FUNCTION cronq.exec_env_value_refused(name text, value text) RETURNS bool
 ALTER FUNCTION cronq.exec_env_value_refused(name text, value text) OWNER TO postgres;
 
 --
+-- Name: expire_holder(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.expire_holder(p_key text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
+    AS $$
+declare
+    h bigint;
+begin
+    select j.id into h from cronq.jobs j
+    where j.unique_key = p_key and j.status in ('queued', 'failed', 'running')
+      and j.status <> 'running' and j.expires_at <= now();
+    if h is not null then
+        perform 1 from cronq.jobs j where j.id = h for no key update;
+        perform cronq.expire_jobs('enqueue', array[h]);
+    end if;
+end
+$$;
+
+ALTER FUNCTION cronq.expire_holder(p_key text) OWNER TO postgres;
+
+--
+-- Name: job_runs; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE TABLE cronq.job_runs (
+    id bigint NOT NULL,
+    job_id bigint NOT NULL,
+    attempt integer NOT NULL,
+    worker text,
+    started_at timestamp with time zone,
+    finished_at timestamp with time zone DEFAULT now() NOT NULL,
+    outcome text NOT NULL,
+    error_code text,
+    error text,
+    output text,
+    duration interval,
+    CONSTRAINT job_runs_outcome_check CHECK ((outcome = ANY (ARRAY['succeeded'::text, 'failed'::text, 'timeout'::text, 'lease_expired'::text, 'cancelled'::text, 'given_back'::text, 'lease_lost'::text])))
+);
+
+ALTER TABLE cronq.job_runs OWNER TO postgres;
+
+--
+-- Name: expire_jobs(text, bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.expire_jobs(p_worker text, p_ids bigint[]) RETURNS bigint
+    LANGUAGE sql
+    BEGIN ATOMIC
+ WITH upd AS (
+          UPDATE cronq.jobs j SET status = 'cancelled'::text, error_code = 'expired'::text, last_error = ('not started by its deadline, '::text || to_char((j.expires_at AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'::text)), locked_by = NULL::text, locked_until = NULL::timestamp with time zone, finished_at = now(), updated_at = now()
+           WHERE ((j.id = ANY (expire_jobs.p_ids)) AND (j.status = ANY (ARRAY['queued'::text, 'failed'::text])) AND (j.expires_at <= now()))
+           RETURNING j.id,
+             j.attempts,
+             j.last_error
+         ), runs AS (
+          INSERT INTO cronq.job_runs (job_id, attempt, worker, finished_at, outcome, error_code, error)  SELECT upd_1.id,
+                     (upd_1.attempts + 1),
+                     expire_jobs.p_worker AS p_worker,
+                     now() AS now,
+                     'cancelled',
+                     'expired',
+                     upd_1.last_error
+                    FROM upd upd_1
+         )
+  SELECT count(*) AS count
+    FROM upd;
+END;
+
+ALTER FUNCTION cronq.expire_jobs(p_worker text, p_ids bigint[]) OWNER TO postgres;
+
+--
 -- Name: flow_check(text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -695,6 +769,7 @@ ALTER FUNCTION cronq.job_keys(p_queue text, p_type text, p_schedule text, p_limi
 CREATE FUNCTION cronq.jobs_admit() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
     AS $$
 begin
     if new.expires_at is not null and new.schedule is null
@@ -703,7 +778,9 @@ begin
             using errcode = '22023',
                   hint = 'A deadline is a time after the job is due (its run time, now by default).';
     end if;
-    if new.unique_key is not null then
+    -- The common case, a key nobody holds: one probe of jobs_unique_active.
+    if new.unique_key is not null and cronq.unique_key_in_use(new.unique_key) then
+        perform cronq.expire_holder(new.unique_key);
         if exists (select 1 from cronq.jobs j where j.unique_key = new.unique_key
                    and j.status in ('queued', 'failed', 'running')) then
             return null;
@@ -914,7 +991,7 @@ ALTER FUNCTION cronq.limit_check(key text) OWNER TO postgres;
 
 CREATE FUNCTION cronq.limit_key_error(k text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN CASE WHEN (cronq.flow_key_error(k) IS NOT NULL) THEN cronq.flow_key_error(k) WHEN (k ~ '^(queue|type|schedule):'::text) THEN format('%s cannot be a limit key: a job has its queue:, type: and schedule: keys by itself'::text, k) ELSE NULL::text END;
+    RETURN COALESCE(cronq.flow_key_error(k), CASE WHEN (k ~ '^(queue|type|schedule):'::text) THEN format('%s cannot be a limit key: a job has its queue:, type: and schedule: keys by itself'::text, k) ELSE NULL::text END);
 
 ALTER FUNCTION cronq.limit_key_error(k text) OWNER TO postgres;
 
@@ -1253,25 +1330,55 @@ ALTER FUNCTION cronq.resume(key text) OWNER TO postgres;
 --
 
 CREATE FUNCTION cronq.retry_jobs(ids bigint[]) RETURNS TABLE(id bigint, status text, changed boolean)
-    LANGUAGE sql
-    BEGIN ATOMIC
- WITH req AS (
-          SELECT DISTINCT r.id
-            FROM unnest(retry_jobs.ids) r(id)
-         ), upd AS (
-          UPDATE cronq.jobs j_1 SET status = 'queued'::text, run_at = now(), attempts = 0, locked_by = NULL::text, locked_until = NULL::timestamp with time zone, cancel_requested = false, started_at = NULL::timestamp with time zone, finished_at = NULL::timestamp with time zone, last_error = NULL::text, error_code = NULL::text, expires_at = NULL::timestamp with time zone, updated_at = now()
-            FROM req req_1
-           WHERE ((j_1.id = req_1.id) AND (j_1.status = ANY (ARRAY['dead'::text, 'failed'::text, 'succeeded'::text, 'cancelled'::text])))
-           RETURNING j_1.id,
-             j_1.status
-         )
-  SELECT req.id,
-     COALESCE(upd.status, j.status) AS "coalesce",
-     (upd.id IS NOT NULL)
-    FROM ((req
-      LEFT JOIN upd ON ((upd.id = req.id)))
-      LEFT JOIN cronq.jobs j ON ((j.id = req.id)));
-END;
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+declare
+    done bigint[];
+    r record;
+    what text;
+begin
+    with upd as (
+        update cronq.jobs j set
+            status = 'queued', run_at = now(), attempts = 0, locked_by = null, locked_until = null,
+            cancel_requested = false, started_at = null, finished_at = null, last_error = null,
+            error_code = null, expires_at = null, updated_at = now()
+        where j.id = any(ids) and j.unique_key is null
+          and j.status in ('dead', 'failed', 'succeeded', 'cancelled')
+        returning j.id)
+    select coalesce(array_agg(upd.id), '{}') into done from upd;
+    for r in select j.id, j.unique_key from cronq.jobs j
+             where j.id = any(ids) and j.unique_key is not null
+               and j.status in ('dead', 'failed', 'succeeded', 'cancelled')
+             order by j.unique_key, j.id loop
+        if cronq.unique_key_in_use(r.unique_key) then
+            perform cronq.expire_holder(r.unique_key);
+        end if;
+        begin
+            update cronq.jobs j set
+                status = 'queued', run_at = now(), attempts = 0, locked_by = null,
+                locked_until = null, cancel_requested = false, started_at = null,
+                finished_at = null, last_error = null, error_code = null, expires_at = null,
+                updated_at = now()
+            where j.id = r.id and j.status in ('dead', 'failed', 'succeeded', 'cancelled');
+            if found then
+                done := done || r.id;
+            end if;
+        exception when unique_violation then
+            get stacked diagnostics what = constraint_name;
+            if what is distinct from 'jobs_unique_active' then
+                raise;
+            end if;
+        end;
+    end loop;
+    return query
+        select req.id, case when req.id = any(done) then 'queued' else j.status end,
+               req.id = any(done)
+        from (select distinct u.id from unnest(ids) as u(id)) req
+        left join cronq.jobs j on j.id = req.id;
+end
+$$;
 
 ALTER FUNCTION cronq.retry_jobs(ids bigint[]) OWNER TO postgres;
 
@@ -1478,6 +1585,7 @@ ALTER FUNCTION cronq.task_rules(p_type text, p jsonb) OWNER TO postgres;
 CREATE FUNCTION cronq.unique_key_in_use(p_key text) RETURNS boolean
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
     AS $$
     select exists (select 1 from cronq.jobs j
                    where j.unique_key = p_key and j.status in ('queued', 'failed', 'running'))
@@ -1524,27 +1632,6 @@ CREATE FUNCTION cronq.zone_error(zone text) RETURNS text
 END;
 
 ALTER FUNCTION cronq.zone_error(zone text) OWNER TO postgres;
-
---
--- Name: job_runs; Type: TABLE; Schema: cronq; Owner: postgres
---
-
-CREATE TABLE cronq.job_runs (
-    id bigint NOT NULL,
-    job_id bigint NOT NULL,
-    attempt integer NOT NULL,
-    worker text,
-    started_at timestamp with time zone,
-    finished_at timestamp with time zone DEFAULT now() NOT NULL,
-    outcome text NOT NULL,
-    error_code text,
-    error text,
-    output text,
-    duration interval,
-    CONSTRAINT job_runs_outcome_check CHECK ((outcome = ANY (ARRAY['succeeded'::text, 'failed'::text, 'timeout'::text, 'lease_expired'::text, 'cancelled'::text, 'given_back'::text, 'lease_lost'::text])))
-);
-
-ALTER TABLE cronq.job_runs OWNER TO postgres;
 
 --
 -- Name: job_runs_id_seq; Type: SEQUENCE; Schema: cronq; Owner: postgres
@@ -1647,7 +1734,7 @@ ALTER TABLE ONLY cronq.job_runs
 --
 
 ALTER TABLE cronq.jobs
-    ADD CONSTRAINT jobs_limit_key_check CHECK (((cronq.limit_key_error(limit_key) IS NULL) OR (limit_key IS NULL))) NOT VALID;
+    ADD CONSTRAINT jobs_limit_key_check CHECK (((limit_key IS NULL) OR (cronq.limit_key_error(limit_key) IS NULL))) NOT VALID;
 
 --
 -- Name: jobs jobs_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
@@ -2165,6 +2252,27 @@ GRANT ALL ON FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestam
 GRANT ALL ON FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]) TO cronq_admin;
 
 --
+-- Name: FUNCTION expire_holder(p_key text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.expire_holder(p_key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cronq.expire_holder(p_key text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.expire_holder(p_key text) TO cronq_admin;
+
+--
+-- Name: TABLE job_runs; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT SELECT ON TABLE cronq.job_runs TO cronq_user;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.job_runs TO cronq_admin;
+
+--
+-- Name: FUNCTION expire_jobs(p_worker text, p_ids bigint[]); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.expire_jobs(p_worker text, p_ids bigint[]) FROM PUBLIC;
+
+--
 -- Name: TABLE limits; Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -2276,18 +2384,19 @@ GRANT ALL ON FUNCTION cronq.set_limit(key text, max_running integer, rate intege
 GRANT ALL ON FUNCTION cronq.set_limit(key text, max_running integer, rate integer, per interval) TO cronq_admin;
 
 --
+-- Name: FUNCTION unique_key_in_use(p_key text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.unique_key_in_use(p_key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cronq.unique_key_in_use(p_key text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.unique_key_in_use(p_key text) TO cronq_admin;
+
+--
 -- Name: FUNCTION unschedule(name text); Type: ACL; Schema: cronq; Owner: postgres
 --
 
 GRANT ALL ON FUNCTION cronq.unschedule(name text) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.unschedule(name text) TO cronq_admin;
-
---
--- Name: TABLE job_runs; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT SELECT ON TABLE cronq.job_runs TO cronq_user;
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.job_runs TO cronq_admin;
 
 --
 -- Name: TABLE limits_now; Type: ACL; Schema: cronq; Owner: postgres

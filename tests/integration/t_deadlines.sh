@@ -318,4 +318,56 @@ match "says why" "job $d3 is dead; not retried: an active job holds its unique k
 eq "cronq.retry() says false" "f|dead" \
     "$(asq app "select cronq.retry($d3)")|$(q "select status from cronq.jobs where id = $d3")"
 
+# a late waiting holder holds nothing for a retry either
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+r1=$(PGUSER=app "$CRONQ" enqueue noop --unique-key late-retry --in 1h)
+q "update cronq.jobs set status = 'dead', finished_at = now() where id = $r1" >/dev/null
+h=$(PGUSER=app2 "$CRONQ" enqueue noop --unique-key late-retry --expires 1h)
+q "update cronq.jobs set expires_at = now() - interval '1 second' where id = $h" >/dev/null
+as app retry "$r1"
+eq "retry past another role's late holder: retried, the holder expired" "0|retried 1 job|queued|cancelled|expired" \
+    "$RC|$OUT|$(q "select status from cronq.jobs where id = $r1")|$(q "select status || '|' || error_code from cronq.jobs where id = $h")"
+
+# an enqueue holding the key, not yet committed: the retry waits for it,
+# then leaves the job (no error, the rest of the batch retried)
+o1=$(PGUSER=app "$CRONQ" enqueue noop --unique-key open-retry --in 1h)
+o2=$(PGUSER=app "$CRONQ" enqueue noop --in 1h)
+q "update cronq.jobs set status = 'dead', finished_at = now() where id in ($o1, $o2)" >/dev/null
+"$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "begin" -c "select cronq.enqueue('noop', unique_key => 'open-retry')" \
+    -c "select pg_sleep(1.5)" -c "commit" >"$T_DIR/open-retry.out" 2>&1 &
+opener=$!
+wait_for "the holder is inserted, not committed" 10 \
+    "select exists (select 1 from pg_stat_activity where query like '%pg_sleep(1.5)%' and pid <> pg_backend_pid())"
+as app retry "$o1" "$o2"
+wait $opener
+eq "retry racing an uncommitted holder: exit 0, the other job retried, one active" "0|retried 1 job|dead|queued|1" \
+    "$RC|$OUT|$(q "select status from cronq.jobs where id = $o1")|$(q "select status from cronq.jobs where id = $o2")|$(q "select count(*) from cronq.jobs where unique_key = 'open-retry' and status in ('queued', 'failed', 'running')")"
+
+# two retries at once of two finished jobs with one key: one is retried
+t1=$(PGUSER=app "$CRONQ" enqueue noop --unique-key twin --in 1h)
+q "update cronq.jobs set status = 'cancelled', finished_at = now() where id = $t1" >/dev/null
+t2=$(PGUSER=app "$CRONQ" enqueue noop --unique-key twin --in 1h)
+q "update cronq.jobs set status = 'cancelled', finished_at = now() where id = $t2" >/dev/null
+for t in $t1 $t2; do
+    (PGUSER=app "$CRONQ" retry "$t" >"$T_DIR/twin.$t.out" 2>&1; echo $? >"$T_DIR/twin.$t.rc") &
+done
+wait
+eq "two retries at once: both exit 0, one job active" "0|1" \
+    "$(cat "$T_DIR"/twin.*.rc | sort -u | tr -d '\n')|$(q "select count(*) from cronq.jobs where unique_key = 'twin' and status = 'queued'")"
+
+# a late holder another session holds locked (the sweep, another
+# enqueue): the enqueue waits for it, then writes its job
+lk=$(PGUSER=app "$CRONQ" enqueue noop --unique-key locked-late --expires 1h)
+q "update cronq.jobs set expires_at = now() - interval '1 second' where id = $lk" >/dev/null
+"$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "begin" -c "select 1 from cronq.jobs where id = $lk for no key update" \
+    -c "select pg_sleep(1.5)" -c "commit" >/dev/null 2>&1 &
+locker=$!
+wait_for "the late holder is locked" 10 \
+    "select exists (select 1 from pg_stat_activity where query like '%pg_sleep(1.5)%' and pid <> pg_backend_pid())"
+as app2 enqueue noop --unique-key locked-late
+wait $locker
+check "an enqueue behind a locked late holder writes its own job ($OUT), not the holder's id" \
+    [ "$RC" = 0 -a -n "$OUT" -a "$OUT" != "$lk" -a -z "$ERR" ]
+eq "the holder expired" "cancelled|expired" "$(q "select status || '|' || error_code from cronq.jobs where id = $lk")"
+
 done_testing
