@@ -189,8 +189,8 @@ limit_cap(int cap, int asked, int got, int refused)
 /*
  * After an empty claim: whether due jobs wait only for room under a full
  * limit, and this wake may wait for them (until --max-runtime, which the
- * claim loop obeys; without it, HELD_WAIT_MS after its start), rescuing expired leases meanwhile.
- * A failed question sets w->code.
+ * claim loop obeys; without it, HELD_WAIT_MS after its start), rescuing
+ * expired leases meanwhile. A failed question sets w->code.
  */
 static bool
 waits_for_room(worker *w)
