@@ -150,6 +150,9 @@ eq "another worker's running job is not claimed" "running|worker-c" "$(q "select
 # worker of the same name at a later attempt, after a retry reset the
 # count). The old holder's heartbeat must not renew the new holder's
 # lease, must notice, stop the program before it finishes, and say so.
+# (A lease of 6 s, beats every 2 s, a program of 5 s: the first beat after
+# the theft stops it. The worker's own count of its lease, which stops a
+# job whose lease ran out unrenewed, would come only at 6 s: too late.)
 far="2100-01-01 00:00:00+00"
 steal() {  # steal ID ATTEMPT WORKER
     q "update cronq.jobs set attempts = $2, locked_by = '$3', locked_until = '$far' where id = $1"
@@ -159,7 +162,7 @@ for how in "same attempt|1|thief" "a later attempt, same worker name|2|worker-a"
     IFS='|' read -r label attempt who <<<"$how"
     q "delete from cronq.jobs; delete from cronq.job_runs"
     id=$(mark_job 5)
-    "$CRONQ" run --lease 3s --worker-id worker-a --exec-dir "$exec_dir" 2>"$T_DIR/a.err" &
+    "$CRONQ" run --lease 6s --worker-id worker-a --exec-dir "$exec_dir" 2>"$T_DIR/a.err" &
     pid=$!
     check "$label: A started the program" wait_file "$marks/started.$id.1" 10
     steal "$id" "$attempt" "$who"
