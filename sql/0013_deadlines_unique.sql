@@ -192,8 +192,24 @@ begin
 end
 $$;
 
--- Retry: as 0008's, and the deadline goes (an operator's retry is
--- explicit: the job runs however late). A unique key is held by one
+-- Put these jobs back to queued, due now, if they are finished or failed:
+-- attempts 0, lease, cancel request, times, error and deadline cleared
+-- (an operator's retry is explicit: the job runs however late). Returns
+-- the ids requeued. Under the caller's row-level security.
+create or replace function cronq.requeue_jobs(p_ids bigint[]) returns bigint[]
+language sql volatile
+begin atomic
+    with upd as (
+        update cronq.jobs j set
+            status = 'queued', run_at = now(), attempts = 0, locked_by = null, locked_until = null,
+            cancel_requested = false, started_at = null, finished_at = null, last_error = null,
+            error_code = null, expires_at = null, updated_at = now()
+        where j.id = any(p_ids) and j.status in ('dead', 'failed', 'succeeded', 'cancelled')
+        returning j.id)
+    select coalesce(array_agg(upd.id), '{}') from upd;
+end;
+
+-- Retry: as 0008's, through requeue_jobs. A unique key is held by one
 -- active job at a time: a finished job whose key another active job holds
 -- (any role's, committed or not) is not retried, and of several finished
 -- jobs with one key only the first by id is; they are reported unchanged,
@@ -209,15 +225,8 @@ declare
     r record;
     what text;
 begin
-    with upd as (
-        update cronq.jobs j set
-            status = 'queued', run_at = now(), attempts = 0, locked_by = null, locked_until = null,
-            cancel_requested = false, started_at = null, finished_at = null, last_error = null,
-            error_code = null, expires_at = null, updated_at = now()
-        where j.id = any(ids) and j.unique_key is null
-          and j.status in ('dead', 'failed', 'succeeded', 'cancelled')
-        returning j.id)
-    select coalesce(array_agg(upd.id), '{}') into done from upd;
+    done := cronq.requeue_jobs(array(select j.id from cronq.jobs j
+                                     where j.id = any(ids) and j.unique_key is null));
     for r in select j.id, j.unique_key from cronq.jobs j
              where j.id = any(ids) and j.unique_key is not null
                and j.status in ('dead', 'failed', 'succeeded', 'cancelled')
@@ -226,15 +235,7 @@ begin
             perform cronq.expire_holder(r.unique_key);
         end if;
         begin
-            update cronq.jobs j set
-                status = 'queued', run_at = now(), attempts = 0, locked_by = null,
-                locked_until = null, cancel_requested = false, started_at = null,
-                finished_at = null, last_error = null, error_code = null, expires_at = null,
-                updated_at = now()
-            where j.id = r.id and j.status in ('dead', 'failed', 'succeeded', 'cancelled');
-            if found then
-                done := done || r.id;
-            end if;
+            done := done || cronq.requeue_jobs(array[r.id]);
         exception when unique_violation then
             get stacked diagnostics what = constraint_name;
             if what is distinct from 'jobs_unique_active' then

@@ -1274,6 +1274,24 @@ CREATE FUNCTION cronq.payload_rules_sql(p jsonb) RETURNS text
 ALTER FUNCTION cronq.payload_rules_sql(p jsonb) OWNER TO postgres;
 
 --
+-- Name: requeue_jobs(bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.requeue_jobs(p_ids bigint[]) RETURNS bigint[]
+    LANGUAGE sql
+    BEGIN ATOMIC
+ WITH upd AS (
+          UPDATE cronq.jobs j SET status = 'queued'::text, run_at = now(), attempts = 0, locked_by = NULL::text, locked_until = NULL::timestamp with time zone, cancel_requested = false, started_at = NULL::timestamp with time zone, finished_at = NULL::timestamp with time zone, last_error = NULL::text, error_code = NULL::text, expires_at = NULL::timestamp with time zone, updated_at = now()
+           WHERE ((j.id = ANY (requeue_jobs.p_ids)) AND (j.status = ANY (ARRAY['dead'::text, 'failed'::text, 'succeeded'::text, 'cancelled'::text])))
+           RETURNING j.id
+         )
+  SELECT COALESCE(array_agg(upd.id), '{}'::bigint[]) AS "coalesce"
+    FROM upd;
+END;
+
+ALTER FUNCTION cronq.requeue_jobs(p_ids bigint[]) OWNER TO postgres;
+
+--
 -- Name: reserved_key_error(text, text, timestamp with time zone, text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -1339,15 +1357,8 @@ declare
     r record;
     what text;
 begin
-    with upd as (
-        update cronq.jobs j set
-            status = 'queued', run_at = now(), attempts = 0, locked_by = null, locked_until = null,
-            cancel_requested = false, started_at = null, finished_at = null, last_error = null,
-            error_code = null, expires_at = null, updated_at = now()
-        where j.id = any(ids) and j.unique_key is null
-          and j.status in ('dead', 'failed', 'succeeded', 'cancelled')
-        returning j.id)
-    select coalesce(array_agg(upd.id), '{}') into done from upd;
+    done := cronq.requeue_jobs(array(select j.id from cronq.jobs j
+                                     where j.id = any(ids) and j.unique_key is null));
     for r in select j.id, j.unique_key from cronq.jobs j
              where j.id = any(ids) and j.unique_key is not null
                and j.status in ('dead', 'failed', 'succeeded', 'cancelled')
@@ -1356,15 +1367,7 @@ begin
             perform cronq.expire_holder(r.unique_key);
         end if;
         begin
-            update cronq.jobs j set
-                status = 'queued', run_at = now(), attempts = 0, locked_by = null,
-                locked_until = null, cancel_requested = false, started_at = null,
-                finished_at = null, last_error = null, error_code = null, expires_at = null,
-                updated_at = now()
-            where j.id = r.id and j.status in ('dead', 'failed', 'succeeded', 'cancelled');
-            if found then
-                done := done || r.id;
-            end if;
+            done := done || cronq.requeue_jobs(array[r.id]);
         exception when unique_violation then
             get stacked diagnostics what = constraint_name;
             if what is distinct from 'jobs_unique_active' then
