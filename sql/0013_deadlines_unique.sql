@@ -62,8 +62,8 @@ $$;
 -- deadline: cancelled, error_code expired, each with a job_runs row for
 -- the attempt that never started (worker p_worker). Returns how many.
 -- The wake's sweep (lib/queue/expire.sql) and expire_holder below pass
--- the ids they locked. Only the owner runs it (and an admin's cronq run:
--- grants.sql).
+-- the ids they locked. Only the owner runs it (the runner's sweep, and
+-- expire_holder, which runs as the owner); grants.sql grants it to no one.
 create or replace function cronq.expire_jobs(p_worker text, p_ids bigint[]) returns bigint
 language sql volatile
 begin atomic
