@@ -90,6 +90,13 @@ poll() {
 is_true() { [ "$(q "$1")" == t ]; }
 # wait_for DESC SECONDS SQL: poll until the query returns t.
 wait_for() { poll "$2" is_true "$3"; }
+# clear_of_minute_end SECONDS: return once the server's clock has at least
+# SECONDS left in its minute, for steps that count fire times up to "now"
+# and must not see a new one arrive half-way.
+clear_of_minute_end() {
+    poll 70 is_true "select extract(second from clock_timestamp()) < 60 - $1" \
+        || fail "the clock never left the end of its minute"
+}
 
 done_testing() {
     echo "$T_NAME: $T_PASSED passed, $T_FAILED failed"

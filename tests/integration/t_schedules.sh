@@ -77,6 +77,7 @@ expect "remove of a missing schedule" 65 "" 'cronq: error: schedule "nightly" do
 
 # 8 runners started at once over 200 due schedules: one job per occurrence.
 for i in $(seq 1 200); do echo "{\"name\":\"s$i\"}"; done >/dev/null
+clear_of_minute_end 20
 q "insert into cronq.schedules (name, cron, type, next_run_at, catchup)
    select 's' || i, '*/5 * * * *', 'noop', date_trunc('minute', now()) - interval '30 minutes', 'all'
    from generate_series(1, 200) i"
@@ -258,6 +259,7 @@ expect "the next run is quiet until the broken schedule is due again" 0 "" ""
 # ones with missed occurrences: every good occurrence enqueued once, the
 # broken one reported once.
 q "delete from cronq.jobs; delete from cronq.schedules"
+clear_of_minute_end 20
 q "insert into cronq.schedules (name, cron, type, next_run_at, catchup)
    select 'g' || i, '*/5 * * * *', 'noop', date_trunc('minute', now()) - interval '30 minutes', 'all'
    from generate_series(1, 100) i"
