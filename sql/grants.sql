@@ -39,7 +39,7 @@ begin
         revoke all on all functions in schema cronq from cronq_user;
         grant usage on schema cronq to cronq_user;
         grant select on cronq.jobs, cronq.job_runs, cronq.schedules, cronq.wakes,
-            cronq.schema_migrations to cronq_user;
+            cronq.schema_migrations, cronq.occurrences to cronq_user;
         grant insert (queue, type, payload, priority, run_at, max_attempts, timeout,
                       idempotency_key, schedule, scheduled_for, enqueued_by, limit_key,
                       expires_at, unique_key)
@@ -78,6 +78,7 @@ begin
         grant select, insert, update, delete on cronq.limits to cronq_admin;
         grant select on cronq.limits_now to cronq_admin;
         grant select on cronq.schema_migrations to cronq_admin;
+        grant select, delete on cronq.occurrences to cronq_admin;
         grant execute on function cronq.unique_key_in_use(text), cronq.expire_holder(text)
             to cronq_admin;
     end if;
@@ -107,7 +108,8 @@ begin
             cronq.set_limit(text, integer, integer, interval), cronq.clear_limit(text),
             cronq.limited(), cronq.full_keys(), cronq.limit_key_error(text),
             cronq.enqueue_occurrences(text[], timestamptz[]),
-            cronq.enqueue_occurrences(text[], timestamptz[], boolean)
+            cronq.enqueue_occurrences(text[], timestamptz[], boolean),
+            cronq.run_schedule(text, boolean)
             to %I', r);
     end loop;
 end

@@ -438,6 +438,8 @@ CREATE TABLE cronq.schedules (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     start_deadline interval,
+    disabled_from timestamp with time zone,
+    disabled_until timestamp with time zone,
     CONSTRAINT schedules_catchup_check CHECK ((catchup = ANY (ARRAY['latest'::text, 'all'::text, 'skip'::text]))),
     CONSTRAINT schedules_cron_check CHECK (((cron <> ''::text) AND (length(cron) <= 1000))),
     CONSTRAINT schedules_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
@@ -457,10 +459,22 @@ ALTER TABLE cronq.schedules OWNER TO postgres;
 COMMENT ON TABLE cronq.schedules IS 'cronq schedules: named cron definitions; see cronq(1)';
 
 --
+-- Name: COLUMN schedules.disabled_from; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.schedules.disabled_from IS 'when the schedule was last disabled (its fire times from then on are skipped, "disabled")';
+
+--
+-- Name: COLUMN schedules.disabled_until; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.schedules.disabled_until IS 'when it was enabled again after disabled_from (NULL while disabled)';
+
+--
 -- Name: enqueue_occurrences(text[], timestamp with time zone[], boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean) RETURNS TABLE(schedule text, job_id bigint)
+CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean) RETURNS TABLE(schedule text, job_id bigint, fire_at timestamp with time zone)
     LANGUAGE sql
     BEGIN ATOMIC
  INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, schedule, scheduled_for, run_at, enqueued_by, expires_at)  SELECT s.type,
@@ -482,7 +496,8 @@ CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with
               JOIN cronq.schedules s ON ((s.name = f.name)))
            ORDER BY f.fire
    RETURNING jobs.schedule,
-     jobs.id;
+     jobs.id,
+     jobs.scheduled_for;
 END;
 
 ALTER FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean) OWNER TO postgres;
@@ -496,7 +511,7 @@ CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with
     BEGIN ATOMIC
  SELECT o.schedule,
      o.job_id
-    FROM cronq.enqueue_occurrences(enqueue_occurrences.p_names, enqueue_occurrences.p_fires, true) o(schedule, job_id);
+    FROM cronq.enqueue_occurrences(enqueue_occurrences.p_names, enqueue_occurrences.p_fires, true) o(schedule, job_id, fire_at);
 END;
 
 ALTER FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]) OWNER TO postgres;
@@ -577,6 +592,29 @@ CREATE TABLE cronq.job_runs (
 ALTER TABLE cronq.job_runs OWNER TO postgres;
 
 --
+-- Name: occurrences; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE TABLE cronq.occurrences (
+    schedule text NOT NULL,
+    fire_at timestamp with time zone NOT NULL,
+    decision text NOT NULL,
+    job_id bigint,
+    detail text,
+    owner text NOT NULL,
+    decided_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT occurrences_decision_check CHECK ((decision = ANY (ARRAY['enqueued'::text, 'overlap'::text, 'catchup'::text, 'paused'::text, 'disabled'::text, 'expired'::text, 'refused'::text])))
+);
+
+ALTER TABLE cronq.occurrences OWNER TO postgres;
+
+--
+-- Name: TABLE occurrences; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON TABLE cronq.occurrences IS 'cronq occurrence ledger: what the runners decided for each fire time of a schedule; see cronq(1) why';
+
+--
 -- Name: expire_jobs(text, bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -588,7 +626,9 @@ CREATE FUNCTION cronq.expire_jobs(p_worker text, p_ids bigint[]) RETURNS bigint
            WHERE ((j.id = ANY (expire_jobs.p_ids)) AND (j.status = ANY (ARRAY['queued'::text, 'failed'::text])) AND (j.expires_at <= now()))
            RETURNING j.id,
              j.attempts,
-             j.last_error
+             j.last_error,
+             j.schedule,
+             j.scheduled_for
          ), runs AS (
           INSERT INTO cronq.job_runs (job_id, attempt, worker, finished_at, outcome, error_code, error)  SELECT upd_1.id,
                      (upd_1.attempts + 1),
@@ -598,6 +638,10 @@ CREATE FUNCTION cronq.expire_jobs(p_worker text, p_ids bigint[]) RETURNS bigint
                      'expired',
                      upd_1.last_error
                     FROM upd upd_1
+         ), ledger AS (
+          UPDATE cronq.occurrences o SET decision = 'expired'::text
+            FROM upd upd_1
+           WHERE ((upd_1.schedule IS NOT NULL) AND (o.schedule = upd_1.schedule) AND (o.fire_at = upd_1.scheduled_for) AND (o.job_id = upd_1.id))
          )
   SELECT count(*) AS count
     FROM upd;
@@ -1073,8 +1117,22 @@ CREATE FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zo
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+    select m.schedule, m.job_id
+    from cronq.materialise(p_names, p_fires, p_sched, p_next, '{}', '{}', '{}', '{}') m
+$$;
+
+ALTER FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[]) OWNER TO postgres;
+
+--
+-- Name: materialise(text[], timestamp with time zone[], text[], timestamp with time zone[], text[], timestamp with time zone[], text[], text[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[], p_skip_names text[], p_skip_fires timestamp with time zone[], p_skip_why text[], p_skip_detail text[]) RETURNS TABLE(schedule text, job_id bigint)
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
     with ins as (
-        select o.schedule, o.job_id from cronq.enqueue_occurrences(p_names, p_fires) o
+        select o.schedule, o.job_id, o.fire_at from cronq.enqueue_occurrences(p_names, p_fires, true) o
     ), newest as (
         select ins.schedule, max(ins.job_id) as id from ins group by ins.schedule
     ), upd as (
@@ -1086,11 +1144,22 @@ CREATE FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zo
         left join newest on newest.schedule = n.name
         where s.name = n.name
         returning s.name
+    ), ledger as (
+        insert into cronq.occurrences (schedule, fire_at, decision, job_id, detail, owner)
+        select ins.schedule, ins.fire_at, 'enqueued', ins.job_id, null, s.created_by
+        from ins join cronq.schedules s on s.name = ins.schedule
+        union all
+        select k.name, k.fire, k.why, case when k.why = 'overlap' then s.last_job_id end,
+               k.detail, s.created_by
+        from unnest(p_skip_names, p_skip_fires, p_skip_why, p_skip_detail) as k(name, fire, why, detail)
+        join cronq.schedules s on s.name = k.name
+        on conflict do nothing
+        returning 1
     )
     select ins.schedule, ins.job_id from ins
 $$;
 
-ALTER FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[]) OWNER TO postgres;
+ALTER FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[], p_skip_names text[], p_skip_fires timestamp with time zone[], p_skip_why text[], p_skip_detail text[]) OWNER TO postgres;
 
 --
 -- Name: may_act_for_others(oid); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1303,7 +1372,7 @@ CREATE FUNCTION cronq.reserved_key_error(p_key text, p_schedule text, p_fire tim
              WHEN ((p_schedule IS NOT NULL) AND (NOT (EXISTS ( SELECT 1
                 FROM cronq.schedules s
                WHERE ((s.name = reserved_key_error.p_schedule) AND (s.created_by = reserved_key_error.p_role)))))) THEN format('role "%s" may not enqueue jobs of schedule "%s": it is not its author'::text, p_role, p_schedule)
-             WHEN (starts_with(p_key, 'schedule:'::text) AND (p_key IS DISTINCT FROM ((('schedule:'::text || p_schedule) || ':'::text) || to_char((p_fire AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'::text)))) THEN format('idempotency key "%s" is reserved: keys starting with "schedule:" belong to the schedule and fire time they name'::text, "left"(p_key, 200))
+             WHEN (starts_with(p_key, 'schedule:'::text) AND (p_key IS DISTINCT FROM ((('schedule:'::text || p_schedule) || ':'::text) || to_char((p_fire AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'::text))) AND (p_key IS DISTINCT FROM ((('schedule:'::text || p_schedule) || ':manual:'::text) || to_char((p_fire AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'::text)))) THEN format('idempotency key "%s" is reserved: keys starting with "schedule:" belong to the schedule and fire time they name'::text, "left"(p_key, 200))
              WHEN starts_with(p_key, 'notify:'::text) THEN format('idempotency key "%s" is reserved: keys starting with "notify:" belong to hooks'::text, "left"(p_key, 200))
              ELSE NULL::text
          END AS "case";
@@ -1399,6 +1468,63 @@ END;
 ALTER FUNCTION cronq.retry(id bigint) OWNER TO postgres;
 
 --
+-- Name: run_schedule(text, boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.run_schedule(name text, force boolean DEFAULT false) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_variable
+declare
+    caller text := case when current_setting('role') = 'none' then session_user::text
+                        else current_setting('role') end;
+    s cronq.schedules;
+    busy bigint;
+    t timestamptz := date_trunc('second', now());
+    k text;
+    id bigint;
+begin
+    select * into s from cronq.schedules x where x.name = name for update;
+    if not found or not (
+           s.created_by = caller
+           or (exists (select 1 from pg_roles where rolname = 'cronq_admin')
+               and pg_has_role(caller, 'cronq_admin', 'MEMBER'))
+           or exists (select 1 from pg_roles r where r.rolname = caller
+                      and (r.rolsuper or r.oid = (select c.relowner from pg_class c
+                                                  where c.oid = 'cronq.schedules'::regclass)))) then
+        raise exception 'schedule "%" does not exist', name using errcode = 'P0002',
+            hint = 'A role sees only the schedules it created, unless it is a member of cronq_admin.';
+    end if;
+    if not coalesce(force, false) and s.overlap = 'skip' then
+        select j.id into busy from cronq.jobs j
+        where j.id = s.last_job_id
+          and (j.status = 'running'
+               or j.status in ('queued', 'failed') and (j.expires_at is null or j.expires_at > now()));
+        if busy is not null then
+            raise exception 'schedule "%": its job % is still unfinished (overlap skip)', name, busy
+                using errcode = '55006', hint = 'Use --force to run it anyway.';
+        end if;
+    end if;
+    k := 'schedule:' || s.name || ':manual:' || to_char(t at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
+    insert into cronq.jobs as j (type, payload, queue, priority, max_attempts, timeout,
+                                 idempotency_key, schedule, scheduled_for, run_at, enqueued_by,
+                                 expires_at)
+    values (s.type, s.payload, s.queue, s.priority, s.max_attempts, s.timeout, k, s.name, t, now(),
+            s.created_by, t + s.start_deadline)
+    returning j.id into id;
+    if id is null then
+        select j.id into id from cronq.jobs j where j.idempotency_key = k;
+    end if;
+    update cronq.schedules x set last_job_id = id
+    where x.name = s.name and (x.last_job_id is null or x.last_job_id < id);
+    return id;
+end
+$$;
+
+ALTER FUNCTION cronq.run_schedule(name text, force boolean) OWNER TO postgres;
+
+--
 -- Name: schedule(text, text, text, jsonb, text, text, integer, integer, interval, boolean, text, text, interval); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -1488,12 +1614,41 @@ $$;
 ALTER FUNCTION cronq.schedules_guard() OWNER TO postgres;
 
 --
+-- Name: schedules_spell(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schedules_spell() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    if tg_op = 'INSERT' then
+        new.disabled_from := case when new.enabled then null else now() end;
+        new.disabled_until := null;
+    elsif new.enabled is distinct from old.enabled then
+        if new.enabled then
+            new.disabled_until := now();
+        else
+            new.disabled_from := now();
+            new.disabled_until := null;
+        end if;
+    else
+        new.disabled_from := old.disabled_from;
+        new.disabled_until := old.disabled_until;
+    end if;
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.schedules_spell() OWNER TO postgres;
+
+--
 -- Name: schema_compatible_from(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
 CREATE FUNCTION cronq.schema_compatible_from() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 13;
+    RETURN 16;
 
 ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
@@ -1503,7 +1658,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 13;
+    RETURN 16;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -1754,6 +1909,13 @@ ALTER TABLE ONLY cronq.limits
     ADD CONSTRAINT limits_pkey PRIMARY KEY (key);
 
 --
+-- Name: occurrences occurrences_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE ONLY cronq.occurrences
+    ADD CONSTRAINT occurrences_pkey PRIMARY KEY (schedule, fire_at);
+
+--
 -- Name: pauses pauses_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
 --
 
@@ -1824,6 +1986,12 @@ CREATE INDEX jobs_leases ON cronq.jobs USING btree (locked_until) WHERE (status 
 CREATE UNIQUE INDEX jobs_unique_active ON cronq.jobs USING btree (unique_key) WHERE ((unique_key IS NOT NULL) AND (status = ANY (ARRAY['queued'::text, 'failed'::text, 'running'::text])));
 
 --
+-- Name: occurrences_decided; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX occurrences_decided ON cronq.occurrences USING btree (decided_at);
+
+--
 -- Name: schedules_due; Type: INDEX; Schema: cronq; Owner: postgres
 --
 
@@ -1870,6 +2038,19 @@ CREATE TRIGGER pauses_stamp BEFORE INSERT OR UPDATE ON cronq.pauses FOR EACH ROW
 --
 
 CREATE TRIGGER schedules_guard BEFORE INSERT OR UPDATE OF name, cron, timezone, type, payload, queue, priority, max_attempts, timeout, enabled, catchup, overlap, created_by, created_at, updated_at ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_guard();
+
+--
+-- Name: schedules schedules_spell; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_spell BEFORE INSERT OR UPDATE OF enabled, disabled_from, disabled_until ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_spell();
+
+--
+-- Name: occurrences occurrences_schedule_fkey; Type: FK CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE ONLY cronq.occurrences
+    ADD CONSTRAINT occurrences_schedule_fkey FOREIGN KEY (schedule) REFERENCES cronq.schedules(name) ON UPDATE CASCADE ON DELETE CASCADE;
 
 --
 -- Name: pauses pauses_schedule_fkey; Type: FK CONSTRAINT; Schema: cronq; Owner: postgres
@@ -1921,6 +2102,24 @@ CREATE POLICY limits_manage ON cronq.limits USING (( SELECT cronq.manages_flow()
 --
 
 CREATE POLICY limits_read ON cronq.limits FOR SELECT USING (true);
+
+--
+-- Name: occurrences; Type: ROW SECURITY; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE cronq.occurrences ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: occurrences occurrences_own; Type: POLICY; Schema: cronq; Owner: postgres
+--
+
+CREATE POLICY occurrences_own ON cronq.occurrences FOR SELECT USING ((( SELECT cronq.is_admin() AS is_admin) OR (owner = (CURRENT_USER)::text)));
+
+--
+-- Name: occurrences occurrences_purge; Type: POLICY; Schema: cronq; Owner: postgres
+--
+
+CREATE POLICY occurrences_purge ON cronq.occurrences FOR DELETE USING (( SELECT cronq.is_admin() AS is_admin));
 
 --
 -- Name: pauses; Type: ROW SECURITY; Schema: cronq; Owner: postgres
@@ -2270,6 +2469,13 @@ GRANT SELECT ON TABLE cronq.job_runs TO cronq_user;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.job_runs TO cronq_admin;
 
 --
+-- Name: TABLE occurrences; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT SELECT ON TABLE cronq.occurrences TO cronq_user;
+GRANT SELECT,DELETE ON TABLE cronq.occurrences TO cronq_admin;
+
+--
 -- Name: FUNCTION expire_jobs(p_worker text, p_ids bigint[]); Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -2338,6 +2544,12 @@ GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.pauses TO cronq_admin;
 REVOKE ALL ON FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[]) FROM PUBLIC;
 
 --
+-- Name: FUNCTION materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[], p_skip_names text[], p_skip_fires timestamp with time zone[], p_skip_why text[], p_skip_detail text[]); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[], p_skip_names text[], p_skip_fires timestamp with time zone[], p_skip_why text[], p_skip_detail text[]) FROM PUBLIC;
+
+--
 -- Name: FUNCTION pause(key text, until timestamp with time zone); Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -2371,6 +2583,14 @@ GRANT ALL ON FUNCTION cronq.retry_jobs(ids bigint[]) TO cronq_admin;
 
 GRANT ALL ON FUNCTION cronq.retry(id bigint) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.retry(id bigint) TO cronq_admin;
+
+--
+-- Name: FUNCTION run_schedule(name text, force boolean); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.run_schedule(name text, force boolean) FROM PUBLIC;
+GRANT ALL ON FUNCTION cronq.run_schedule(name text, force boolean) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.run_schedule(name text, force boolean) TO cronq_admin;
 
 --
 -- Name: FUNCTION schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval); Type: ACL; Schema: cronq; Owner: postgres

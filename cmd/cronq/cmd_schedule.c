@@ -3,6 +3,7 @@
  * options, then lib/sched (next: lib/sched/next, no database needed), and
  * lib/report/schedules_text for text output.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,13 +21,14 @@
 
 enum {
 	OPT_TZ = OPT_FIRST_CMD, OPT_CATCHUP, OPT_OVERLAP, OPT_REPLACE, OPT_DISABLED, OPT_JSON,
-	OPT_FROM, OPT_COUNT, OPT_START_DEADLINE,
+	OPT_FROM, OPT_COUNT, OPT_START_DEADLINE, OPT_FORCE,
 };
 
 typedef struct sched_args {
 	schedule_def def;
 	bool		replace;
 	bool		json;
+	bool		force;
 	const char *from;
 	int64_t		count;
 } sched_args;
@@ -50,6 +52,7 @@ help(void)
 		   "  cronq schedule remove NAME\n"
 		   "  cronq schedule enable NAME\n"
 		   "  cronq schedule disable NAME\n"
+		   "  cronq schedule run NAME [--force]\n"
 		   "  cronq schedule next 'EXPR' [--tz ZONE] [--from TIME] [--count N]\n\n"
 		   "Options of add:\n"
 		   "      --tz ZONE             IANA time zone of the expression (default UTC)\n"
@@ -67,6 +70,9 @@ help(void)
 		   "                            ends cancelled (expired) instead of running late\n"
 		   "      --replace             replace a schedule of the same name\n"
 		   "      --disabled            store it disabled\n"
+		   "Options of run (one job now with the schedule's settings):\n"
+		   "      --force               run it even while its last job is unfinished\n"
+		   "                            (otherwise overlap skip refuses, exit 75)\n"
 		   "Options of list and show:\n"
 		   "      --json                JSON output\n"
 		   "Options of next (no database needed: --db is accepted and unused):\n"
@@ -125,6 +131,9 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 		case OPT_START_DEADLINE:
 			rc = cli_duration(src, arg, 1000, &a->def.start_deadline_ms);
 			break;
+		case OPT_FORCE:
+			a->force = true;
+			break;
 	}
 	return rc;
 }
@@ -143,6 +152,11 @@ static const cli_option add_opts[] = {
 };
 static const cli_option list_opts[] = {
 	{"json", no_argument, OPT_JSON, 0, NULL},
+	CLI_COMMON_OPTIONS,
+	{NULL, 0, 0, 0, NULL},
+};
+static const cli_option run_opts[] = {
+	{"force", no_argument, OPT_FORCE, 0, NULL},
 	CLI_COMMON_OPTIONS,
 	{NULL, 0, 0, 0, NULL},
 };
@@ -187,7 +201,7 @@ cmd_schedule(int argc, char **argv)
 	} subs[] = {
 		{"add", add_opts, 3, 4}, {"list", list_opts, 0, 0}, {"show", list_opts, 1, 1},
 		{"remove", plain_opts, 1, 1}, {"enable", plain_opts, 1, 1}, {"disable", plain_opts, 1, 1},
-		{"next", next_opts, 1, 1},
+		{"next", next_opts, 1, 1}, {"run", run_opts, 1, 1},
 	};
 	sched_args a;
 	cli_common common;
@@ -242,7 +256,12 @@ cmd_schedule(int argc, char **argv)
 		rc = schedule_remove(conn, argv[0], &err);
 	else if (strcmp(sub, "enable") == 0 || strcmp(sub, "disable") == 0)
 		rc = schedule_set_enabled(conn, argv[0], strcmp(sub, "enable") == 0, &err);
-	else {
+	else if (strcmp(sub, "run") == 0) {
+		int64_t id;
+
+		if ((rc = schedule_run(conn, argv[0], a.force, &id, &err)) == 0)
+			printf("%" PRId64 "\n", id);
+	} else {
 		json_t *list = schedule_list(conn, strcmp(sub, "show") == 0 ? argv[0] : NULL, &err);
 
 		if (list == NULL)

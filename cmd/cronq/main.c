@@ -33,6 +33,7 @@ static const command commands[] = {
 	{"check", cmd_check, "one-line health check for monitoring (exit 0/1/2/3)"},
 	{"purge", cmd_purge, "delete old finished jobs and their runs"},
 	{"backfill", cmd_backfill, "enqueue one job per step or schedule occurrence in a range"},
+	{"why", cmd_why, "did a schedule's occurrence run, and if not, why"},
 	{NULL, NULL, NULL},
 };
 

@@ -24,6 +24,47 @@ static const char purge_sql[] =
 	")"
 	" delete from cronq.jobs j using victims v where j.id = v.id";
 
+/*
+ * The occurrence ledger goes as the jobs do: a batch of the rows decided
+ * longer ago than the youngest age purged whose job is gone (or that have
+ * none: skips), oldest first.
+ */
+static const char purge_ledger_sql[] =
+	"with victims as ("
+	" select schedule, fire_at from cronq.occurrences o"
+	" where decided_at < now() - $1::bigint * interval '1 millisecond'"
+	"   and (job_id is null or not exists (select 1 from cronq.jobs j where j.id = o.job_id))"
+	" order by decided_at limit $2::int"
+	")"
+	" delete from cronq.occurrences o using victims v"
+	" where o.schedule = v.schedule and o.fire_at = v.fire_at";
+
+/* Run sql (params: an age in ms, a batch size) in batches until one is short. */
+static int
+purge_batches(PGconn *conn, const char *sql, const char *const *params, int nparams,
+			  bool (*stop) (void *arg), void *arg, void (*progress) (int64_t deleted),
+			  int64_t *deleted, cq_err *err)
+{
+	for (;;) {
+		PGresult *res;
+		int64_t got;
+
+		if (stop && stop(arg))
+			return 0;
+		if ((res = pg_exec(conn, sql, nparams, params, PG_NONE, err, NULL)) == NULL)
+			return err->code;
+		got = strtoll(PQcmdTuples(res), NULL, 10);
+		PQclear(res);
+		if (deleted) {
+			*deleted += got;
+			if (progress)
+				progress(*deleted);
+		}
+		if (got < PURGE_BATCH)
+			return 0;
+	}
+}
+
 bool
 purge_status_valid(const char *s)
 {
@@ -107,6 +148,8 @@ purge_run(PGconn *conn, const purge_rule *rules, int n, bool (*stop) (void *arg)
 		  void (*progress) (int64_t deleted), int64_t *deleted, cq_err *err)
 {
 	char ms[32], batch[16];
+	int64_t youngest = INT64_MAX;
+	int rc;
 
 	*deleted = 0;
 	snprintf(batch, sizeof batch, "%d", PURGE_BATCH);
@@ -114,22 +157,14 @@ purge_run(PGconn *conn, const purge_rule *rules, int n, bool (*stop) (void *arg)
 		const char *params[3] = {rules[r].status, ms, batch};
 
 		snprintf(ms, sizeof ms, "%" PRId64, rules[r].older_than_ms);
-		for (;;) {
-			PGresult *res;
-			int64_t got;
-
-			if (stop && stop(arg))
-				return 0;
-			if ((res = pg_exec(conn, purge_sql, 3, params, PG_NONE, err, NULL)) == NULL)
-				return err->code;
-			got = strtoll(PQcmdTuples(res), NULL, 10);
-			PQclear(res);
-			*deleted += got;
-			if (progress)
-				progress(*deleted);
-			if (got < PURGE_BATCH)
-				break;
-		}
+		if (rules[r].older_than_ms < youngest)
+			youngest = rules[r].older_than_ms;
+		if ((rc = purge_batches(conn, purge_sql, params, 3, stop, arg, progress, deleted, err)) != 0)
+			return rc;
 	}
-	return 0;
+	if (n == 0)
+		return 0;
+	snprintf(ms, sizeof ms, "%" PRId64, youngest);
+	return purge_batches(conn, purge_ledger_sql, (const char *[]) {ms, batch}, 2, stop, arg, NULL,
+						 NULL, err);
 }

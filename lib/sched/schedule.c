@@ -225,39 +225,35 @@ schedule_remove(PGconn *conn, const char *name, cq_err *err)
 int
 schedule_set_enabled(PGconn *conn, const char *name, bool enabled, cq_err *err)
 {
-	const char *params[3] = {name, enabled ? "true" : "false", NULL};
-	char next_text[32];
-	PGresult *res;
+	const char *params[2] = {name, enabled ? "true" : "false"};
+	PGresult *res = pg_exec(conn, "update cronq.schedules set enabled = $2::bool where name = $1",
+							2, params, PG_NONE, err, NULL);
 	bool found;
-	int rc;
 
-	if (enabled) {
-		int64_t now, next = 0;
-
-		res = pg_exec(conn, "select cron, timezone, floor(extract(epoch from now()))::bigint"
-					  " from cronq.schedules where name = $1", 1, params, PG_MAYBE_ONE, err, NULL);
-		if (res == NULL)
-			return err->code;
-		if (PQntuples(res) == 0) {
-			PQclear(res);
-			return not_found(name, err);
-		}
-		now = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
-		rc = first_after(PQgetvalue(res, 0, 0), PQgetvalue(res, 0, 1), now, &next, err);
-		PQclear(res);
-		if (rc != 0)
-			return rc;
-		rfc3339_format(next, next_text, sizeof next_text);
-		params[2] = next_text;
-	}
-	res = pg_exec(conn, "update cronq.schedules set enabled = $2::bool,"
-				  " next_run_at = coalesce($3::timestamptz, next_run_at) where name = $1",
-				  3, params, PG_NONE, err, NULL);
 	if (res == NULL)
 		return err->code;
 	found = strcmp(PQcmdTuples(res), "0") != 0;
 	PQclear(res);
 	return found ? 0 : not_found(name, err);
+}
+
+int
+schedule_run(PGconn *conn, const char *name, bool force, int64_t *job_id, cq_err *err)
+{
+	const char *params[2] = {name, force ? "true" : "false"};
+	char state[6];
+	PGresult *res = pg_exec(conn, "select cronq.run_schedule($1, $2::bool)", 2, params, PG_ONE, err, state);
+
+	if (res == NULL) {
+		if (strcmp(state, "P0002") == 0)
+			err->code = EX_DATAERR;
+		else if (strcmp(state, "55006") == 0)
+			err->code = EX_TEMPFAIL;
+		return err->code;
+	}
+	*job_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	return 0;
 }
 
 json_t *
@@ -406,6 +402,29 @@ occurrences(const cron_expr *e, const tz *zone, int64_t from, int64_t upto, int 
 	return 0;
 }
 
+int
+schedule_fire_at_or_before(const char *cron, const char *zone_name, int64_t t, int64_t *fire, cq_err *err)
+{
+	char why[512];
+	cron_expr *e = cron_parse(cron, why, sizeof why);
+	tz *zone = NULL;
+	int rc = 0;
+
+	if (e == NULL)
+		return cq_fail(err, EX_DATAERR, "invalid cron expression \"%s\": %s", cron, why);
+	if ((zone = tz_open(zone_name, why, sizeof why)) == NULL)
+		rc = cq_fail(err, EX_DATAERR, "%s", why);
+	else if (occurrences(e, zone, t - 5 * 366 * 86400, t, 1, fire) != 1) {
+		char ts[RFC3339_BUFLEN];
+
+		rfc3339_format(t, ts, sizeof ts);
+		rc = cq_fail(err, EX_DATAERR, "\"%s\" has no fire time in the five years up to %s", cron, ts);
+	}
+	cron_free(e);
+	tz_free(zone);
+	return rc;
+}
+
 /*
  * The due schedules, locked, in two passes over the partial index
  * schedules_due, each read in its order with a LIMIT: first those with no
@@ -417,7 +436,7 @@ static const char *const due_sql[] = {
 };
 
 static const char materialise_sql[] =
-	"select schedule, job_id from cronq.materialise($1, $2, $3, $4)";
+	"select schedule, job_id from cronq.materialise($1, $2, $3, $4, $5, $6, $7, $8)";
 
 /*
  * A schedule that cannot run (a bad expression or zone stored behind the
@@ -428,16 +447,19 @@ static const char materialise_sql[] =
 
 /*
  * One due schedule's share of a batch. Who owns what: name points into the
- * due query's result; zone into the zone cache; expr, fires and refusal
- * are the entry's own.
+ * due query's result; zone into the zone cache; expr, fires, why, detail
+ * and refusal are the entry's own.
  */
 typedef struct due_entry {
 	const char *name;
-	int64_t    *fires;			/* occurrences to enqueue, ascending */
+	int64_t    *fires;			/* the occurrences decided about, ascending */
+	const char **why;			/* each one's: NULL to enqueue, else its ledger decision */
+	const char **detail;		/* and what the ledger says of it (NULL: nothing) */
 	int			nfires;
 	int			skipped;		/* occurrences skipped by a policy */
 	const char *skip_why;		/* which one, for the log */
 	char	   *refusal;		/* why it cannot run, or NULL */
+	char		until[RFC3339_BUFLEN];		/* the end of its pause, for the ledger */
 	char		next[RFC3339_BUFLEN];		/* its next run; "" for never */
 	cron_expr  *expr;			/* NULL when it does not parse */
 	tz		   *zone;
@@ -456,9 +478,45 @@ schedule_fault(const char *sqlstate)
 		strncmp(sqlstate, "42", 2) == 0 || strncmp(sqlstate, "P0", 2) == 0;
 }
 
+/* Why the log says an occurrence was skipped, by its ledger decision. */
+static const char *
+skip_text(const char *why)
+{
+	if (strcmp(why, "overlap") == 0)
+		return "previous job still unfinished, occurrence skipped (overlap skip)";
+	if (strcmp(why, "catchup") == 0)
+		return "occurrences missed, skipped (catch-up)";
+	if (strcmp(why, "paused") == 0)
+		return "schedule paused, occurrences skipped";
+	return "schedule disabled then, occurrences skipped";
+}
+
+/* Mark d's occurrence k skipped: why, its ledger decision. */
+static void
+entry_skip(due_entry *d, int k, const char *why, const char *detail)
+{
+	d->why[k] = why;
+	d->detail[k] = detail;
+	d->skipped++;
+	d->skip_why = skip_text(why);
+}
+
+/* Whether t is in [from, until) of columns from and until of row i (NULL: none). */
+static bool
+in_window(const PGresult *res, int i, int from, int until, int64_t t)
+{
+	return !PQgetisnull(res, i, from) && !PQgetisnull(res, i, until) &&
+		t >= strtoll(PQgetvalue(res, i, from), NULL, 10) && t < strtoll(PQgetvalue(res, i, until), NULL, 10);
+}
+
 /*
- * Fill d from row i of the due query: which occurrences to enqueue after
- * the catchup and overlap policies, and its next run.
+ * Fill d from row i of the due query: its newest occurrences since its
+ * next run (at most SCHEDULE_CATCHUP_CAP), each one to enqueue or skipped
+ * with its reason for the ledger, and its next run. Those of a disabled
+ * spell or a pause (one still on, or one that has ended) are skipped
+ * first; of the others catch-up keeps all (catchup all) or the newest
+ * (latest; skip, when it is not late), and overlap skip drops those kept
+ * while the last job is unfinished.
  */
 static void
 entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
@@ -467,12 +525,10 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 	bool busy = PQgetvalue(res, i, 7)[0] == 't';
 	bool skip_overlap = busy && strcmp(PQgetvalue(res, i, 4), "skip") == 0;
 	bool paused = PQgetvalue(res, i, 8)[0] == 't';
-	int64_t pause_end = strtoll(PQgetvalue(res, i, 9), NULL, 10);
-	int64_t paused_from = strtoll(PQgetvalue(res, i, 10), NULL, 10);
+	bool all = strcmp(catchup, "all") == 0;
 	int64_t from = strtoll(PQgetvalue(res, i, 5), NULL, 10);
 	int64_t now = strtoll(PQgetvalue(res, i, 6), NULL, 10);
 	int64_t after;
-	int cap;
 	char why[512];
 	cron_expr *e = cron_parse(PQgetvalue(res, i, 1), why, sizeof why);
 	tz *zone = e ? zone_get(zones, PQgetvalue(res, i, 2), why, sizeof why) : NULL;
@@ -487,49 +543,35 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 	}
 	d->expr = e;
 	d->zone = zone;
-	cap = strcmp(catchup, "all") == 0 ? SCHEDULE_CATCHUP_CAP : 1;
-	d->fires = xcalloc((size_t) cap, sizeof *d->fires);
-	d->nfires = occurrences(e, zone, from, now, cap, d->fires);
-	if (strcmp(catchup, "skip") == 0 && d->nfires > 0 &&
-		now - d->fires[d->nfires - 1] > SCHEDULE_SKIP_TOLERANCE_S) {
-		d->skip_why = "occurrences missed, skipped (catchup skip)";
-		d->skipped = d->nfires;
-		d->nfires = 0;
-	}
-	if (skip_overlap && d->nfires > 0) {
-		d->skip_why = "previous job still unfinished, occurrence skipped (overlap skip)";
-		d->skipped = d->nfires;
-		d->nfires = 0;
-	}
-	if (paused && d->nfires > 0) {
-		d->skip_why = "schedule paused, occurrences skipped";
-		d->skipped = d->nfires;
-		d->nfires = 0;
-	}
-	/* A pause that has ended: the occurrences it covered stay skipped. */
-	if (!paused && !PQgetisnull(res, i, 9)) {
-		int kept = 0, skipped = 0;
+	d->fires = xcalloc(SCHEDULE_CATCHUP_CAP, sizeof *d->fires);
+	d->why = xcalloc(SCHEDULE_CATCHUP_CAP, sizeof *d->why);
+	d->detail = xcalloc(SCHEDULE_CATCHUP_CAP, sizeof *d->detail);
+	d->nfires = occurrences(e, zone, from, now, SCHEDULE_CATCHUP_CAP, d->fires);
+	if (!PQgetisnull(res, i, 9))
+		rfc3339_format(strtoll(PQgetvalue(res, i, 9), NULL, 10), d->until, sizeof d->until);
+	for (int k = 0; k < d->nfires; k++) {
+		bool newest = k == d->nfires - 1;
 
-		for (int k = 0; k < d->nfires; k++) {
-			if (d->fires[k] >= paused_from && d->fires[k] < pause_end)
-				skipped++;
-			else
-				d->fires[kept++] = d->fires[k];
-		}
-		if (skipped > 0) {
-			d->skip_why = "schedule paused then, occurrences skipped";
-			d->skipped = skipped;
-			d->nfires = kept;
-		}
+		if (in_window(res, i, 11, 12, d->fires[k]))
+			entry_skip(d, k, "disabled", NULL);
+		else if (paused || in_window(res, i, 10, 9, d->fires[k]))
+			entry_skip(d, k, "paused", d->until[0] ? d->until : NULL);
+		else if (!all && !newest)
+			entry_skip(d, k, "catchup", catchup);
+		else if (strcmp(catchup, "skip") == 0 && now - d->fires[k] > SCHEDULE_SKIP_TOLERANCE_S)
+			entry_skip(d, k, "catchup", catchup);
+		else if (skip_overlap)
+			entry_skip(d, k, "overlap", NULL);
 	}
 	if (cron_next(e, zone, now, &after) == 0)
 		rfc3339_format(after, d->next, sizeof d->next);
 }
 
 /*
- * d's jobs were refused (why): it enqueues nothing, and runs next at its
- * first occurrence an hour or more after the newest refused one (a real
- * occurrence; "" for never).
+ * d's jobs were refused (why): it enqueues nothing (its occurrences to
+ * enqueue go to the ledger refused, with why), and runs next at its first
+ * occurrence an hour or more after the newest one (a real occurrence; ""
+ * for never).
  */
 static void
 entry_refuse(due_entry *d, const char *why)
@@ -540,7 +582,22 @@ entry_refuse(due_entry *d, const char *why)
 	d->next[0] = '\0';
 	if (cron_next(d->expr, d->zone, d->fires[d->nfires - 1] + SCHEDULE_RETRY_S - 1, &after) == 0)
 		rfc3339_format(after, d->next, sizeof d->next);
-	d->nfires = 0;
+	for (int k = 0; k < d->nfires; k++)
+		if (d->why[k] == NULL) {
+			d->why[k] = "refused";
+			d->detail[k] = d->refusal;
+		}
+}
+
+/* How many of d's occurrences are to be enqueued. */
+static int
+entry_to_enqueue(const due_entry *d)
+{
+	int n = 0;
+
+	for (int k = 0; k < d->nfires; k++)
+		n += d->why[k] == NULL;
+	return n;
 }
 
 /*
@@ -550,39 +607,40 @@ entry_refuse(due_entry *d, const char *why)
 static int
 materialise_call(PGconn *conn, due_entry *const *list, int n, int *enqueued, cq_err *err, char *sqlstate)
 {
-	buf names = BUF_INIT, fires = BUF_INIT, sched = BUF_INIT, next = BUF_INIT;
-	const char *params[4];
+	enum {NAMES, FIRES, SCHED, NEXT, SKIP_NAMES, SKIP_FIRES, SKIP_WHY, SKIP_DETAIL, NARRAYS};
+	buf arrays[NARRAYS];
+	const char *params[NARRAYS];
 	PGresult *res;
 	char ts[RFC3339_BUFLEN];
 
-	pg_array_begin(&names);
-	pg_array_begin(&fires);
-	pg_array_begin(&sched);
-	pg_array_begin(&next);
+	for (int a = 0; a < NARRAYS; a++) {
+		arrays[a] = (buf) BUF_INIT;
+		pg_array_begin(&arrays[a]);
+	}
 	for (int i = 0; i < n; i++) {
 		const due_entry *d = list[i];
 
 		for (int k = 0; k < d->nfires; k++) {
+			bool skip = d->why[k] != NULL;
+
 			rfc3339_format(d->fires[k], ts, sizeof ts);
-			pg_array_text(&names, d->name);
-			pg_array_text(&fires, ts);
+			pg_array_text(&arrays[skip ? SKIP_NAMES : NAMES], d->name);
+			pg_array_text(&arrays[skip ? SKIP_FIRES : FIRES], ts);
+			if (skip) {
+				pg_array_text(&arrays[SKIP_WHY], d->why[k]);
+				pg_array_text(&arrays[SKIP_DETAIL], d->detail[k]);
+			}
 		}
-		pg_array_text(&sched, d->name);
-		pg_array_text(&next, d->next[0] ? d->next : NULL);
+		pg_array_text(&arrays[SCHED], d->name);
+		pg_array_text(&arrays[NEXT], d->next[0] ? d->next : NULL);
 	}
-	pg_array_end(&names);
-	pg_array_end(&fires);
-	pg_array_end(&sched);
-	pg_array_end(&next);
-	params[0] = buf_str(&names);
-	params[1] = buf_str(&fires);
-	params[2] = buf_str(&sched);
-	params[3] = buf_str(&next);
-	res = pg_exec(conn, materialise_sql, 4, params, PG_ANY, err, sqlstate);
-	buf_free(&names);
-	buf_free(&fires);
-	buf_free(&sched);
-	buf_free(&next);
+	for (int a = 0; a < NARRAYS; a++) {
+		pg_array_end(&arrays[a]);
+		params[a] = buf_str(&arrays[a]);
+	}
+	res = pg_exec(conn, materialise_sql, NARRAYS, params, PG_ANY, err, sqlstate);
+	for (int a = 0; a < NARRAYS; a++)
+		buf_free(&arrays[a]);
 	if (res == NULL)
 		return err->code;
 	*enqueued += PQntuples(res);
@@ -643,7 +701,7 @@ materialise_slow(PGconn *conn, due_entry *d, int n, int *enqueued, cq_err *err, 
 	int nlist = 0, nrest = 0, rc = 0;
 
 	for (int i = 0; i < n; i++) {
-		if (d[i].nfires > 0)
+		if (entry_to_enqueue(&d[i]) > 0)
 			list[nlist++] = &d[i];
 		else
 			rest[nrest++] = &d[i];
@@ -719,6 +777,8 @@ out:
 	}
 	for (int i = 0; d && i < *due; i++) {
 		free(d[i].fires);
+		free(d[i].why);
+		free(d[i].detail);
 		free(d[i].refusal);
 		cron_free(d[i].expr);
 	}

@@ -46,12 +46,33 @@ int schedule_check(const schedule_def *d, cq_err *err) __attribute__((warn_unuse
 int schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 	__attribute__((warn_unused_result));
 int schedule_remove(PGconn *conn, const char *name, cq_err *err) __attribute__((warn_unused_result));
-/* Enabling computes next_run_at afresh, so a disabled spell is not caught up. */
+/*
+ * Enabling leaves next_run_at: the next wake skips the fire times of the
+ * disabled spell (cronq.schedules.disabled_from/until), recording them in
+ * the ledger as "disabled", and catches up none of them.
+ */
 int schedule_set_enabled(PGconn *conn, const char *name, bool enabled, cq_err *err)
+	__attribute__((warn_unused_result));
+
+/*
+ * `cronq schedule run`: one job of schedule name now (cronq.run_schedule()),
+ * its id in *job_id. EX_DATAERR when the caller sees no such schedule;
+ * EX_TEMPFAIL when overlap skip refuses (its last job unfinished) and not
+ * force.
+ */
+int schedule_run(PGconn *conn, const char *name, bool force, int64_t *job_id, cq_err *err)
 	__attribute__((warn_unused_result));
 
 /* All schedules (an array of objects, by name), or one (NULL + err if none). */
 json_t *schedule_list(PGconn *conn, const char *name, cq_err *err);
+
+/*
+ * The newest fire time of cron in zone at or before t (at most five years
+ * back), in *fire; EX_DATAERR when the expression, the zone or the search
+ * fails.
+ */
+int schedule_fire_at_or_before(const char *cron, const char *zone, int64_t t, int64_t *fire, cq_err *err)
+	__attribute__((warn_unused_result));
 
 /*
  * Checks stored schedules the way a wake plans them, for status and check:

@@ -67,9 +67,16 @@ cronq schedule show nope
 expect "show of a missing schedule" 65 "" 'cronq: error: schedule "nope" does not exist'
 cronq schedule disable nightly
 eq "disable" f "$(q "select enabled from cronq.schedules where name = 'nightly'")"
-q "update cronq.schedules set next_run_at = now() - interval '3 days' where name = 'nightly'"
+eq "disable: the spell starts" t "$(q "select disabled_from > now() - interval '1 minute' and disabled_until is null from cronq.schedules where name = 'nightly'")"
+# disabled three days ago (triggers off: the spell is not written by hand)
+q "set session_replication_role = replica;
+   update cronq.schedules set next_run_at = now() - interval '3 days', disabled_from = now() - interval '3 days'
+   where name = 'nightly'" >/dev/null
 cronq schedule enable nightly
-eq "enable recomputes next_run_at (no catch-up of the disabled spell)" "t|t" "$(q "select enabled, next_run_at > now() from cronq.schedules where name = 'nightly'")"
+eq "enable: the spell ends" "t|t" "$(q "select enabled, disabled_until > now() - interval '1 minute' from cronq.schedules where name = 'nightly'")"
+"$CRONQ" run --queue none-such
+eq "no catch-up of the disabled spell: its fire times skipped, recorded as disabled" "0|t|3|disabled" \
+    "$(q "select count(*) from cronq.jobs where schedule = 'nightly'")|$(q "select next_run_at > now() from cronq.schedules where name = 'nightly'")|$(q "select count(*) || '|' || string_agg(distinct decision, ',') from cronq.occurrences where schedule = 'nightly'")"
 cronq schedule remove nightly
 eq "remove" 0 "$(count)"
 cronq schedule remove nightly

@@ -1,0 +1,293 @@
+-- 0016_occurrences.sql — schedules that explain themselves: the
+-- occurrence ledger, a schedule's disabled spell, and run-now.
+--
+-- cronq.occurrences has one row per fire time a wake decided about:
+-- enqueued (its job), or skipped by overlap (job_id: the job still
+-- unfinished), by catch-up, while paused or disabled, or refused (the
+-- schedule's jobs could not be written; detail: why). A job of the row
+-- that ends past its start deadline makes the row "expired". It is
+-- written by cronq.materialise(), in the statement that enqueues the
+-- jobs and moves the schedule on, under the lock of the schedule's row:
+-- one decision per occurrence however many runners wake. The idle wake
+-- never calls it. Rows go with their schedule (foreign key) and with
+-- purge (lib/queue/purge.c: as old as the purge's age and their job gone).
+--
+-- A schedule's disabled spell: disabled_from and disabled_until
+-- (schedules_spell, below, keeps them; nobody writes them by hand).
+-- Enabling no longer moves next_run_at: the next wake sees the fire times
+-- of the spell and records them as skipped, "disabled".
+--
+-- cronq.run_schedule(name, force): `cronq schedule run`, one job now with
+-- the schedule's settings, key schedule:NAME:manual:TIME, as its author.
+--
+-- Binaries built before this schema would catch up a disabled spell's
+-- newest fire time after an enable:
+-- compatible-from: 16
+--
+-- As 0006 asks: SQL-standard bodies where possible, search_path pinned on
+-- the PL/pgSQL ones. Every statement may run again.
+
+create table if not exists cronq.occurrences (
+    schedule   text not null references cronq.schedules (name)
+                   on update cascade on delete cascade,
+    fire_at    timestamptz not null,
+    decision   text not null,
+    job_id     bigint,
+    detail     text,
+    owner      text not null,
+    decided_at timestamptz not null default now(),
+    primary key (schedule, fire_at),
+    constraint occurrences_decision_check check (decision in
+        ('enqueued', 'overlap', 'catchup', 'paused', 'disabled', 'expired', 'refused'))
+);
+comment on table cronq.occurrences is
+    'cronq occurrence ledger: what the runners decided for each fire time of a schedule; see cronq(1) why';
+-- purge: the rows older than its age whose job is gone
+create index if not exists occurrences_decided on cronq.occurrences (decided_at);
+
+-- A role sees the ledger of the schedules it created (owner: the
+-- schedule's author when the row was written), an admin every row.
+alter table cronq.occurrences enable row level security;
+drop policy if exists occurrences_own on cronq.occurrences;
+create policy occurrences_own on cronq.occurrences for select
+    using ((select cronq.is_admin()) or owner = current_user::text);
+drop policy if exists occurrences_purge on cronq.occurrences;
+create policy occurrences_purge on cronq.occurrences for delete
+    using ((select cronq.is_admin()));
+
+alter table cronq.schedules add column if not exists disabled_from timestamptz;
+alter table cronq.schedules add column if not exists disabled_until timestamptz;
+comment on column cronq.schedules.disabled_from is
+    'when the schedule was last disabled (its fire times from then on are skipped, "disabled")';
+comment on column cronq.schedules.disabled_until is
+    'when it was enabled again after disabled_from (NULL while disabled)';
+
+create or replace function cronq.schedules_spell() returns trigger
+language plpgsql set search_path = pg_catalog, pg_temp as $$
+begin
+    if tg_op = 'INSERT' then
+        new.disabled_from := case when new.enabled then null else now() end;
+        new.disabled_until := null;
+    elsif new.enabled is distinct from old.enabled then
+        if new.enabled then
+            new.disabled_until := now();
+        else
+            new.disabled_from := now();
+            new.disabled_until := null;
+        end if;
+    else
+        new.disabled_from := old.disabled_from;
+        new.disabled_until := old.disabled_until;
+    end if;
+    return new;
+end
+$$;
+drop trigger if exists schedules_spell on cronq.schedules;
+create trigger schedules_spell
+    before insert or update of enabled, disabled_from, disabled_until
+    on cronq.schedules for each row execute function cronq.schedules_spell();
+update cronq.schedules set disabled_from = now() where not enabled and disabled_from is null;
+
+-- The occurrences' jobs, now with their fire times (the ledger's key).
+drop function if exists cronq.enqueue_occurrences(text[], timestamptz[]);
+drop function if exists cronq.enqueue_occurrences(text[], timestamptz[], boolean) cascade;
+create function cronq.enqueue_occurrences(p_names text[], p_fires timestamptz[],
+                                          p_deadline boolean)
+returns table (schedule text, job_id bigint, fire_at timestamptz)
+language sql volatile
+begin atomic
+    insert into cronq.jobs (type, payload, queue, priority, max_attempts, timeout,
+                            idempotency_key, schedule, scheduled_for, run_at, enqueued_by,
+                            expires_at)
+    select s.type, s.payload, s.queue, s.priority, s.max_attempts, s.timeout,
+           'schedule:' || s.name || ':'
+               || to_char(f.fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+           s.name, f.fire, f.fire, s.created_by,
+           case when p_deadline then f.fire + s.start_deadline end
+    from unnest(p_names, p_fires) as f(name, fire)
+    join cronq.schedules s on s.name = f.name
+    order by f.fire
+    returning cronq.jobs.schedule, cronq.jobs.id, cronq.jobs.scheduled_for;
+end;
+
+create function cronq.enqueue_occurrences(p_names text[], p_fires timestamptz[])
+returns table (schedule text, job_id bigint)
+language sql volatile
+begin atomic
+    select o.schedule, o.job_id from cronq.enqueue_occurrences(p_names, p_fires, true) o;
+end;
+
+-- The runner's materialisation: the jobs of the occurrences to enqueue
+-- (p_names, p_fires), each due schedule moved on (p_sched, p_next), and
+-- the ledger: one row per occurrence enqueued, and one per occurrence
+-- skipped (p_skip_names, p_skip_fires, p_skip_why: overlap, catchup,
+-- paused, disabled or refused; p_skip_detail). An overlap skip names the
+-- schedule's last job, the one still unfinished.
+create or replace function cronq.materialise(p_names text[], p_fires timestamptz[],
+                                             p_sched text[], p_next timestamptz[],
+                                             p_skip_names text[], p_skip_fires timestamptz[],
+                                             p_skip_why text[], p_skip_detail text[])
+returns table (schedule text, job_id bigint)
+language sql volatile security definer
+set search_path = pg_catalog, pg_temp as $$
+    with ins as (
+        select o.schedule, o.job_id, o.fire_at from cronq.enqueue_occurrences(p_names, p_fires, true) o
+    ), newest as (
+        select ins.schedule, max(ins.job_id) as id from ins group by ins.schedule
+    ), upd as (
+        update cronq.schedules s
+        set next_run_at = n.next,
+            last_enqueued_at = case when newest.id is not null then now() else s.last_enqueued_at end,
+            last_job_id = coalesce(newest.id, s.last_job_id)
+        from unnest(p_sched, p_next) as n(name, next)
+        left join newest on newest.schedule = n.name
+        where s.name = n.name
+        returning s.name
+    ), ledger as (
+        insert into cronq.occurrences (schedule, fire_at, decision, job_id, detail, owner)
+        select ins.schedule, ins.fire_at, 'enqueued', ins.job_id, null, s.created_by
+        from ins join cronq.schedules s on s.name = ins.schedule
+        union all
+        select k.name, k.fire, k.why, case when k.why = 'overlap' then s.last_job_id end,
+               k.detail, s.created_by
+        from unnest(p_skip_names, p_skip_fires, p_skip_why, p_skip_detail) as k(name, fire, why, detail)
+        join cronq.schedules s on s.name = k.name
+        on conflict do nothing
+        returning 1
+    )
+    select ins.schedule, ins.job_id from ins
+$$;
+revoke execute on function cronq.materialise(text[], timestamptz[], text[], timestamptz[],
+                                             text[], timestamptz[], text[], text[]) from public;
+
+-- The form binaries of schema 13 call (none may use this schema: see
+-- compatible-from above; kept so that the name still resolves).
+create or replace function cronq.materialise(p_names text[], p_fires timestamptz[],
+                                             p_sched text[], p_next timestamptz[])
+returns table (schedule text, job_id bigint)
+language sql volatile security definer
+set search_path = pg_catalog, pg_temp as $$
+    select m.schedule, m.job_id
+    from cronq.materialise(p_names, p_fires, p_sched, p_next, '{}', '{}', '{}', '{}') m
+$$;
+revoke execute on function cronq.materialise(text[], timestamptz[], text[], timestamptz[]) from public;
+
+-- Keys: a schedule's own occurrence, schedule:NAME:FIRE_TIME, and now its
+-- runs by hand, schedule:NAME:manual:TIME (TIME the job's scheduled_for).
+create or replace function cronq.reserved_key_error(p_key text, p_schedule text,
+                                                    p_fire timestamptz, p_role text)
+returns text
+language sql stable
+begin atomic
+    select case
+        when p_schedule is not null
+             and not exists (select 1 from cronq.schedules s
+                             where s.name = p_schedule and s.created_by = p_role)
+            then format('role "%s" may not enqueue jobs of schedule "%s": it is not its author',
+                        p_role, p_schedule)
+        -- The whole key, not a prefix: names may hold ":", and the schedule
+        -- "a:2026-11-24T20" must not own "schedule:a:2026-11-24T20:00:00Z".
+        when starts_with(p_key, 'schedule:')
+             and p_key is distinct from 'schedule:' || p_schedule || ':'
+                 || to_char(p_fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+             and p_key is distinct from 'schedule:' || p_schedule || ':manual:'
+                 || to_char(p_fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+            then format('idempotency key "%s" is reserved: keys starting with "schedule:" belong to the schedule and fire time they name',
+                        left(p_key, 200))
+        when starts_with(p_key, 'notify:')
+            then format('idempotency key "%s" is reserved: keys starting with "notify:" belong to hooks',
+                        left(p_key, 200))
+    end;
+end;
+
+-- `cronq schedule run NAME [--force]`: one job now with the schedule's
+-- type, payload, queue, priority, attempts, timeout and start deadline,
+-- key schedule:NAME:manual:TIME, and the schedule's last job from then on
+-- (overlap skip waits for it). The job is the schedule's author's, whoever
+-- asks: an admin running an application's schedule must not make its SQL
+-- run as the admin. So it is written as the owner (a definer), for a
+-- caller that may manage the schedule: its author, a member of
+-- cronq_admin, the owner, a superuser; to anyone else the schedule does
+-- not exist. The caller is the role the session acts as (SET ROLE's, else
+-- the login), which a definer does not change. overlap skip refuses while
+-- the last job is unfinished (55006), unless force. The same second twice
+-- is one job (its key).
+create or replace function cronq.run_schedule(name text, force boolean default false)
+returns bigint
+language plpgsql volatile security definer
+set search_path = pg_catalog, pg_temp as $$
+#variable_conflict use_variable
+declare
+    caller text := case when current_setting('role') = 'none' then session_user::text
+                        else current_setting('role') end;
+    s cronq.schedules;
+    busy bigint;
+    t timestamptz := date_trunc('second', now());
+    k text;
+    id bigint;
+begin
+    select * into s from cronq.schedules x where x.name = name for update;
+    if not found or not (
+           s.created_by = caller
+           or (exists (select 1 from pg_roles where rolname = 'cronq_admin')
+               and pg_has_role(caller, 'cronq_admin', 'MEMBER'))
+           or exists (select 1 from pg_roles r where r.rolname = caller
+                      and (r.rolsuper or r.oid = (select c.relowner from pg_class c
+                                                  where c.oid = 'cronq.schedules'::regclass)))) then
+        raise exception 'schedule "%" does not exist', name using errcode = 'P0002',
+            hint = 'A role sees only the schedules it created, unless it is a member of cronq_admin.';
+    end if;
+    if not coalesce(force, false) and s.overlap = 'skip' then
+        select j.id into busy from cronq.jobs j
+        where j.id = s.last_job_id
+          and (j.status = 'running'
+               or j.status in ('queued', 'failed') and (j.expires_at is null or j.expires_at > now()));
+        if busy is not null then
+            raise exception 'schedule "%": its job % is still unfinished (overlap skip)', name, busy
+                using errcode = '55006', hint = 'Use --force to run it anyway.';
+        end if;
+    end if;
+    k := 'schedule:' || s.name || ':manual:' || to_char(t at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
+    insert into cronq.jobs as j (type, payload, queue, priority, max_attempts, timeout,
+                                 idempotency_key, schedule, scheduled_for, run_at, enqueued_by,
+                                 expires_at)
+    values (s.type, s.payload, s.queue, s.priority, s.max_attempts, s.timeout, k, s.name, t, now(),
+            s.created_by, t + s.start_deadline)
+    returning j.id into id;
+    if id is null then
+        select j.id into id from cronq.jobs j where j.idempotency_key = k;
+    end if;
+    update cronq.schedules x set last_job_id = id
+    where x.name = s.name and (x.last_job_id is null or x.last_job_id < id);
+    return id;
+end
+$$;
+revoke execute on function cronq.run_schedule(text, boolean) from public;
+
+-- A job of a schedule that ended past its start deadline: its occurrence
+-- is "expired" (as 0013's, and the ledger's row). Runs as the owner: the
+-- wake's sweep and expire_holder() (a definer) call it.
+create or replace function cronq.expire_jobs(p_worker text, p_ids bigint[]) returns bigint
+language sql volatile
+begin atomic
+    with upd as (
+        update cronq.jobs j set status = 'cancelled', error_code = 'expired',
+            last_error = 'not started by its deadline, '
+                || to_char(j.expires_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+            locked_by = null, locked_until = null, finished_at = now(), updated_at = now()
+        where j.id = any(p_ids) and j.status in ('queued', 'failed') and j.expires_at <= now()
+        returning j.id, j.attempts, j.last_error, j.schedule, j.scheduled_for
+    ), runs as (
+        insert into cronq.job_runs (job_id, attempt, worker, finished_at, outcome, error_code,
+                                    error)
+        select upd.id, upd.attempts + 1, p_worker, now(), 'cancelled', 'expired', upd.last_error
+        from upd
+    ), ledger as (
+        update cronq.occurrences o set decision = 'expired'
+        from upd
+        where upd.schedule is not null and o.schedule = upd.schedule
+          and o.fire_at = upd.scheduled_for and o.job_id = upd.id
+    )
+    select count(*) from upd;
+end;
+revoke execute on function cronq.expire_jobs(text, bigint[]) from public;

@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# Schedules that explain themselves: the occurrence ledger (one row per
+# fire time decided, with its reason, under 8 runners at once), `cronq why`
+# for each reason, `cronq schedule run` with and without --force and who
+# may, the ledger's row-level security, purge bounding it, and the idle
+# wake writing nothing. Judged by rows, not by messages, where rows say it.
+. "$(dirname "$0")/lib.sh"
+
+team_cluster app app2 oncall
+q "grant cronq_user to app, app2; grant cronq_admin to oncall" >/dev/null
+
+as() { local r=$1; shift; PGUSER=$r cronq "$@"; }
+asq() { PGUSER=$1 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "$2"; }
+run() { PGUSER=cronq_runner "$CRONQ" run "$@"; }
+ledger() { q "select coalesce(string_agg(decision || ':' || n, ',' order by decision), '')
+              from (select decision, count(*) n from cronq.occurrences where schedule like '$1' group by decision) x"; }
+
+as cronq_runner migrate
+eq "migrate" 0 "$RC"
+q "update cronq.schedules set enabled = false" >/dev/null
+
+# --- 50 due schedules, 8 runners: one row per occurrence, with its reason ---
+clear_of_minute_end 25
+T=$(q "select date_trunc('minute', now())")
+mins() { q "select '$T'::timestamptz + interval '$1 minutes'"; }
+q "insert into cronq.schedules (name, cron, type, catchup, overlap, next_run_at)
+   select g || i, '* * * * *', 'noop', case when g = 'l' then 'latest' else 'all' end,
+          'skip', '$T'::timestamptz - case when g in ('s', 'l') then interval '5 minutes'
+                                         when g = 'd' then interval '3 minutes'
+                                         else interval '2 minutes' end
+   from unnest(array['s', 'l', 'o', 'p', 'd']) g, generate_series(1, 10) i" >/dev/null
+# o*: the last job still running
+q "with j as (insert into cronq.jobs (type, status, locked_by, locked_until, started_at, attempts)
+              select 'noop', 'running', 'elsewhere', now() + interval '1 hour', now() - interval '5 minutes', 1
+              from generate_series(1, 10) returning id),
+        n as (select id, row_number() over (order by id) i from j)
+   update cronq.schedules s set last_job_id = n.id from n where s.name = 'o' || n.i" >/dev/null
+# p*: paused; d*: disabled from 150 s before this minute to 10 s before it
+as cronq_runner pause $(for i in $(seq 1 10); do printf 'schedule:p%s ' $i; done)
+q "update cronq.schedules set enabled = false where name like 'd%'" >/dev/null
+q "set session_replication_role = replica;
+   update cronq.schedules set enabled = true, disabled_from = '$T'::timestamptz - interval '150 seconds',
+       disabled_until = '$T'::timestamptz - interval '10 seconds' where name like 'd%'" >/dev/null
+for i in $(seq 1 8); do run --queue none-such >"$T_DIR/r$i.out" 2>&1 & done
+wait
+eq "8 runners: quiet" "" "$(cat "$T_DIR"/r*.out)"
+eq "catchup all: every occurrence enqueued, once" "enqueued:60" "$(ledger 's%')"
+eq "catchup latest: the newest enqueued, the missed ones skipped by catch-up" "catchup:50,enqueued:10" "$(ledger 'l%')"
+eq "catch-up keeps the newest" 10 \
+    "$(q "select count(*) from cronq.occurrences where schedule like 'l%' and decision = 'enqueued' and fire_at = '$T'")"
+eq "overlap skip: each occurrence skipped, naming the job still running" "overlap:30|30" \
+    "$(ledger 'o%')|$(q "select count(*) from cronq.occurrences o join cronq.schedules s on s.name = o.schedule
+                          where o.schedule like 'o%' and o.job_id = s.last_job_id")"
+eq "paused: each occurrence skipped" "paused:30" "$(ledger 'p%')"
+eq "a disabled spell: its occurrences skipped, those around it enqueued" "disabled:20,enqueued:20|t" \
+    "$(ledger 'd%')|$(q "select bool_and(fire_at in ('$(mins -2)', '$(mins -1)')) from cronq.occurrences
+                          where schedule like 'd%' and decision = 'disabled'")"
+eq "one row per fire time since each schedule's next run" "220|220" \
+    "$(q "select count(*), count(distinct (schedule, fire_at)) from cronq.occurrences")"
+eq "every enqueued row names its own job, by key and fire time" "0|90" \
+    "$(q "select count(*) filter (where j.id is null or j.scheduled_for <> o.fire_at
+                                  or j.idempotency_key <> 'schedule:' || o.schedule || ':' || to_char(o.fire_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')),
+                 count(*)
+          from cronq.occurrences o left join cronq.jobs j on j.id = o.job_id where o.decision = 'enqueued'")"
+eq "no job without its ledger row" 0 \
+    "$(q "select count(*) from cronq.jobs j where j.schedule is not null
+          and not exists (select 1 from cronq.occurrences o where o.job_id = j.id and o.decision = 'enqueued')")"
+eq "the ledger's owner is the schedule's author" "postgres" \
+    "$(q "select string_agg(distinct owner, ',') from cronq.occurrences")"
+n=$(q "select count(*) from cronq.occurrences")
+run --queue none-such
+eq "a wake with nothing due writes no ledger row" "$n" "$(q "select count(*) from cronq.occurrences")"
+
+# --- why: each reason ----------------------------------------------------------
+as cronq_runner why s1 --at "$(mins -3)" --json
+eq "why: enqueued, not yet run" "enqueued|queued|true" \
+    "$(q "select j->>'decision' || '|' || (j->>'job_status') || '|' || ((j->>'job_id')::bigint = (select job_id from cronq.occurrences where schedule = 's1' and fire_at = '$(mins -3)'))
+          from (select '$OUT'::json j) x")"
+run --queue default >/dev/null 2>&1
+as cronq_runner why s1 --at "$(mins -3)"
+match "why: ran" "^s1 .*: ran: job [0-9]+ succeeded at " "$OUT"
+as cronq_runner why l1 --at "$(q "select '$T'::timestamptz - interval '3 minutes' + interval '20 seconds'")" --json
+eq "why --at between fire times: the one before, skipped by catch-up" "$(q "select to_char('$(mins -3)'::timestamptz at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")|catchup" \
+    "$(q "select j->>'fire_at' || '|' || (j->>'decision') from (select '$OUT'::json j) x")"
+job=$(q "select last_job_id from cronq.schedules where name = 'o1'")
+as cronq_runner why o1 --at "$(mins 0)"
+match "why: overlap names the job still running" "skipped: job $job still running \(overlap skip\)" "$OUT"
+as cronq_runner why p1 --at "$(mins 0)"
+match "why: paused" "skipped: the schedule was paused" "$OUT"
+as cronq_runner why d1 --at "$(mins -1)"
+match "why: disabled, with the spell" "skipped: the schedule was disabled from .* to " "$OUT"
+as cronq_runner why s1 --at 2001-01-01
+match "why: before the schedule existed" "the schedule did not exist yet" "$OUT"
+# a backfill's occurrence: not a wake's decision, found by its key
+as cronq_runner backfill --schedule s2 --from "$(mins -60)" --to "$(mins -58)"
+as cronq_runner why s2 --at "$(mins -59)" --json
+eq "why: a backfill's occurrence" "backfill|queued" \
+    "$(q "select j->>'decision' || '|' || (j->>'job_status') from (select '$OUT'::json j) x")"
+# disabled now
+as cronq_runner schedule disable s3
+q "update cronq.schedules set disabled_from = '$(mins -30)' where name = 's3'" >/dev/null
+eq "disabled_from is not written by hand" t "$(q "select disabled_from > '$(mins -30)' from cronq.schedules where name = 's3'")"
+q "set session_replication_role = replica; update cronq.schedules set disabled_from = '$(mins -30)', next_run_at = '$(mins -20)', created_at = '$(mins -60)' where name = 's3'" >/dev/null
+as cronq_runner why s3 --at "$(mins -10)" --json
+eq "why: disabled since" "disabled" "$(q "select '$OUT'::json->>'decision'")"
+# no runner woke: a schedule due since 3 minutes, the last wake 10 minutes ago
+as cronq_runner schedule add nobody '* * * * *' noop
+q "set session_replication_role = replica;
+   update cronq.schedules set next_run_at = '$(mins -3)', created_at = '$(mins -60)' where name = 'nobody';
+   delete from cronq.wakes; insert into cronq.wakes (worker, host, started_at) values ('w', 'h', '$(mins -10)')" >/dev/null
+as cronq_runner why nobody --at "$(mins -2)"
+match "why: no runner woke" "not run: no runner woke between .* and now" "$OUT"
+eq "why exits 0 with an answer" 0 "$RC"
+# refused: the author lost the right to its jobs
+q "grant cronq_exec to app2" >/dev/null
+q "insert into cronq.schedules (name, cron, type, payload, created_by, next_run_at)
+   values ('lost-exec', '* * * * *', 'exec', '{\"command\": \"true\"}', 'app2', '$(mins -1)')" >/dev/null
+q "revoke cronq_exec from app2" >/dev/null
+run --queue none-such >/dev/null 2>&1
+eq "refused: in the ledger, with why" "refused|true" \
+    "$(q "select decision || '|' || (detail like '%may not enqueue exec jobs%') from cronq.occurrences where schedule = 'lost-exec' order by fire_at desc limit 1")"
+as cronq_runner why lost-exec --at "$(q "select max(fire_at) from cronq.occurrences where schedule = 'lost-exec'")"
+match "why: refused" "refused: its job could not be written: .*exec" "$OUT"
+# expired: the occurrence's job not started by its deadline
+as cronq_runner schedule add late '* * * * *' noop --start-deadline 30s --catchup all
+q "update cronq.schedules set next_run_at = '$(mins -3)' where name = 'late'" >/dev/null
+run --queue none-such >/dev/null 2>&1
+run --queue none-such >/dev/null 2>&1
+eq "expired: the ledger says so for the jobs swept" "t" \
+    "$(q "select count(*) >= 2 and bool_and(j.status = 'cancelled' and j.error_code = 'expired')
+          from cronq.occurrences o join cronq.jobs j on j.id = o.job_id where o.schedule = 'late' and o.decision = 'expired'")"
+as cronq_runner why late --at "$(mins -3)"
+match "why: expired" "expired before it started: job [0-9]+ was not started by its deadline" "$OUT"
+# bad input
+as cronq_runner why no-such
+eq "why: no such schedule" "65|cronq: error: schedule \"no-such\" does not exist" "$RC|$ERR"
+as cronq_runner why s1 --at yesterday-ish
+eq "why: a bad time" 65 "$RC"
+as cronq_runner why
+eq "why: no name" 64 "$RC"
+
+# --- who sees the ledger -------------------------------------------------------
+as app schedule add mine '0 0 1 1 *' noop
+q "update cronq.schedules set next_run_at = '$(mins -1)', cron = '* * * * *' where name = 'mine'" >/dev/null
+q "update cronq.schedules set next_run_at = '$(mins -1)' where name = 'mine'" >/dev/null
+run --queue none-such >/dev/null 2>&1
+eq "an owner sees its schedules' rows, only those" "t|t" \
+    "$(asq app "select count(*) > 0 and bool_and(schedule = 'mine') from cronq.occurrences")|$(asq app2 "select count(*) > 0 and bool_and(schedule = 'lost-exec') from cronq.occurrences")"
+out=$(asq app "delete from cronq.occurrences" 2>&1)
+eq "an owner does not delete its ledger" "t" "$(q "select count(*) > 0 from cronq.occurrences where schedule = 'mine'")"
+as app2 why mine
+eq "why: another role's schedule does not exist for it" 65 "$RC"
+as app why mine
+eq "why: the owner asks" 0 "$RC"
+
+# --- schedule run ----------------------------------------------------------------
+q "update cronq.schedules set overlap = 'skip', cron = '0 0 1 1 *', next_run_at = now() + interval '1 year' where name = 'mine'" >/dev/null
+q "update cronq.jobs set status = 'succeeded', finished_at = now() where schedule = 'mine'" >/dev/null
+as app schedule run mine
+id=$OUT
+eq "schedule run: a job now, the owner's, with the manual key, the schedule's last job" "0|app|mine|true|$id" \
+    "$RC|$(q "select enqueued_by || '|' || schedule || '|' || (idempotency_key = 'schedule:mine:manual:' || to_char(scheduled_for at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'))
+              from cronq.jobs where id = $id")|$(q "select last_job_id from cronq.schedules where name = 'mine'")"
+n=$(q "select count(*) from cronq.jobs")
+as app schedule run mine
+eq "schedule run: overlap skip refuses while its job is unfinished, nothing written" "75|$n" "$RC|$(q "select count(*) from cronq.jobs")"
+match "schedule run: says which job" "job $id is still unfinished \(overlap skip\)" "$ERR"
+sleep 1
+as app schedule run mine --force
+eq "schedule run --force: one more job" "0|$((n + 1))" "$RC|$(q "select count(*) from cronq.jobs")"
+as app2 schedule run mine --force
+eq "schedule run: another role's schedule does not exist for it, nothing written" "65|$((n + 1))" "$RC|$(q "select count(*) from cronq.jobs")"
+sleep 1
+as oncall schedule run mine --force
+eq "schedule run by an admin: the job is the author's" "0|app" "$RC|$(q "select enqueued_by from cronq.jobs where id = ${OUT:-0}")"
+q "set role app2; select cronq.run_schedule('mine', true)" >/dev/null 2>&1
+eq "cronq.run_schedule() under SET ROLE to another role: refused" "$((n + 2))" "$(q "select count(*) from cronq.jobs")"
+# the manual key is the author's alone
+out=$(asq app2 "insert into cronq.jobs (type, idempotency_key, schedule, scheduled_for)
+                values ('noop', 'schedule:mine:manual:2030-01-01T00:00:00Z', 'mine', '2030-01-01T00:00:00Z')" 2>&1)
+eq "another role cannot write a schedule's manual key" "$((n + 2))" "$(q "select count(*) from cronq.jobs")"
+eq "cronq.run_schedule() from SQL, as the owner" "app" \
+    "$(q "select enqueued_by from cronq.jobs where id = $(asq app "select cronq.run_schedule('mine', true)")")"
+as app schedule run
+eq "schedule run: no name" 64 "$RC"
+
+# --- purge bounds the ledger ------------------------------------------------------
+q "update cronq.occurrences set decided_at = now() - interval '30 days' where schedule in ('l1', 's4')" >/dev/null
+q "update cronq.jobs set status = 'succeeded', finished_at = now() - interval '30 days', started_at = now() - interval '30 days'
+   where schedule = 'l1'" >/dev/null
+before=$(q "select count(*) from cronq.occurrences where schedule = 's4'")
+as cronq_runner purge --older-than 14d
+eq "purge: the old rows whose job is gone go (catch-up skips and the purged job's)" "0" \
+    "$(q "select count(*) from cronq.occurrences where schedule = 'l1'")"
+eq "purge: an old row whose job is still there stays" "$before" "$(q "select count(*) from cronq.occurrences where schedule = 's4'")"
+eq "purge: young rows stay" "t" "$(q "select count(*) > 0 from cronq.occurrences where schedule = 'l2'")"
+as cronq_runner schedule remove l2
+eq "a schedule removed takes its ledger with it" 0 "$(q "select count(*) from cronq.occurrences where schedule = 'l2'")"
+
+done_testing
