@@ -601,7 +601,6 @@ CREATE TABLE cronq.occurrences (
     decision text NOT NULL,
     job_id bigint,
     detail text,
-    owner text NOT NULL,
     decided_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT occurrences_decision_check CHECK ((decision = ANY (ARRAY['enqueued'::text, 'overlap'::text, 'catchup'::text, 'paused'::text, 'disabled'::text, 'expired'::text, 'refused'::text])))
 );
@@ -1145,16 +1144,14 @@ CREATE FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zo
         where s.name = n.name
         returning s.name
     ), ledger as (
-        insert into cronq.occurrences (schedule, fire_at, decision, job_id, detail, owner)
-        select ins.schedule, ins.fire_at, 'enqueued', ins.job_id, null, s.created_by
-        from ins join cronq.schedules s on s.name = ins.schedule
+        insert into cronq.occurrences (schedule, fire_at, decision, job_id, detail)
+        select ins.schedule, ins.fire_at, 'enqueued', ins.job_id, null from ins
         union all
-        select k.name, k.fire, k.why, case when k.why = 'overlap' then s.last_job_id end,
-               k.detail, s.created_by
+        select k.name, k.fire, k.why,
+               case when k.why = 'overlap'
+                    then (select s.last_job_id from cronq.schedules s where s.name = k.name) end,
+               k.detail
         from unnest(p_skip_names, p_skip_fires, p_skip_why, p_skip_detail) as k(name, fire, why, detail)
-        join cronq.schedules s on s.name = k.name
-        on conflict do nothing
-        returning 1
     )
     select ins.schedule, ins.job_id from ins
 $$;
@@ -1614,6 +1611,26 @@ $$;
 ALTER FUNCTION cronq.schedules_guard() OWNER TO postgres;
 
 --
+-- Name: schedules_ledger(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schedules_ledger() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    if tg_op = 'DELETE' then
+        delete from cronq.occurrences where schedule = old.name;
+    else
+        update cronq.occurrences set schedule = new.name where schedule = old.name;
+    end if;
+    return null;
+end
+$$;
+
+ALTER FUNCTION cronq.schedules_ledger() OWNER TO postgres;
+
+--
 -- Name: schedules_spell(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -1909,13 +1926,6 @@ ALTER TABLE ONLY cronq.limits
     ADD CONSTRAINT limits_pkey PRIMARY KEY (key);
 
 --
--- Name: occurrences occurrences_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
---
-
-ALTER TABLE ONLY cronq.occurrences
-    ADD CONSTRAINT occurrences_pkey PRIMARY KEY (schedule, fire_at);
-
---
 -- Name: pauses pauses_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
 --
 
@@ -1986,10 +1996,10 @@ CREATE INDEX jobs_leases ON cronq.jobs USING btree (locked_until) WHERE (status 
 CREATE UNIQUE INDEX jobs_unique_active ON cronq.jobs USING btree (unique_key) WHERE ((unique_key IS NOT NULL) AND (status = ANY (ARRAY['queued'::text, 'failed'::text, 'running'::text])));
 
 --
--- Name: occurrences_decided; Type: INDEX; Schema: cronq; Owner: postgres
+-- Name: occurrences_fire; Type: INDEX; Schema: cronq; Owner: postgres
 --
 
-CREATE INDEX occurrences_decided ON cronq.occurrences USING btree (decided_at);
+CREATE INDEX occurrences_fire ON cronq.occurrences USING btree (fire_at, schedule);
 
 --
 -- Name: schedules_due; Type: INDEX; Schema: cronq; Owner: postgres
@@ -2040,17 +2050,22 @@ CREATE TRIGGER pauses_stamp BEFORE INSERT OR UPDATE ON cronq.pauses FOR EACH ROW
 CREATE TRIGGER schedules_guard BEFORE INSERT OR UPDATE OF name, cron, timezone, type, payload, queue, priority, max_attempts, timeout, enabled, catchup, overlap, created_by, created_at, updated_at ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_guard();
 
 --
+-- Name: schedules schedules_ledger_delete; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_ledger_delete AFTER DELETE ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_ledger();
+
+--
+-- Name: schedules schedules_ledger_rename; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_ledger_rename AFTER UPDATE OF name ON cronq.schedules FOR EACH ROW WHEN ((old.name IS DISTINCT FROM new.name)) EXECUTE FUNCTION cronq.schedules_ledger();
+
+--
 -- Name: schedules schedules_spell; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
 CREATE TRIGGER schedules_spell BEFORE INSERT OR UPDATE OF enabled, disabled_from, disabled_until ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_spell();
-
---
--- Name: occurrences occurrences_schedule_fkey; Type: FK CONSTRAINT; Schema: cronq; Owner: postgres
---
-
-ALTER TABLE ONLY cronq.occurrences
-    ADD CONSTRAINT occurrences_schedule_fkey FOREIGN KEY (schedule) REFERENCES cronq.schedules(name) ON UPDATE CASCADE ON DELETE CASCADE;
 
 --
 -- Name: pauses pauses_schedule_fkey; Type: FK CONSTRAINT; Schema: cronq; Owner: postgres
@@ -2113,7 +2128,8 @@ ALTER TABLE cronq.occurrences ENABLE ROW LEVEL SECURITY;
 -- Name: occurrences occurrences_own; Type: POLICY; Schema: cronq; Owner: postgres
 --
 
-CREATE POLICY occurrences_own ON cronq.occurrences FOR SELECT USING ((( SELECT cronq.is_admin() AS is_admin) OR (owner = (CURRENT_USER)::text)));
+CREATE POLICY occurrences_own ON cronq.occurrences FOR SELECT USING ((( SELECT cronq.is_admin() AS is_admin) OR (schedule IN ( SELECT s.name
+   FROM cronq.schedules s))));
 
 --
 -- Name: occurrences occurrences_purge; Type: POLICY; Schema: cronq; Owner: postgres

@@ -25,19 +25,18 @@ static const char purge_sql[] =
 	" delete from cronq.jobs j using victims v where j.id = v.id";
 
 /*
- * The occurrence ledger goes as the jobs do: a batch of the rows decided
- * longer ago than the youngest age purged whose job is gone (or that have
- * none: skips), oldest first.
+ * The occurrence ledger goes as the jobs do: a batch of the rows whose
+ * fire time is older than the youngest age purged and whose job is gone
+ * (or that have none: skips), oldest first (index occurrences_fire).
  */
 static const char purge_ledger_sql[] =
 	"with victims as ("
-	" select schedule, fire_at from cronq.occurrences o"
-	" where decided_at < now() - $1::bigint * interval '1 millisecond'"
+	" select ctid from cronq.occurrences o"
+	" where fire_at < now() - $1::bigint * interval '1 millisecond'"
 	"   and (job_id is null or not exists (select 1 from cronq.jobs j where j.id = o.job_id))"
-	" order by decided_at limit $2::int"
+	" order by fire_at limit $2::int"
 	")"
-	" delete from cronq.occurrences o using victims v"
-	" where o.schedule = v.schedule and o.fire_at = v.fire_at";
+	" delete from cronq.occurrences o using victims v where o.ctid = v.ctid";
 
 /* Run sql (params: an age in ms, a batch size) in batches until one is short. */
 static int

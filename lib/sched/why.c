@@ -24,7 +24,11 @@ static const char schedule_sql[] =
 
 #define UTC(x) "to_char((" x ") at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
 
-/* All that is known of the fire time $2 (its key's text $3) of schedule $1. */
+/*
+ * All that is known of the fire time $2 (its key's text $3) of schedule $1:
+ * the ledger's newest decision (a fire time decided again after next_run_at
+ * was rewound has more than one).
+ */
 static const char fire_sql[] =
 	"select o.decision, o.detail, " UTC("o.decided_at") " as decided_at,"
 	"  j.id as job_id, j.status, j.attempts, j.error_code, left(j.last_error, 200) as last_error,"
@@ -48,7 +52,9 @@ static const char fire_sql[] =
 	"    > $2::timestamptz + interval '2 minutes', true) as gap,"
 	"  coalesce((select min(w.started_at) from cronq.wakes w) <= $2::timestamptz, false) as wakes_known"
 	" from cronq.schedules s"
-	" left join cronq.occurrences o on o.schedule = s.name and o.fire_at = $2::timestamptz"
+	" left join lateral (select * from cronq.occurrences x"
+	"   where x.schedule = s.name and x.fire_at = $2::timestamptz"
+	"   order by x.decided_at desc limit 1) o on true"
 	" left join cronq.pauses p on p.schedule = s.name"
 	" left join cronq.jobs j on j.id = coalesce(o.job_id,"
 	"   (select x.id from cronq.jobs x where x.idempotency_key = 'schedule:' || s.name || ':' || $3))"

@@ -55,7 +55,7 @@ eq "paused: each occurrence skipped" "paused:30" "$(ledger 'p%')"
 eq "a disabled spell: its occurrences skipped, those around it enqueued" "disabled:20,enqueued:20|t" \
     "$(ledger 'd%')|$(q "select bool_and(fire_at in ('$(mins -2)', '$(mins -1)')) from cronq.occurrences
                           where schedule like 'd%' and decision = 'disabled'")"
-eq "one row per fire time since each schedule's next run" "220|220" \
+eq "one row per fire time since each schedule's next run (the lock's doing: no unique index)" "220|220" \
     "$(q "select count(*), count(distinct (schedule, fire_at)) from cronq.occurrences")"
 eq "every enqueued row names its own job, by key and fire time" "0|90" \
     "$(q "select count(*) filter (where j.id is null or j.scheduled_for <> o.fire_at
@@ -65,8 +65,6 @@ eq "every enqueued row names its own job, by key and fire time" "0|90" \
 eq "no job without its ledger row" 0 \
     "$(q "select count(*) from cronq.jobs j where j.schedule is not null
           and not exists (select 1 from cronq.occurrences o where o.job_id = j.id and o.decision = 'enqueued')")"
-eq "the ledger's owner is the schedule's author" "postgres" \
-    "$(q "select string_agg(distinct owner, ',') from cronq.occurrences")"
 n=$(q "select count(*) from cronq.occurrences")
 run --queue none-such
 eq "a wake with nothing due writes no ledger row" "$n" "$(q "select count(*) from cronq.occurrences")"
@@ -185,7 +183,7 @@ as app schedule run
 eq "schedule run: no name" 64 "$RC"
 
 # --- purge bounds the ledger ------------------------------------------------------
-q "update cronq.occurrences set decided_at = now() - interval '30 days' where schedule in ('l1', 's4')" >/dev/null
+q "update cronq.occurrences set fire_at = fire_at - interval '30 days' where schedule in ('l1', 's4')" >/dev/null
 q "update cronq.jobs set status = 'succeeded', finished_at = now() - interval '30 days', started_at = now() - interval '30 days'
    where schedule = 'l1'" >/dev/null
 before=$(q "select count(*) from cronq.occurrences where schedule = 's4'")
