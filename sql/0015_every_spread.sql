@@ -239,6 +239,15 @@ begin
 end
 $$;
 
+-- The guard fires on a change of the anchor or the spread too (0004's list
+-- and the two).
+drop trigger if exists schedules_guard on cronq.schedules;
+create trigger schedules_guard
+    before insert or update of name, cron, timezone, type, payload, queue, priority,
+        max_attempts, timeout, enabled, catchup, overlap, created_by, created_at, updated_at,
+        anchor, spread
+    on cronq.schedules for each row execute function cronq.schedules_guard();
+
 -- cronq.schedule gains anchor and spread at the end.
 drop function if exists cronq.schedule(text, text, text, jsonb, text, text, integer, integer,
                                        interval, boolean, text, text, interval);

@@ -1925,7 +1925,7 @@ CREATE TRIGGER pauses_stamp BEFORE INSERT OR UPDATE ON cronq.pauses FOR EACH ROW
 -- Name: schedules schedules_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER schedules_guard BEFORE INSERT OR UPDATE OF name, cron, timezone, type, payload, queue, priority, max_attempts, timeout, enabled, catchup, overlap, created_by, created_at, updated_at ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_guard();
+CREATE TRIGGER schedules_guard BEFORE INSERT OR UPDATE OF name, cron, timezone, type, payload, queue, priority, max_attempts, timeout, enabled, catchup, overlap, created_by, created_at, updated_at, anchor, spread ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_guard();
 
 --
 -- Name: pauses pauses_schedule_fkey; Type: FK CONSTRAINT; Schema: cronq; Owner: postgres
