@@ -56,9 +56,11 @@ begin
         -- Limits: read (row-level security lets only admins write, 0012).
         grant select on cronq.limits, cronq.limits_now to cronq_user;
         grant insert (name, cron, timezone, type, payload, queue, priority, max_attempts,
-                      timeout, enabled, catchup, overlap, next_run_at, start_deadline),
+                      timeout, enabled, catchup, overlap, next_run_at, start_deadline,
+                      anchor, spread),
               update (cron, timezone, type, payload, queue, priority, max_attempts,
-                      timeout, enabled, catchup, overlap, next_run_at, start_deadline),
+                      timeout, enabled, catchup, overlap, next_run_at, start_deadline,
+                      anchor, spread),
               delete
             on cronq.schedules to cronq_user;
         -- What an enqueue with a unique key asks as the owner (0013):
@@ -100,7 +102,7 @@ begin
             cronq.cancel(bigint), cronq.retry(bigint),
             cronq.cancel_jobs(bigint[]), cronq.retry_jobs(bigint[]),
             cronq.schedule(text, text, text, jsonb, text, text, integer, integer, interval,
-                           boolean, text, text, interval),
+                           boolean, text, text, interval, timestamptz, interval),
             cronq.unschedule(text),
             cronq.pause(text, timestamptz), cronq.resume(text),
             cronq.paused_keys(), cronq.held(text[], text, text),

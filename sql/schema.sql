@@ -218,15 +218,46 @@ declare
     mdays bool[] := array_fill(false, array[32]);
     mons bool[] := array_fill(false, array[13]);
     n int;
+    ms numeric;
 begin
     if expr is null then
         return 'empty expression';
     end if;
-    f := regexp_split_to_array(btrim(expr, E' \t\n\r\v\f'), E'[ \t\n\r\v\f]+');
+    -- Not E'\v': a string escape PostgreSQL lacks, read as "v" (0008 split
+    -- "nov" and "@every" there). The regular expression's own \v is right.
+    f := regexp_split_to_array(btrim(expr, E' \t\n\r\f' || chr(11)), '[ \t\n\r\v\f]+');
     if f = array[''] then
         return 'empty expression';
     end if;
     if left(f[1], 1) = '@' then
+        if lower(f[1]) = '@every' then
+            if cardinality(f) < 2 then
+                return '@every needs a duration, such as @every 90m';
+            elsif cardinality(f) > 2 then
+                return format('unexpected text after @every %s', left(f[2], 32));
+            end if;
+            -- lib/util/duration: units w d h m s ms, largest first, each once;
+            -- a bare number is seconds.
+            if f[2] ~ '^[0-9]+$' then
+                ms := f[2]::numeric * 1000;
+            else
+                m := regexp_match(f[2], '^(?:([0-9]+)w)?(?:([0-9]+)d)?(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?(?:([0-9]+)ms)?$');
+                if m is null then
+                    return format('@every: invalid duration "%s"', left(f[2], 32));
+                end if;
+                ms := coalesce(m[1]::numeric, 0) * 604800000 + coalesce(m[2]::numeric, 0) * 86400000
+                    + coalesce(m[3]::numeric, 0) * 3600000 + coalesce(m[4]::numeric, 0) * 60000
+                    + coalesce(m[5]::numeric, 0) * 1000 + coalesce(m[6]::numeric, 0);
+            end if;
+            if ms > 100::numeric * 366 * 86400000 then
+                return format('@every: duration "%s" is too long', left(f[2], 32));
+            elsif ms % 1000 <> 0 then
+                return format('@every: %s is not a whole number of seconds', left(f[2], 32));
+            elsif ms < 60000 then
+                return format('@every: %s is shorter than 1 minute', left(f[2], 32));
+            end if;
+            return null;
+        end if;
         if lower(f[1]) in ('@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly') then
             return case when cardinality(f) > 1 then format('unexpected text after %s', lower(f[1])) end;
         end if;
@@ -438,14 +469,18 @@ CREATE TABLE cronq.schedules (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     start_deadline interval,
+    anchor timestamp with time zone,
+    spread interval,
     disabled_from timestamp with time zone,
     disabled_until timestamp with time zone,
+    CONSTRAINT schedules_anchor_check CHECK (((anchor >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (anchor <= '9999-12-31 23:59:59+00'::timestamp with time zone))),
     CONSTRAINT schedules_catchup_check CHECK ((catchup = ANY (ARRAY['latest'::text, 'all'::text, 'skip'::text]))),
     CONSTRAINT schedules_cron_check CHECK (((cron <> ''::text) AND (length(cron) <= 1000))),
     CONSTRAINT schedules_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
     CONSTRAINT schedules_name_check CHECK ((name ~ '^[A-Za-z0-9_.:@-]{1,200}$'::text)),
     CONSTRAINT schedules_overlap_check CHECK ((overlap = ANY (ARRAY['skip'::text, 'allow'::text]))),
     CONSTRAINT schedules_queue_check CHECK (((queue <> ''::text) AND (length(queue) <= 200))),
+    CONSTRAINT schedules_spread_check CHECK ((((spread >= '00:00:00'::interval) AND (spread <= '1 day'::interval)) AND (EXTRACT(epoch FROM spread) = floor(EXTRACT(epoch FROM spread))))),
     CONSTRAINT schedules_start_deadline_check CHECK ((start_deadline > '00:00:00'::interval)),
     CONSTRAINT schedules_timeout_check CHECK ((timeout > '00:00:00'::interval))
 );
@@ -794,6 +829,16 @@ CREATE FUNCTION cronq.is_duration(t text) RETURNS boolean
     RETURN ((t <> ''::text) AND (t ~ '^([0-9]+|([0-9]+w)?([0-9]+d)?([0-9]+h)?([0-9]+m)?([0-9]+s)?([0-9]+ms)?)$'::text));
 
 ALTER FUNCTION cronq.is_duration(t text) OWNER TO postgres;
+
+--
+-- Name: is_every(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.is_every(expr text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN (expr ~* '^[[:space:]]*@every([[:space:]]|$)'::text);
+
+ALTER FUNCTION cronq.is_every(expr text) OWNER TO postgres;
 
 --
 -- Name: job_keys(text, text, text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1522,22 +1567,28 @@ $$;
 ALTER FUNCTION cronq.run_schedule(name text, force boolean) OWNER TO postgres;
 
 --
--- Name: schedule(text, text, text, jsonb, text, text, integer, integer, interval, boolean, text, text, interval); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: schedule(text, text, text, jsonb, text, text, integer, integer, interval, boolean, text, text, interval, timestamp with time zone, interval); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb DEFAULT '{}'::jsonb, timezone text DEFAULT NULL::text, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, enabled boolean DEFAULT NULL::boolean, catchup text DEFAULT NULL::text, overlap text DEFAULT NULL::text, start_deadline interval DEFAULT NULL::interval) RETURNS text
+CREATE FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb DEFAULT '{}'::jsonb, timezone text DEFAULT NULL::text, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, enabled boolean DEFAULT NULL::boolean, catchup text DEFAULT NULL::text, overlap text DEFAULT NULL::text, start_deadline interval DEFAULT NULL::interval, anchor timestamp with time zone DEFAULT NULL::timestamp with time zone, spread interval DEFAULT NULL::interval) RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 #variable_conflict use_variable
 begin
     begin
-        insert into cronq.schedules as s (name, cron, timezone, type, payload)
-        values (name, cron, coalesce(timezone, 'UTC'), type, coalesce(payload, '{}'));
+        insert into cronq.schedules as s (name, cron, timezone, type, payload, anchor, spread)
+        values (name, cron, coalesce(timezone, 'UTC'), type, coalesce(payload, '{}'), anchor,
+                nullif(spread, interval '0'));
     exception when unique_violation then
+        -- An anchor belongs to an @every: a schedule that is one no more drops it.
         update cronq.schedules s
         set cron = schedule.cron, timezone = coalesce(schedule.timezone, s.timezone),
-            type = schedule.type, payload = coalesce(schedule.payload, '{}')
+            type = schedule.type, payload = coalesce(schedule.payload, '{}'),
+            anchor = case when cronq.is_every(schedule.cron)
+                          then coalesce(schedule.anchor, s.anchor) end,
+            spread = case when schedule.spread = interval '0' then null
+                          else coalesce(schedule.spread, s.spread) end
         where s.name = schedule.name;
         if not found then
             raise exception 'schedule "%" belongs to another role', name using errcode = '42501',
@@ -1561,7 +1612,7 @@ begin
 end
 $$;
 
-ALTER FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval) OWNER TO postgres;
+ALTER FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, anchor timestamp with time zone, spread interval) OWNER TO postgres;
 
 --
 -- Name: schedules_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1590,8 +1641,12 @@ begin
             new.created_by := current_user;
         end if;
     end if;
-    if tg_op = 'INSERT' or (new.cron, new.timezone) is distinct from (old.cron, old.timezone) then
+    if tg_op = 'INSERT' or (new.cron, new.timezone, new.anchor, new.spread)
+                            is distinct from (old.cron, old.timezone, old.anchor, old.spread) then
         msg := coalesce(cronq.cron_error(new.cron), cronq.zone_error(new.timezone));
+        if msg is null and new.anchor is not null and not cronq.is_every(new.cron) then
+            msg := format('an anchor applies only to @every expressions, not to "%s"', left(new.cron, 64));
+        end if;
         if msg is not null then
             raise exception 'schedule "%": %', new.name, msg using errcode = '22023';
         end if;
@@ -1799,7 +1854,8 @@ CREATE FUNCTION cronq.zone_error(zone text) RETURNS text
  SELECT
          CASE
              WHEN (zone = 'UTC'::text) THEN NULL::text
-             WHEN ((zone IS NULL) OR (zone !~ '^[A-Za-z0-9_+][A-Za-z0-9._+-]*(/[A-Za-z0-9_+][A-Za-z0-9._+-]*)*$'::text) OR (zone = ANY (ARRAY['localtime'::text, 'posixrules'::text, 'Factory'::text])) OR (NOT (EXISTS ( SELECT 1
+             WHEN ((zone = ANY (ARRAY['localtime'::text, 'posixrules'::text, 'Factory'::text])) OR (zone ~~ 'posix/%'::text) OR (zone ~~ 'right/%'::text)) THEN format('time zone "%s" depends on the host: use an IANA name such as Europe/Paris'::text, "left"(zone, 64))
+             WHEN ((zone IS NULL) OR (zone !~ '^[A-Za-z0-9_+][A-Za-z0-9._+-]*(/[A-Za-z0-9_+][A-Za-z0-9._+-]*)*$'::text) OR (NOT (EXISTS ( SELECT 1
                 FROM pg_timezone_names t
                WHERE (t.name = zone_error.zone))))) THEN format('unrecognized time zone "%s"'::text, "left"(zone, 64))
              ELSE NULL::text
@@ -2047,7 +2103,7 @@ CREATE TRIGGER pauses_stamp BEFORE INSERT OR UPDATE ON cronq.pauses FOR EACH ROW
 -- Name: schedules schedules_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER schedules_guard BEFORE INSERT OR UPDATE OF name, cron, timezone, type, payload, queue, priority, max_attempts, timeout, enabled, catchup, overlap, created_by, created_at, updated_at ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_guard();
+CREATE TRIGGER schedules_guard BEFORE INSERT OR UPDATE OF name, cron, timezone, type, payload, queue, priority, max_attempts, timeout, enabled, catchup, overlap, created_by, created_at, updated_at, anchor, spread ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_guard();
 
 --
 -- Name: schedules schedules_ledger_delete; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -2456,6 +2512,18 @@ GRANT INSERT(next_run_at),UPDATE(next_run_at) ON TABLE cronq.schedules TO cronq_
 GRANT INSERT(start_deadline),UPDATE(start_deadline) ON TABLE cronq.schedules TO cronq_user;
 
 --
+-- Name: COLUMN schedules.anchor; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(anchor),UPDATE(anchor) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.spread; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(spread),UPDATE(spread) ON TABLE cronq.schedules TO cronq_user;
+
+--
 -- Name: FUNCTION enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean); Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -2609,11 +2677,11 @@ GRANT ALL ON FUNCTION cronq.run_schedule(name text, force boolean) TO cronq_user
 GRANT ALL ON FUNCTION cronq.run_schedule(name text, force boolean) TO cronq_admin;
 
 --
--- Name: FUNCTION schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, anchor timestamp with time zone, spread interval); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval) TO cronq_admin;
+GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, anchor timestamp with time zone, spread interval) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, anchor timestamp with time zone, spread interval) TO cronq_admin;
 
 --
 -- Name: FUNCTION set_limit(key text, max_running integer, rate integer, per interval); Type: ACL; Schema: cronq; Owner: postgres

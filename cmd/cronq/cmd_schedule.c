@@ -21,7 +21,7 @@
 
 enum {
 	OPT_TZ = OPT_FIRST_CMD, OPT_CATCHUP, OPT_OVERLAP, OPT_REPLACE, OPT_DISABLED, OPT_JSON,
-	OPT_FROM, OPT_COUNT, OPT_START_DEADLINE, OPT_FORCE,
+	OPT_FROM, OPT_COUNT, OPT_START_DEADLINE, OPT_ANCHOR, OPT_SPREAD, OPT_FORCE,
 };
 
 typedef struct sched_args {
@@ -30,6 +30,7 @@ typedef struct sched_args {
 	bool		json;
 	bool		force;
 	const char *from;
+	const char *anchor;			/* as given, for next */
 	int64_t		count;
 } sched_args;
 
@@ -53,9 +54,14 @@ help(void)
 		   "  cronq schedule enable NAME\n"
 		   "  cronq schedule disable NAME\n"
 		   "  cronq schedule run NAME [--force]\n"
-		   "  cronq schedule next 'EXPR' [--tz ZONE] [--from TIME] [--count N]\n\n"
+		   "  cronq schedule next 'EXPR' [--tz ZONE] [--anchor TIME] [--from TIME] [--count N]\n"
+		   "  cronq schedule next NAME [--count N]\n\n"
 		   "Options of add:\n"
 		   "      --tz ZONE             IANA time zone of the expression (default UTC)\n"
+		   "      --anchor TIME         @every only: count its periods from TIME (RFC 3339)\n"
+		   "                            instead of the Unix epoch\n"
+		   "      --spread DURATION     run each occurrence a fixed offset in [0, DURATION)\n"
+		   "                            after its fire time, derived from NAME (at most 1d)\n"
 		   "      --catchup POLICY      after downtime: latest (default: one job for the\n"
 		   "                            newest missed occurrence), all (one per missed\n"
 		   "                            occurrence, at most %d), skip (none)\n"
@@ -75,13 +81,18 @@ help(void)
 		   "                            (otherwise overlap skip refuses, exit 75)\n"
 		   "Options of list and show:\n"
 		   "      --json                JSON output\n"
-		   "Options of next (no database needed: --db is accepted and unused):\n"
+		   "Options of next (for EXPR no database is needed: --db is accepted and unused):\n"
 		   "      --tz ZONE             time zone (default UTC)\n"
+		   "      --anchor TIME         @every only: count its periods from TIME\n"
 		   "      --from TIME           start after TIME (RFC 3339; default now)\n"
 		   "      --count N             how many fire times (default 5)\n"
 		   "%s\n"
-		   "EXPR is a 5-field cron expression (Vixie cron/cronie syntax) or a macro:\n"
-		   "@yearly @annually @monthly @weekly @daily @midnight @hourly.\n"
+		   "EXPR is a 5-field cron expression (Vixie cron/cronie syntax), a macro\n"
+		   "(@yearly @annually @monthly @weekly @daily @midnight @hourly), or\n"
+		   "@every DURATION (at least 1m, whole seconds: fires at the multiples of\n"
+		   "DURATION from the Unix epoch or --anchor, whatever the zone). For next, an\n"
+		   "argument with a space or starting with @ is an expression, anything else\n"
+		   "the name of a stored schedule (its zone, anchor, spread and pause applied).\n"
 		   "A member of cronq_user sees and manages only the schedules it created, and\n"
 		   "their jobs run as it; cronq_admin sees and manages all.\n",
 		   SCHEDULE_CATCHUP_CAP, connection_help);
@@ -134,6 +145,21 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 		case OPT_FORCE:
 			a->force = true;
 			break;
+		case OPT_ANCHOR:
+			{
+				char why[256];
+
+				a->anchor = arg;
+				if (rfc3339_parse(arg, &a->def.anchor, why, sizeof why) != 0) {
+					log_error("invalid value \"%s\" for %s: %s", arg, src->name, why);
+					rc = EX_DATAERR;
+				}
+				a->def.has_anchor = true;
+			}
+			break;
+		case OPT_SPREAD:
+			rc = cli_duration(src, arg, 0, &a->def.spread_ms);
+			break;
 	}
 	return rc;
 }
@@ -146,6 +172,8 @@ static const cli_option add_opts[] = {
 	{"replace", no_argument, OPT_REPLACE, 0, NULL},
 	{"disabled", no_argument, OPT_DISABLED, 0, NULL},
 	{"start-deadline", required_argument, OPT_START_DEADLINE, 0, NULL},
+	{"anchor", required_argument, OPT_ANCHOR, 0, NULL},
+	{"spread", required_argument, OPT_SPREAD, 0, NULL},
 	CLI_JOB_OPTIONS,
 	CLI_COMMON_OPTIONS,
 	{NULL, 0, 0, 0, NULL},
@@ -167,22 +195,52 @@ static const cli_option plain_opts[] = {
 /* next takes the common options too, as every command does; --db is unused. */
 static const cli_option next_opts[] = {
 	{"tz", required_argument, OPT_TZ, 0, NULL},
+	{"anchor", required_argument, OPT_ANCHOR, 0, NULL},
 	{"from", required_argument, OPT_FROM, 0, NULL},
 	{"count", required_argument, OPT_COUNT, 0, NULL},
 	CLI_COMMON_OPTIONS,
 	{NULL, 0, 0, 0, NULL},
 };
 
-/* Print the next fire times of expr, one RFC 3339 time a line. */
+/*
+ * Is next's argument an expression rather than a stored schedule's name?
+ * Names hold no spaces; one that starts with "@" reads as a macro.
+ */
+static bool
+next_is_expression(const char *arg)
+{
+	return arg[0] == '@' || !schedule_name_valid(arg);
+}
+
+/*
+ * Print the next fire times of an expression (no database) or of a stored
+ * schedule, one RFC 3339 time a line.
+ */
 static int
-cmd_next(const sched_args *a, const char *expr)
+cmd_next(const sched_args *a, const cli_common *common, const char *arg)
 {
 	char ts[RFC3339_BUFLEN];
 	cq_err err = {0};
 	int64_t *times, n;
+	int rc;
 
-	if (sched_next(expr, a->def.timezone, a->from, (int64_t) time(NULL), a->count, &times, &n, &err) != 0)
-		return cli_report(&err);
+	if (next_is_expression(arg)) {
+		if (sched_next(arg, a->def.timezone, a->anchor, a->from, (int64_t) time(NULL), a->count, &times, &n,
+					   &err) != 0)
+			return cli_report(&err);
+	} else {
+		PGconn *conn = NULL;
+
+		if (a->def.timezone || a->anchor || a->from) {
+			log_error("--tz, --anchor and --from apply to an expression, not to schedule \"%s\"", arg);
+			return EX_USAGE;
+		}
+		if ((rc = cli_connect(common, &conn, &err)) == 0)
+			rc = schedule_upcoming(conn, arg, a->count, &times, &n, NULL, &err);
+		pg_close(conn);
+		if (rc != 0)
+			return cli_report(&err);
+	}
 	for (int64_t i = 0; i < n; i++) {
 		rfc3339_format(times[i], ts, sizeof ts);
 		printf("%s\n", ts);
@@ -238,7 +296,7 @@ cmd_schedule(int argc, char **argv)
 	argv += 1 + first;			/* the positional arguments */
 
 	if (strcmp(sub, "next") == 0)
-		return cmd_next(&a, argv[0]);
+		return cmd_next(&a, &common, argv[0]);
 	if (strcmp(sub, "add") == 0) {
 		a.def.name = argv[0];
 		a.def.cron = argv[1];

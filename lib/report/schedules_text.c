@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/table.h"
 #include "util/buf.h"
@@ -16,6 +17,16 @@ schedules_show_text(buf *out, const json_t *s)
 	json_t *v;
 
 	json_object_foreach((json_t *) s, key, v) {
+		if (strcmp(key, "next_fire_times") == 0 && json_is_array(v)) {
+			size_t i;
+			json_t *f;
+
+			/* One line each: UTC, then the schedule's own clock. */
+			json_array_foreach(v, i, f)
+				buf_printf(out, "%-17s %s  %s\n", "next_fire_time", cq_json_str(f, "utc", "-"),
+						   cq_json_str(f, "local", "-"));
+			continue;
+		}
 		char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 		char *clean = utf8_printable(json_is_null(v) ? "" : text ? text : json_string_value(v), false);
 

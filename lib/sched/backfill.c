@@ -15,6 +15,7 @@
 #include "pg/pg.h"
 #include "queue/enqueue.h"
 #include "queue/payload.h"
+#include "sched/fire.h"
 #include "time/cron.h"
 #include "time/rfc3339.h"
 #include "time/tz.h"
@@ -299,12 +300,10 @@ backfill_job(const backfill_req *req, int64_t i, buf *key, buf *payload, cq_err 
 }
 
 int
-backfill_occurrences(const char *cron, const char *zone_name, int64_t from, int64_t to,
+backfill_occurrences(const fire_def *times, int64_t from, int64_t to,
 					 int64_t max, int64_t **out, int64_t *n, cq_err *err)
 {
-	char why[512];
-	cron_expr *e;
-	tz *zone;
+	fire_clock clock;
 	int64_t t, cap = 0;
 	int rc = 0;
 
@@ -315,14 +314,10 @@ backfill_occurrences(const char *cron, const char *zone_name, int64_t from, int6
 
 		return backfill_count(from, to, 1, max, &ignored, err);
 	}
-	if ((e = cron_parse(cron, why, sizeof why)) == NULL)
-		return cq_fail(err, EX_DATAERR, "invalid cron expression \"%s\": %s", cron, why);
-	if ((zone = tz_open(zone_name, why, sizeof why)) == NULL) {
-		cron_free(e);
-		return cq_fail(err, EX_DATAERR, "%s", why);
-	}
+	if ((rc = fire_open(times, &clock, err)) != 0)
+		return rc;
 	t = from - 1;
-	while (cron_next(e, zone, t, &t) == 0 && t <= to) {
+	while (fire_next(&clock, t, &t) == 0 && t <= to) {
 		if (*n == max) {
 			rc = cq_fail(err, EX_USAGE, "the range holds more than %" PRId64 " occurrences; "
 						 "a backfill enqueues at most %" PRId64, max, max);
@@ -335,8 +330,7 @@ backfill_occurrences(const char *cron, const char *zone_name, int64_t from, int6
 		}
 		(*out)[(*n)++] = t;
 	}
-	cron_free(e);
-	tz_free(zone);
+	fire_close(&clock);
 	if (rc != 0) {
 		free(*out);
 		*out = NULL;
@@ -586,10 +580,13 @@ out:
 }
 
 int
-backfill_schedule_get(PGconn *conn, const char *name, char **cron, char **zone, cq_err *err)
+backfill_schedule_get(PGconn *conn, const char *name, char **cron, char **zone, fire_def *times,
+					  cq_err *err)
 {
 	const char *params[1] = {name};
-	PGresult *res = pg_exec(conn, "select cron, timezone from cronq.schedules where name = $1",
+	PGresult *res = pg_exec(conn, "select cron, timezone, floor(extract(epoch from anchor))::bigint,"
+							" coalesce(floor(extract(epoch from spread)), 0)::bigint"
+							" from cronq.schedules where name = $1",
 							1, params, PG_MAYBE_ONE, err, NULL);
 
 	*cron = *zone = NULL;
@@ -601,6 +598,8 @@ backfill_schedule_get(PGconn *conn, const char *name, char **cron, char **zone, 
 	}
 	*cron = xstrdup(PQgetvalue(res, 0, 0));
 	*zone = xstrdup(PQgetvalue(res, 0, 1));
+	*times = (fire_def) {name, *cron, *zone, !PQgetisnull(res, 0, 2),
+		strtoll(PQgetvalue(res, 0, 2), NULL, 10), strtoll(PQgetvalue(res, 0, 3), NULL, 10)};
 	PQclear(res);
 	return 0;
 }
@@ -732,11 +731,12 @@ perform_schedule(PGconn *conn, const char *name, int64_t from, int64_t to, bool 
 				 backfill_out *out, cq_err *err)
 {
 	char *cron = NULL, *zone = NULL;
+	fire_def times;
 	int64_t *fires = NULL, n = 0;
 	int rc;
 
-	if ((rc = backfill_schedule_get(conn, name, &cron, &zone, err)) == 0 &&
-		(rc = backfill_occurrences(cron, zone, from, to, BACKFILL_MAX_STEPS, &fires, &n, err)) == 0)
+	if ((rc = backfill_schedule_get(conn, name, &cron, &zone, &times, err)) == 0 &&
+		(rc = backfill_occurrences(&times, from, to, BACKFILL_MAX_STEPS, &fires, &n, err)) == 0)
 		rc = backfill_schedule_run(conn, name, fires, n, dry, line, progress, arg, out, err);
 	free(cron);
 	free(zone);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "queue/enqueue.h"
+#include "sched/fire.h"
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -81,11 +82,12 @@ int backfill_job(const backfill_req *req, int64_t i, buf *key, buf *payload, cq_
 	__attribute__((warn_unused_result));
 
 /*
- * The fire times of a schedule's cron expression in zone from `from` to
- * `to` (both included), ascending, in a new array *out (NULL when none).
- * EX_DATAERR for a bad expression or zone, EX_USAGE for more than max.
+ * The due instants of a schedule (its fire clock: expression, zone,
+ * anchor, spread) from `from` to `to` (both included), ascending, in a new
+ * array *out (NULL when none). EX_DATAERR for a bad expression or zone,
+ * EX_USAGE for more than max.
  */
-int backfill_occurrences(const char *cron, const char *zone, int64_t from, int64_t to,
+int backfill_occurrences(const fire_def *times, int64_t from, int64_t to,
 						 int64_t max, int64_t **out, int64_t *n, cq_err *err)
 	__attribute__((warn_unused_result));
 
@@ -129,8 +131,12 @@ int backfill_schedule_run(PGconn *conn, const char *name, const int64_t *fires, 
 						  void *arg, backfill_out *out, cq_err *err)
 	__attribute__((warn_unused_result));
 
-/* Read a schedule's cron expression and zone (each a new string to free()). */
-int backfill_schedule_get(PGconn *conn, const char *name, char **cron, char **zone, cq_err *err)
+/*
+ * Read a schedule's cron expression and zone (each a new string to free())
+ * and its times: *times points at them, and at name.
+ */
+int backfill_schedule_get(PGconn *conn, const char *name, char **cron, char **zone, fire_def *times,
+						  cq_err *err)
 	__attribute__((warn_unused_result));
 
 /*

@@ -10,8 +10,12 @@
 -- whether it is paused (schedule:NAME in cronq.pauses: its occurrences
 -- pass, skipped), and the end of its pause when it has one, even one that
 -- has ended, and its start, as epoch seconds (the occurrences between the
--- two are skipped, whenever a wake gets to them), and its last disabled
--- spell's start and end (the occurrences in it are skipped, "disabled").
+-- two are skipped, whenever a wake gets to them); then its anchor (an
+-- "@every" counts its periods from it; null: the epoch) as an epoch
+-- second, and its spread in seconds (0: none). next_run_at is a spread
+-- instant: fire_next in lib/sched/fire.c.
+-- Last, its last disabled spell's start and end, as epoch seconds (the
+-- occurrences in it are skipped, "disabled").
 --
 -- Parameters:
 --   $1  int  at most this many schedules (a transaction's batch)
@@ -27,6 +31,7 @@ select s.name, s.cron, s.timezone, s.catchup, s.overlap,
              and (j.expires_at is null or j.expires_at > now()), false),
     p.schedule is not null and (p.until is null or p.until > now()),
     floor(extract(epoch from p.until))::bigint, floor(extract(epoch from p.paused_at))::bigint,
+    floor(extract(epoch from s.anchor))::bigint, coalesce(floor(extract(epoch from s.spread)), 0)::bigint,
     floor(extract(epoch from s.disabled_from))::bigint, floor(extract(epoch from s.disabled_until))::bigint
 from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id
     left join cronq.pauses p on p.schedule = s.name

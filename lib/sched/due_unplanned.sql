@@ -11,8 +11,8 @@
 -- Columns: name, cron, timezone, catchup, overlap, the epoch second to
 -- look for occurrences from, now as an epoch second, and whether the
 -- schedule's last job is still unfinished (queued, running or failed:
--- overlap skip waits for it), whether it is paused, and when its pause
--- ends, and its last disabled spell (as due.sql).
+-- overlap skip waits for it), whether it is paused, when its pause ends,
+-- its anchor and its spread, and its last disabled spell (as due.sql).
 --
 -- Parameters:
 --   $1  int  at most this many schedules (a transaction's batch)
@@ -28,6 +28,7 @@ select s.name, s.cron, s.timezone, s.catchup, s.overlap,
              and (j.expires_at is null or j.expires_at > now()), false),
     p.schedule is not null and (p.until is null or p.until > now()),
     floor(extract(epoch from p.until))::bigint, floor(extract(epoch from p.paused_at))::bigint,
+    floor(extract(epoch from s.anchor))::bigint, coalesce(floor(extract(epoch from s.spread)), 0)::bigint,
     floor(extract(epoch from s.disabled_from))::bigint, floor(extract(epoch from s.disabled_until))::bigint
 from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id
     left join cronq.pauses p on p.schedule = s.name

@@ -21,6 +21,7 @@
 #include "pg/pg.h"
 #include "schema/embedded.h"
 #include "queue/enqueue.h"
+#include "sched/fire.h"
 #include "tasks/payload.h"
 #include "time/cron.h"
 #include "time/rfc3339.h"
@@ -32,8 +33,8 @@
 /* Schedules materialised per transaction. */
 #define MATERIALISE_BATCH 1000
 
-static bool
-valid_name(const char *s)
+bool
+schedule_name_valid(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -45,22 +46,30 @@ valid_name(const char *s)
 	return true;
 }
 
+/* What d says about its times, for a fire clock. */
+static fire_def
+def_times(const schedule_def *d)
+{
+	fire_def f = {d->name, d->cron, d->timezone, d->has_anchor, d->anchor, d->spread_ms / 1000};
+
+	return f;
+}
+
 int
 schedule_check(const schedule_def *d, cq_err *err)
 {
-	char why[512];
-	cron_expr *e;
-	tz *zone;
+	fire_def times = def_times(d);
+	fire_clock clock;
 	enqueue_req req;
+	int rc;
 
-	if (!valid_name(d->name))
+	if (!schedule_name_valid(d->name))
 		return cq_fail(err, EX_DATAERR, "invalid schedule name \"%s\": use 1 to 200 letters, digits and _.:@-", d->name);
-	if ((e = cron_parse(d->cron, why, sizeof why)) == NULL)
-		return cq_fail(err, EX_DATAERR, "invalid cron expression \"%s\": %s", d->cron, why);
-	cron_free(e);
-	if ((zone = tz_open(d->timezone ? d->timezone : "UTC", why, sizeof why)) == NULL)
-		return cq_fail(err, EX_DATAERR, "%s", why);
-	tz_free(zone);
+	if (d->spread_ms % 1000 != 0)
+		return cq_fail(err, EX_DATAERR, "invalid spread: must be a whole number of seconds");
+	if ((rc = fire_open(&times, &clock, err)) != 0)
+		return rc;
+	fire_close(&clock);
 	if (d->catchup && strcmp(d->catchup, "latest") != 0 && strcmp(d->catchup, "all") != 0 &&
 		strcmp(d->catchup, "skip") != 0)
 		return cq_fail(err, EX_DATAERR, "invalid catchup policy \"%s\": must be latest, all or skip", d->catchup);
@@ -89,23 +98,18 @@ db_now(PGconn *conn, int64_t *now, cq_err *err)
 	return 0;
 }
 
-/* The first fire time of cron in zone strictly after t. */
+/* The first due instant of times strictly after t. */
 static int
-first_after(const char *cron, const char *zone_name, int64_t t, int64_t *next, cq_err *err)
+first_after(const fire_def *times, int64_t t, int64_t *next, cq_err *err)
 {
-	char why[512];
-	cron_expr *e = cron_parse(cron, why, sizeof why);
-	tz *zone = NULL;
-	int rc = 0;
+	fire_clock clock;
+	int rc;
 
-	if (e == NULL)
-		return cq_fail(err, EX_DATAERR, "invalid cron expression \"%s\": %s", cron, why);
-	if ((zone = tz_open(zone_name, why, sizeof why)) == NULL)
-		rc = cq_fail(err, EX_DATAERR, "%s", why);
-	else if (cron_next(e, zone, t, next) != 0)
-		rc = cq_fail(err, EX_DATAERR, "cron expression \"%s\" never fires", cron);
-	cron_free(e);
-	tz_free(zone);
+	if ((rc = fire_open(times, &clock, err)) != 0)
+		return rc;
+	if (fire_next(&clock, t, next) != 0)
+		rc = cq_fail(err, EX_DATAERR, "cron expression \"%s\" never fires", times->cron);
+	fire_close(&clock);
 	return rc;
 }
 
@@ -128,12 +132,15 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 	/* Columns left out take the table's defaults, the one place that knows them. */
 	const char *cols[] = {"name", "cron", "timezone", "type", "payload", "queue", "priority",
 						  "max_attempts", "timeout", "enabled", "catchup", "overlap", "next_run_at",
-						  "start_deadline"};
+						  "start_deadline", "anchor", "spread"};
 	const char *casts[] = {"", "", "", "", "::jsonb", "", "::int", "::int",
 						   "::bigint * interval '1 millisecond'", "::bool", "", "", "::timestamptz",
-						   "::bigint * interval '1 millisecond'"};
+						   "::bigint * interval '1 millisecond'", "::timestamptz",
+						   "::bigint * interval '1 second'"};
 	enum {NCOLS = sizeof cols / sizeof cols[0]};
 	char prio[16], attempts[16], timeout[32], next_text[32], deadline[32];
+	char anchor[RFC3339_BUFLEN], spread[32];
+	fire_def times = def_times(d);
 	const char *vals[NCOLS];
 	const char *params[NCOLS];
 	buf sql = BUF_INIT, values = BUF_INIT;
@@ -145,7 +152,7 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 	if ((rc = schedule_check(d, err)) != 0)
 		return rc;
 	if ((rc = db_now(conn, &now, err)) != 0 ||
-		(rc = first_after(d->cron, d->timezone ? d->timezone : "UTC", now, &next, err)) != 0)
+		(rc = first_after(&times, now, &next, err)) != 0)
 		return rc;
 	snprintf(prio, sizeof prio, "%d", d->opts.priority);
 	snprintf(attempts, sizeof attempts, "%d", d->opts.max_attempts);
@@ -166,6 +173,10 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 	vals[12] = next_text;
 	snprintf(deadline, sizeof deadline, "%" PRId64, d->start_deadline_ms);
 	vals[13] = d->start_deadline_ms > 0 ? deadline : NULL;
+	rfc3339_format(d->anchor, anchor, sizeof anchor);
+	vals[14] = d->has_anchor ? anchor : NULL;
+	snprintf(spread, sizeof spread, "%" PRId64, d->spread_ms / 1000);
+	vals[15] = d->spread_ms > 0 ? spread : NULL;
 
 	buf_puts(&sql, "insert into cronq.schedules (");
 	for (int i = 0; i < NCOLS; i++) {
@@ -256,6 +267,57 @@ schedule_run(PGconn *conn, const char *name, bool force, int64_t *job_id, cq_err
 	return 0;
 }
 
+/* t as RFC 3339 on zone's clock: "2026-03-08T03:00:00-04:00". */
+static void
+format_local(const tz *zone, int64_t t, char *out, size_t len)
+{
+	struct tz_tm tm;
+	int off;
+
+	tz_local(zone, t, &tm);
+	off = tm.utoff < 0 ? -tm.utoff : tm.utoff;
+	snprintf(out, len, "%04d-%02d-%02dT%02d:%02d:%02d%c%02d:%02d", tm.year, tm.mon, tm.mday, tm.hour,
+			 tm.min, tm.sec, tm.utoff < 0 ? '-' : '+', off / 3600, off / 60 % 60);
+}
+
+/*
+ * Add to s, one schedule of schedule_list(), "next_fire_times": its next
+ * SCHEDULE_SHOW_NEXT due instants (schedule_upcoming) in UTC and on its
+ * zone's clock. A schedule this host cannot plan (a zone gone) gets none.
+ */
+static int
+add_upcoming(PGconn *conn, const char *name, json_t *s, cq_err *err)
+{
+	int64_t *times = NULL, n = 0;
+	char *zone_name = NULL, why[512];
+	json_t *list = json_array();
+	tz *zone;
+	cq_err soft = {0};
+	int rc;
+
+	if ((rc = schedule_upcoming(conn, name, SCHEDULE_SHOW_NEXT, &times, &n, &zone_name, &soft)) != 0) {
+		json_decref(list);
+		if (soft.code == EX_DATAERR)
+			return json_object_set_new(s, "next_fire_times", json_null()) == 0 ? 0 : EX_SOFTWARE;
+		*err = soft;
+		return rc;
+	}
+	if ((zone = tz_open(zone_name, why, sizeof why)) != NULL) {
+		for (int64_t i = 0; i < n; i++) {
+			char utc[RFC3339_BUFLEN], local[40];
+
+			rfc3339_format(times[i], utc, sizeof utc);
+			format_local(zone, times[i], local, sizeof local);
+			json_array_append_new(list, json_pack("{s:s, s:s}", "utc", utc, "local", local));
+		}
+		tz_free(zone);
+	}
+	json_object_set_new(s, "next_fire_times", list);
+	free(times);
+	free(zone_name);
+	return 0;
+}
+
 json_t *
 schedule_list(PGconn *conn, const char *name, cq_err *err)
 {
@@ -264,6 +326,8 @@ schedule_list(PGconn *conn, const char *name, cq_err *err)
 		" select s.name, s.cron, s.timezone, s.type, s.payload, s.queue, s.priority,"
 		"   s.max_attempts, s.timeout::text as timeout, s.enabled, s.catchup, s.overlap,"
 		"   s.start_deadline::text as start_deadline,"
+		"   to_char(s.anchor at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') as anchor,"
+		"   s.spread::text as spread,"
 		"   to_char(s.next_run_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') as next_run_at,"
 		"   to_char(s.last_enqueued_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') as last_enqueued_at,"
 		"   s.last_job_id, j.status as last_job_status, s.created_by"
@@ -287,7 +351,69 @@ schedule_list(PGconn *conn, const char *name, cq_err *err)
 		not_found(name, err);
 		return NULL;
 	}
+	if (name && add_upcoming(conn, name, json_array_get(list, 0), err) != 0) {
+		json_decref(list);
+		return NULL;
+	}
 	return list;
+}
+
+int
+schedule_upcoming(PGconn *conn, const char *name, int64_t count, int64_t **times, int64_t *n,
+				  char **zone, cq_err *err)
+{
+	static const char sql[] =
+		"select s.cron, s.timezone, floor(extract(epoch from now()))::bigint,"
+		" floor(extract(epoch from s.anchor))::bigint,"
+		" coalesce(floor(extract(epoch from s.spread)), 0)::bigint,"
+		" p.key is not null, floor(extract(epoch from p.paused_at))::bigint,"
+		" floor(extract(epoch from p.until))::bigint"
+		" from cronq.schedules s left join cronq.pauses p on p.schedule = s.name"
+		" where s.name = $1";
+	PGresult *res = pg_exec(conn, sql, 1, (const char *[]) {name}, PG_MAYBE_ONE, err, NULL);
+	fire_def def;
+	fire_clock clock;
+	bool paused, forever;
+	int64_t t, paused_at, until;
+	int rc;
+
+	*times = NULL;
+	*n = 0;
+	if (zone)
+		*zone = NULL;
+	if (res == NULL)
+		return err->code;
+	if (PQntuples(res) == 0) {
+		PQclear(res);
+		return not_found(name, err);
+	}
+	def = (fire_def) {name, PQgetvalue(res, 0, 0), PQgetvalue(res, 0, 1), !PQgetisnull(res, 0, 3),
+		strtoll(PQgetvalue(res, 0, 3), NULL, 10), strtoll(PQgetvalue(res, 0, 4), NULL, 10)};
+	t = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+	paused = PQgetvalue(res, 0, 5)[0] == 't';
+	paused_at = strtoll(PQgetvalue(res, 0, 6), NULL, 10);
+	forever = PQgetisnull(res, 0, 7);
+	until = strtoll(PQgetvalue(res, 0, 7), NULL, 10);
+	if ((rc = fire_open(&def, &clock, err)) != 0) {
+		PQclear(res);
+		return rc;
+	}
+	if (zone)
+		*zone = xstrdup(def.zone);
+	*times = xcalloc((size_t) count + 1, sizeof **times);
+	while (*n < count && fire_next(&clock, t, &t) == 0) {
+		/* An occurrence in the pause is skipped when its time comes: left out. */
+		if (paused && t >= paused_at && (forever || t < until)) {
+			if (forever)
+				break;
+			t = until - 1;
+			continue;
+		}
+		(*times)[(*n)++] = t;
+	}
+	fire_close(&clock);
+	PQclear(res);
+	return 0;
 }
 
 /* A small cache of parsed zones for one materialisation pass. */
@@ -373,7 +499,7 @@ schedule_checker_free(schedule_checker *c)
  * so that a long outage does not mean stepping through every missed minute.
  */
 static int
-occurrences(const cron_expr *e, const tz *zone, int64_t from, int64_t upto, int cap, int64_t *out)
+occurrences(const fire_clock *clock, int64_t from, int64_t upto, int cap, int64_t *out)
 {
 	static const int64_t windows[] = {3600, 86400, 32 * 86400, 367 * 86400, 5 * 366 * 86400};
 
@@ -385,7 +511,7 @@ occurrences(const cron_expr *e, const tz *zone, int64_t from, int64_t upto, int 
 		if (start < from)
 			start = from;
 		t = start - 1;
-		while (cron_next(e, zone, t, &t) == 0 && t <= upto) {
+		while (fire_next(clock, t, &t) == 0 && t <= upto) {
 			ring[count % cap] = t;
 			count++;
 		}
@@ -403,25 +529,20 @@ occurrences(const cron_expr *e, const tz *zone, int64_t from, int64_t upto, int 
 }
 
 int
-schedule_fire_at_or_before(const char *cron, const char *zone_name, int64_t t, int64_t *fire, cq_err *err)
+schedule_fire_at_or_before(const fire_def *times, int64_t t, int64_t *fire, cq_err *err)
 {
-	char why[512];
-	cron_expr *e = cron_parse(cron, why, sizeof why);
-	tz *zone = NULL;
-	int rc = 0;
+	fire_clock clock;
+	int rc;
 
-	if (e == NULL)
-		return cq_fail(err, EX_DATAERR, "invalid cron expression \"%s\": %s", cron, why);
-	if ((zone = tz_open(zone_name, why, sizeof why)) == NULL)
-		rc = cq_fail(err, EX_DATAERR, "%s", why);
-	else if (occurrences(e, zone, t - 5 * 366 * 86400, t, 1, fire) != 1) {
+	if ((rc = fire_open(times, &clock, err)) != 0)
+		return rc;
+	if (occurrences(&clock, t - 5 * 366 * 86400, t, 1, fire) != 1) {
 		char ts[RFC3339_BUFLEN];
 
 		rfc3339_format(t, ts, sizeof ts);
-		rc = cq_fail(err, EX_DATAERR, "\"%s\" has no fire time in the five years up to %s", cron, ts);
+		rc = cq_fail(err, EX_DATAERR, "\"%s\" has no fire time in the five years up to %s", times->cron, ts);
 	}
-	cron_free(e);
-	tz_free(zone);
+	fire_close(&clock);
 	return rc;
 }
 
@@ -447,8 +568,8 @@ static const char materialise_sql[] =
 
 /*
  * One due schedule's share of a batch. Who owns what: name points into the
- * due query's result; zone into the zone cache; expr, fires, why, detail
- * and refusal are the entry's own.
+ * due query's result; clock.zone into the zone cache; clock.expr, fires,
+ * why, detail and refusal are the entry's own.
  */
 typedef struct due_entry {
 	const char *name;
@@ -461,8 +582,7 @@ typedef struct due_entry {
 	char	   *refusal;		/* why it cannot run, or NULL */
 	char		until[RFC3339_BUFLEN];		/* the end of its pause, for the ledger */
 	char		next[RFC3339_BUFLEN];		/* its next run; "" for never */
-	cron_expr  *expr;			/* NULL when it does not parse */
-	tz		   *zone;
+	fire_clock	clock;			/* expr NULL when it does not parse */
 } due_entry;
 
 /*
@@ -528,6 +648,7 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 	bool all = strcmp(catchup, "all") == 0;
 	int64_t from = strtoll(PQgetvalue(res, i, 5), NULL, 10);
 	int64_t now = strtoll(PQgetvalue(res, i, 6), NULL, 10);
+	int64_t spread = strtoll(PQgetvalue(res, i, 12), NULL, 10);
 	int64_t after;
 	char why[512];
 	cron_expr *e = cron_parse(PQgetvalue(res, i, 1), why, sizeof why);
@@ -535,24 +656,31 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 
 	memset(d, 0, sizeof *d);
 	d->name = PQgetvalue(res, i, 0);
+	if (e && zone && (spread < 0 || spread > FIRE_SPREAD_MAX)) {
+		snprintf(why, sizeof why, "spread out of range: at most 1 day");
+		zone = NULL;
+	}
 	if (e == NULL || zone == NULL) {
 		d->refusal = xstrdup(why);
 		rfc3339_format(now + SCHEDULE_RETRY_S, d->next, sizeof d->next);
 		cron_free(e);
 		return;
 	}
-	d->expr = e;
-	d->zone = zone;
+	if (!PQgetisnull(res, i, 11))
+		cron_set_anchor(e, strtoll(PQgetvalue(res, i, 11), NULL, 10));
+	d->clock.expr = e;
+	d->clock.zone = zone;
+	d->clock.offset = fire_offset(d->name, spread);
 	d->fires = xcalloc(SCHEDULE_CATCHUP_CAP, sizeof *d->fires);
 	d->why = xcalloc(SCHEDULE_CATCHUP_CAP, sizeof *d->why);
 	d->detail = xcalloc(SCHEDULE_CATCHUP_CAP, sizeof *d->detail);
-	d->nfires = occurrences(e, zone, from, now, SCHEDULE_CATCHUP_CAP, d->fires);
+	d->nfires = occurrences(&d->clock, from, now, SCHEDULE_CATCHUP_CAP, d->fires);
 	if (!PQgetisnull(res, i, 9))
 		rfc3339_format(strtoll(PQgetvalue(res, i, 9), NULL, 10), d->until, sizeof d->until);
 	for (int k = 0; k < d->nfires; k++) {
 		bool newest = k == d->nfires - 1;
 
-		if (in_window(res, i, 11, 12, d->fires[k]))
+		if (in_window(res, i, 13, 14, d->fires[k]))
 			entry_skip(d, k, "disabled", NULL);
 		else if (paused || in_window(res, i, 10, 9, d->fires[k]))
 			entry_skip(d, k, "paused", d->until[0] ? d->until : NULL);
@@ -563,7 +691,7 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 		else if (skip_overlap)
 			entry_skip(d, k, "overlap", NULL);
 	}
-	if (cron_next(e, zone, now, &after) == 0)
+	if (fire_next(&d->clock, now, &after) == 0)
 		rfc3339_format(after, d->next, sizeof d->next);
 }
 
@@ -580,7 +708,7 @@ entry_refuse(due_entry *d, const char *why)
 
 	d->refusal = xstrdup(why);
 	d->next[0] = '\0';
-	if (cron_next(d->expr, d->zone, d->fires[d->nfires - 1] + SCHEDULE_RETRY_S - 1, &after) == 0)
+	if (fire_next(&d->clock, d->fires[d->nfires - 1] + SCHEDULE_RETRY_S - 1, &after) == 0)
 		rfc3339_format(after, d->next, sizeof d->next);
 	for (int k = 0; k < d->nfires; k++)
 		if (d->why[k] == NULL) {
@@ -780,7 +908,7 @@ out:
 		free(d[i].why);
 		free(d[i].detail);
 		free(d[i].refusal);
-		cron_free(d[i].expr);
+		cron_free(d[i].clock.expr);
 	}
 	free(d);
 	free(all);

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "queue/enqueue.h"
+#include "sched/fire.h"
 #include "util/err.h"
 
 typedef struct schedule_def {
@@ -29,6 +30,9 @@ typedef struct schedule_def {
 	const char *overlap;		/* NULL: skip */
 	bool		disabled;
 	int64_t		start_deadline_ms;	/* 0: none; else each job expires this long after its fire time */
+	bool		has_anchor;		/* "@every" only: count periods from anchor, not the epoch */
+	int64_t		anchor;			/* epoch seconds */
+	int64_t		spread_ms;		/* 0: none; else whole seconds up to FIRE_SPREAD_MAX */
 } schedule_def;
 
 /* How many missed occurrences catchup "all" enqueues at most (the newest). */
@@ -63,16 +67,37 @@ int schedule_set_enabled(PGconn *conn, const char *name, bool enabled, cq_err *e
 int schedule_run(PGconn *conn, const char *name, bool force, int64_t *job_id, cq_err *err)
 	__attribute__((warn_unused_result));
 
-/* All schedules (an array of objects, by name), or one (NULL + err if none). */
+/*
+ * The newest due instant of times (zone, anchor and spread applied) at or
+ * before t (at most five years back), in *fire; EX_DATAERR when the
+ * expression, the zone or the search fails.
+ */
+int schedule_fire_at_or_before(const fire_def *times, int64_t t, int64_t *fire, cq_err *err)
+	__attribute__((warn_unused_result));
+
+/* A name a schedule may have: 1 to 200 letters, digits and _.:@- */
+bool schedule_name_valid(const char *name);
+
+/* How many next fire times schedule_list() gives one schedule. */
+#define SCHEDULE_SHOW_NEXT 3
+
+/*
+ * All schedules (an array of objects, by name), or one (NULL + err if
+ * none), which then has "next_fire_times" too: schedule_upcoming's, each
+ * {"utc", "local"} (RFC 3339 on its zone's clock); null when this host
+ * cannot plan it.
+ */
 json_t *schedule_list(PGconn *conn, const char *name, cq_err *err);
 
 /*
- * The newest fire time of cron in zone at or before t (at most five years
- * back), in *fire; EX_DATAERR when the expression, the zone or the search
- * fails.
+ * The next count due instants (epoch seconds, ascending) of stored schedule
+ * name after the database's now: its zone, anchor and spread applied, and
+ * those inside its pause left out (none while it is paused for good). A new
+ * array *times of *n the caller free()s; *zone gets its zone's name, to
+ * free() too (NULL when not wanted).
  */
-int schedule_fire_at_or_before(const char *cron, const char *zone, int64_t t, int64_t *fire, cq_err *err)
-	__attribute__((warn_unused_result));
+int schedule_upcoming(PGconn *conn, const char *name, int64_t count, int64_t **times, int64_t *n,
+					  char **zone, cq_err *err) __attribute__((warn_unused_result));
 
 /*
  * Checks stored schedules the way a wake plans them, for status and check:

@@ -1,7 +1,8 @@
 /*
  * why — see why.h. Two statements: the schedule (to compute which fire
- * time is asked about, in C as the wake does), then everything known of
- * that fire time in one row; the reason is put together here.
+ * time is asked about, in C as the wake does: its fire clock, anchor and
+ * spread applied), then everything known of that fire time in one row;
+ * the reason is put together here.
  */
 #include "sched/why.h"
 
@@ -19,7 +20,8 @@
 
 static const char schedule_sql[] =
 	"select s.cron, s.timezone,"
-	"  floor(extract(epoch from coalesce($2::timestamptz, now())))::bigint"
+	"  floor(extract(epoch from coalesce($2::timestamptz, now())))::bigint,"
+	"  floor(extract(epoch from s.anchor))::bigint, coalesce(floor(extract(epoch from s.spread)), 0)::bigint"
 	" from cronq.schedules s where s.name = $1";
 
 #define UTC(x) "to_char((" x ") at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
@@ -203,6 +205,7 @@ schedule_why(PGconn *conn, const char *name, const char *at, cq_err *err)
 	PGresult *res, *r;
 	int64_t t, fire;
 	struct tz_tm tm;
+	fire_def times;
 	tz *zone;
 	json_t *out;
 
@@ -214,7 +217,9 @@ schedule_why(PGconn *conn, const char *name, const char *at, cq_err *err)
 		return NULL;
 	}
 	t = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
-	if (schedule_fire_at_or_before(PQgetvalue(res, 0, 0), PQgetvalue(res, 0, 1), t, &fire, err) != 0) {
+	times = (fire_def) {name, PQgetvalue(res, 0, 0), PQgetvalue(res, 0, 1), !PQgetisnull(res, 0, 3),
+		strtoll(PQgetvalue(res, 0, 3), NULL, 10), strtoll(PQgetvalue(res, 0, 4), NULL, 10)};
+	if (schedule_fire_at_or_before(&times, t, &fire, err) != 0) {
 		PQclear(res);
 		return NULL;
 	}

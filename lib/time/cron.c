@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/duration.h"
 #include "util/err.h"
 #include "util/xalloc.h"
 
@@ -27,6 +28,8 @@ struct cron_expr {
 	bool		day_and;		/* a day field starts with '*': days must match both */
 	bool		never;			/* no date can match (30 February) */
 	bool		fixed;			/* one minute and one hour */
+	int64_t		every;			/* @every: the period in seconds; 0 for a cron expression */
+	int64_t		anchor;			/* @every: an instant it fires at (0: the epoch) */
 };
 
 typedef struct field_spec {
@@ -374,6 +377,51 @@ popcount64(uint64_t x)
 	return n;
 }
 
+/*
+ * "@every D": D a duration as cronq's flags take them, whole seconds, from
+ * CRON_EVERY_MIN up. ntok counts every token of the expression.
+ */
+static cron_expr *
+parse_every(const char *d, size_t dlen, size_t ntok, char *err, size_t errlen)
+{
+	char		text[64];
+	char		q[160];
+	char		why[256];
+	int64_t		ms;
+	cron_expr  *e;
+
+	if (d == NULL) {
+		cq_errbuf(err, errlen, "@every needs a duration, such as @every 90m");
+		return NULL;
+	}
+	quote_text(q, sizeof(q), d, dlen);
+	if (ntok > 2) {
+		cq_errbuf(err, errlen, "unexpected text after @every %s", q);
+		return NULL;
+	}
+	if (dlen >= sizeof(text)) {
+		cq_errbuf(err, errlen, "@every: invalid duration \"%s\"", q);
+		return NULL;
+	}
+	memcpy(text, d, dlen);
+	text[dlen] = '\0';
+	if (duration_parse(text, &ms, why, sizeof(why)) != 0) {
+		cq_errbuf(err, errlen, "@every: %s", why);
+		return NULL;
+	}
+	if (ms % 1000 != 0) {
+		cq_errbuf(err, errlen, "@every: %s is not a whole number of seconds", q);
+		return NULL;
+	}
+	if (ms < CRON_EVERY_MIN * 1000) {
+		cq_errbuf(err, errlen, "@every: %s is shorter than 1 minute", q);
+		return NULL;
+	}
+	e = xcalloc(1, sizeof(cron_expr));
+	e->every = ms / 1000;
+	return e;
+}
+
 cron_expr *
 cron_parse(const char *text, char *err, size_t errlen)
 {
@@ -406,6 +454,9 @@ cron_parse(const char *text, char *err, size_t errlen)
 
 	if (tok[0][0] == '@') {
 		char		q[160];
+
+		if (equal_nocase(tok[0], toklen[0], "@every"))
+			return parse_every(ntok > 1 ? tok[1] : NULL, ntok > 1 ? toklen[1] : 0, ntok, err, errlen);
 
 		for (size_t i = 0; i < sizeof(macros) / sizeof(macros[0]); i++) {
 			if (!equal_nocase(tok[0], toklen[0], macros[i].name))
@@ -462,6 +513,18 @@ cron_is_fixed_time(const cron_expr *e)
 	return e->fixed;
 }
 
+int64_t
+cron_every(const cron_expr *e)
+{
+	return e->every;
+}
+
+void
+cron_set_anchor(cron_expr *e, int64_t anchor)
+{
+	e->anchor = anchor;
+}
+
 /* ---- matching and searching --------------------------------------------- */
 
 static bool
@@ -476,6 +539,13 @@ day_matches(const cron_expr *e, int mday, int wday)
 bool
 cron_matches_local(const cron_expr *e, const struct tz_tm *local)
 {
+	if (e->every > 0) {
+		int64_t		t = tz_days_from_civil(local->year, local->mon, local->mday) * SECS_PER_DAY +
+			local->hour * 3600 + local->min * 60 - local->utoff;
+
+		/* The minute holds a fire time when one falls in [t, t + 60). */
+		return tz_floor_div(t + 59 - e->anchor, e->every) * e->every + e->anchor >= t;
+	}
 	if (local->mon < 1 || local->mon > 12 || local->mday < 1 || local->mday > 31 ||
 		local->wday < 0 || local->wday > 6 || local->hour < 0 || local->hour > 23 ||
 		local->min < 0 || local->min > 59)
@@ -657,11 +727,30 @@ next_any(const cron_expr *e, const tz *zone, int64_t after, int64_t limit,
 	return -1;
 }
 
+/* cron_next for @every: the next anchor + k * every, whatever the zone. */
+static int
+next_every(const cron_expr *e, int64_t after, int64_t *next)
+{
+	int64_t		t = (tz_floor_div(after - e->anchor, e->every) + 1) * e->every + e->anchor;
+
+	if (t > CRON_TIME_MAX || t - after > SEARCH_SECS)
+		return -1;
+	*next = t;
+	return 0;
+}
+
 int
 cron_next(const cron_expr *e, const tz *zone, int64_t after, int64_t *next)
 {
 	int64_t		limit;
 
+	if (e->every > 0) {
+		if (after >= CRON_TIME_MAX)
+			return -1;
+		if (after < CRON_TIME_MIN)
+			after = CRON_TIME_MIN - 1;
+		return next_every(e, after, next);
+	}
 	if (e->never || after >= CRON_TIME_MAX)
 		return -1;
 	if (after < CRON_TIME_MIN)

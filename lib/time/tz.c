@@ -684,6 +684,20 @@ out:
 	return 0;
 }
 
+/*
+ * Names whose meaning is the host's, not the IANA database's: the system's
+ * own zone, the template for POSIX rules, the "Factory" placeholder, and
+ * the posix/ and right/ copies of the database (right/ counts leap
+ * seconds). Two runners could read them differently, so they are refused.
+ */
+static bool
+host_zone_name(const char *name)
+{
+	return strcmp(name, "localtime") == 0 || strcmp(name, "posixrules") == 0 ||
+		strcmp(name, "Factory") == 0 || strncmp(name, "posix/", 6) == 0 ||
+		strncmp(name, "right/", 6) == 0;
+}
+
 tz *
 tz_open(const char *name, char *err, size_t errlen)
 {
@@ -700,6 +714,11 @@ tz_open(const char *name, char *err, size_t errlen)
 	if (!valid_zone_name(name)) {
 		cq_errbuf(err, errlen, "invalid time zone name \"%.64s%s\"", name,
 				strlen(name) > 64 ? "..." : "");
+		return NULL;
+	}
+	if (host_zone_name(name)) {
+		cq_errbuf(err, errlen, "time zone \"%s\" depends on the host: use an IANA name such as Europe/Paris",
+				  name);
 		return NULL;
 	}
 

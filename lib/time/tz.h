@@ -32,7 +32,9 @@ typedef struct tz tz;
  * Open zone `name` (e.g. "Europe/Paris") from $TZDIR or /usr/share/zoneinfo.
  * "UTC" always works, even without any zone files. Names that are absolute,
  * contain "..", or hold unusual characters are refused before any file is
- * touched. On failure: NULL and a one-line message in err.
+ * touched, and so are the host-dependent names (localtime, posixrules,
+ * Factory, posix/..., right/...), so that every runner computes the same
+ * instants. On failure: NULL and a one-line message in err.
  */
 tz		   *tz_open(const char *name, char *err, size_t errlen)
 			__attribute__((warn_unused_result));

@@ -232,6 +232,9 @@ test_job(void)
 	buf_free(&payload);
 }
 
+/* A schedule's times with no anchor and no spread. */
+#define TIMES(cron, zone) (&(fire_def) {"s", (cron), (zone), false, 0, 0})
+
 static void
 test_occurrences(void)
 {
@@ -240,29 +243,41 @@ test_occurrences(void)
 	int rc;
 
 	/* 00:00 to 05:00 hourly, both ends included. */
-	rc = backfill_occurrences("0 * * * *", "UTC", T0 - 10 * 3600, T0 - 5 * 3600, 100000, &fires, &n, &err);
+	rc = backfill_occurrences(TIMES("0 * * * *", "UTC"), T0 - 10 * 3600, T0 - 5 * 3600, 100000, &fires, &n, &err);
 	CHECK(rc == 0 && n == 6 && fires[0] == T0 - 10 * 3600 && fires[5] == T0 - 5 * 3600,
 		  "hourly: rc %d, %lld fires (%s)", rc, (long long) n, err.msg);
 	free(fires);
 
 	/* The spec's daylight-saving example: 0 2 * * * in New York fires at 03:00 EDT on 8 March. */
-	rc = backfill_occurrences("0 2 * * *", "America/New_York", T0 - 22 * 3600, T0 + 26 * 3600, 100000,
+	rc = backfill_occurrences(TIMES("0 2 * * *", "America/New_York"), T0 - 22 * 3600, T0 + 26 * 3600, 100000,
 							  &fires, &n, &err);
 	CHECK(rc == 0 && n == 2 && fires[0] == INT64_C(1772953200) && fires[1] == INT64_C(1773036000),
 		  "New York spring forward: rc %d, %lld fires (%s)", rc, (long long) n, err.msg);
 	free(fires);
 
-	rc = backfill_occurrences("* * * * *", "UTC", T0, T0 + 3600, 60, &fires, &n, &err);
+	rc = backfill_occurrences(TIMES("* * * * *", "UTC"), T0, T0 + 3600, 60, &fires, &n, &err);
 	CHECK(rc == EX_USAGE && fires == NULL && n == 0 &&
 		  strcmp(err.msg, "the range holds more than 60 occurrences; a backfill enqueues at most 60") == 0,
 		  "too many occurrences: rc %d [%s]", rc, err.msg);
-	rc = backfill_occurrences("0 0 30 2 *", "UTC", T0, T0 + 366 * DAY, 100000, &fires, &n, &err);
+	rc = backfill_occurrences(TIMES("0 0 30 2 *", "UTC"), T0, T0 + 366 * DAY, 100000, &fires, &n, &err);
 	CHECK(rc == 0 && n == 0 && fires == NULL, "never fires: rc %d, %lld", rc, (long long) n);
-	rc = backfill_occurrences("61 * * * *", "UTC", T0, T0 + DAY, 100000, &fires, &n, &err);
+	rc = backfill_occurrences(TIMES("61 * * * *", "UTC"), T0, T0 + DAY, 100000, &fires, &n, &err);
 	CHECK(rc == EX_DATAERR && strcmp(err.msg, "invalid cron expression \"61 * * * *\": minute: 61 is out of range 0-59") == 0,
 		  "bad expression: rc %d [%s]", rc, err.msg);
-	rc = backfill_occurrences("0 * * * *", "UTC", T0 + DAY, T0, 100000, &fires, &n, &err);
+	rc = backfill_occurrences(TIMES("0 * * * *", "UTC"), T0 + DAY, T0, 100000, &fires, &n, &err);
 	CHECK(rc == EX_USAGE, "reversed range: rc %d [%s]", rc, err.msg);
+
+	/* An @every schedule's due instants: its anchor, then its spread, applied. */
+	rc = backfill_occurrences(&(fire_def) {"s", "@every 90m", "Europe/Paris", true, T0 - 600, 0},
+							  T0 - 3 * 3600, T0 + 3 * 3600, 100000, &fires, &n, &err);
+	CHECK(rc == 0 && n == 4 && fires[0] == T0 - 600 - 5400 && fires[3] == T0 - 600 + 2 * 5400,
+		  "@every 90m anchored: rc %d, %lld fires (%s)", rc, (long long) n, err.msg);
+	free(fires);
+	rc = backfill_occurrences(&(fire_def) {"s", "@every 1h", "UTC", false, 0, 600},
+							  T0 - 3600, T0, 100000, &fires, &n, &err);
+	CHECK(rc == 0 && n == 1 && fires[0] == T0 - 3600 + fire_offset("s", 600),
+		  "@every 1h spread: rc %d, %lld fires (%s)", rc, (long long) n, err.msg);
+	free(fires);
 }
 
 int

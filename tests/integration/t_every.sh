@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# every: interval schedules (@every, --anchor), deterministic spread
+# (--spread), `schedule next NAME` with pauses, `schedule show`'s next fire
+# times, the SQL side (cronq.schedule, cron_error, the guard's checks),
+# host-dependent zones refused, and backfill --schedule of an @every.
+. "$(dirname "$0")/lib.sh"
+
+# FNV-1a 64 of the name mod the spread, worked out apart from the C:
+# every-spread in 1h: 748 s; sp7 in 5m: 203 s; sql-anch in 10m: 498 s.
+
+# No database needed for an expression.
+CRONQ_DATABASE_URL="host=/nonexistent" cronq schedule next '@every 90m' --from 2026-03-07T22:00:00Z --count 3
+expect "next @every 90m: epoch multiples across midnight" 0 \
+    $'2026-03-07T22:30:00Z\n2026-03-08T00:00:00Z\n2026-03-08T01:30:00Z' ""
+cronq schedule next '@every 90m' --anchor 2026-03-01T00:20:00Z --from 2026-03-07T22:00:00Z --count 3
+expect "next @every 90m --anchor" 0 $'2026-03-07T22:50:00Z\n2026-03-08T00:20:00Z\n2026-03-08T01:50:00Z' ""
+cronq schedule next '@every 7m' --tz America/New_York --from 2026-03-08T06:55:00Z --count 3
+expect "next @every 7m across New York's spring forward: instants" 0 \
+    $'2026-03-08T06:59:00Z\n2026-03-08T07:06:00Z\n2026-03-08T07:13:00Z' ""
+cronq schedule next '@every 30s'
+expect "next @every 30s refused" 65 "" 'cronq: error: invalid cron expression "@every 30s": @every: 30s is shorter than 1 minute'
+cronq schedule next '@every'
+expect "next @every without a duration" 65 "" 'cronq: error: invalid cron expression "@every": @every needs a duration, such as @every 90m'
+cronq schedule next '0 * * * *' --anchor 2026-01-01T00:00:00Z
+expect "next: an anchor on a cron expression" 65 "" 'cronq: error: an anchor applies only to @every expressions, not to "0 * * * *"'
+for z in localtime posixrules Factory posix/Europe/Paris right/UTC; do
+    cronq schedule next '@every 1h' --tz "$z"
+    expect "next --tz $z refused" 65 "" "cronq: error: time zone \"$z\" depends on the host: use an IANA name such as Europe/Paris"
+done
+
+migrate
+count() { q "select count(*) from cronq.schedules where name <> 'cronq-purge'"; }
+
+# Refused before anything is written.
+cronq schedule add lt '@every 1h' noop --tz localtime
+expect "add --tz localtime" 65 "" 'cronq: error: time zone "localtime" depends on the host: use an IANA name such as Europe/Paris'
+cronq schedule add sp '@every 1h' noop --spread 25h
+expect "add --spread over a day" 65 "" 'cronq: error: invalid spread: must be at most 1 day'
+cronq schedule add sp '@every 1h' noop --spread 1500ms
+expect "add --spread in part seconds" 65 "" 'cronq: error: invalid spread: must be a whole number of seconds'
+cronq schedule add an '0 * * * *' noop --anchor 2026-01-01T00:00:00Z
+expect "add --anchor on a cron expression" 65 "" 'cronq: error: an anchor applies only to @every expressions, not to "0 * * * *"'
+cronq schedule add e '@every 59s' noop
+expect "add @every 59s" 65 "" 'cronq: error: invalid cron expression "@every 59s": @every: 59s is shorter than 1 minute'
+eq "nothing written by the refused adds" 0 "$(count)"
+out=$("$PSQL" -XAtq -c "insert into cronq.schedules (name, cron, timezone, type) values ('z', '@every 1h', 'posix/Europe/Paris', 'noop')" 2>&1)
+match "the database refuses posix/ zones too" 'schedule "z": time zone "posix/Europe/Paris" depends on the host' "$out"
+out=$("$PSQL" -XAtq -c "insert into cronq.schedules (name, cron, timezone, type) values ('z', '@every 1h', 'localtime', 'noop')" 2>&1)
+match "and localtime" 'schedule "z": time zone "localtime" depends on the host' "$out"
+
+# An anchored @every: next_run_at on its grid.
+cronq schedule add an '@every 90m' noop --anchor 2026-01-01T00:10:00Z
+expect "add @every 90m --anchor" 0 "" ""
+eq "anchor stored, next_run_at on the anchor's grid, in the future" "2026-01-01T00:10:00Z|0|t" \
+    "$(q "select to_char(anchor at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), extract(epoch from next_run_at - anchor)::bigint % 5400, next_run_at > now() from cronq.schedules where name = 'an'")"
+
+# Spread: next_run_at carries the name's offset; a second process agrees.
+cronq schedule add every-spread '@every 1h' noop --spread 1h --tz Europe/Paris --catchup all
+expect "add --spread 1h" 0 "" ""
+eq "next_run_at is the spread instant (748 s past the hour)" "748|01:00:00" \
+    "$(q "select extract(epoch from next_run_at)::bigint % 3600, spread from cronq.schedules where name = 'every-spread'")"
+cronq schedule next every-spread --count 3
+first=$(q "select to_char(next_run_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') from cronq.schedules where name = 'every-spread'")
+eq "schedule next NAME: the stored next run first" "$first" "$(printf '%s\n' "$OUT" | head -n 1)"
+match "schedule next NAME: three times at :12:28" '^([0-9-]+T[0-9]{2}:12:28Z'$'\n''?){3}$' "$OUT"
+eq "schedule next NAME: exit 0, quiet" "0|" "$RC|$ERR"
+cronq schedule next every-spread --tz UTC
+expect "schedule next NAME --tz" 64 "" 'cronq: error: --tz, --anchor and --from apply to an expression, not to schedule "every-spread"'
+cronq schedule next no-such-schedule
+expect "schedule next of a missing schedule" 65 "" 'cronq: error: schedule "no-such-schedule" does not exist'
+
+# show: the next three in UTC and on the zone's clock.
+cronq schedule show every-spread
+eq "show: three next fire times" 3 "$(printf '%s\n' "$OUT" | grep -c '^next_fire_time ')"
+match "show: UTC and Paris time" 'next_fire_time +[0-9-]+T[0-9]{2}:12:28Z +[0-9-]+T[0-9]{2}:12:28\+0[12]:00' "$OUT"
+cronq schedule show every-spread --json
+eq "show --json: next_fire_times" "3|$first" \
+    "$(q "select json_array_length(j->'next_fire_times') || '|' || (j->'next_fire_times'->0->>'utc') from (select '$OUT'::json j) x")"
+
+# A pause: the fire times inside it are left out; for good, none.
+until=$(q "select to_char((next_run_at + interval '90 minutes') at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') from cronq.schedules where name = 'every-spread'")
+"$CRONQ" pause schedule:every-spread --until "$until" >/dev/null
+cronq schedule next every-spread --count 2
+eq "schedule next NAME skips the pause" \
+    "$(q "select string_agg(to_char((next_run_at + i * interval '1 hour') at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), E'\n' order by i) from cronq.schedules, generate_series(2, 3) i where name = 'every-spread'")" "$OUT"
+"$CRONQ" pause schedule:every-spread >/dev/null
+cronq schedule next every-spread
+expect "paused for good: no fire times" 0 "" ""
+"$CRONQ" resume schedule:every-spread >/dev/null
+
+# Catch-up under 4 runners: @every 7m (catchup all) and the spread schedule,
+# both down for about an hour; every occurrence once, with its key.
+# clear_of_every SECONDS: once no occurrence of e7 (multiples of 7 minutes)
+# or sp7 (203 s past them) is due within SECONDS, so that the expected
+# occurrences counted up to now are those the runners saw.
+clear_of_every() {
+    poll 440 is_true "select s not between 420 - $1 and 419 and s not between 203 - $1 and 202
+                      from (select floor(extract(epoch from clock_timestamp()))::bigint % 420 as s) x" \
+        || fail "the clock never left the end of a 7-minute period"
+}
+cronq schedule add e7 '@every 7m' noop --catchup all
+cronq schedule add sp7 '@every 7m' noop --catchup all --spread 5m
+clear_of_every 40
+start=$(q "select to_timestamp((floor(extract(epoch from now()))::bigint / 420 - 9) * 420)")
+q "update cronq.schedules set next_run_at = '$start' where name = 'e7'"
+q "update cronq.schedules set next_run_at = '$start'::timestamptz + interval '203 seconds' - interval '7 minutes' where name = 'sp7'"
+q "update cronq.schedules set next_run_at = now() - interval '3 hours' where name = 'every-spread'"
+for i in $(seq 1 4); do "$CRONQ" run --queue none-such >"$T_DIR/r$i.out" 2>&1 & done
+wait
+eq "4 runners: quiet" "" "$(cat "$T_DIR"/r*.out)"
+keys() {
+    q "select string_agg(idempotency_key, ',' order by scheduled_for) from cronq.jobs where schedule = '$1'"
+}
+want=$(q "select string_agg('schedule:e7:' || to_char(t at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), ',' order by t)
+          from generate_series('$start'::timestamptz, now(), interval '7 minutes') t")
+eq "@every 7m: exactly the missed occurrences, each once, with their keys" "$want" "$(keys e7)"
+eq "@every 7m: 10 of them" 10 "$(q "select count(*) from cronq.jobs where schedule = 'e7'")"
+want=$(q "select string_agg('schedule:sp7:' || to_char(t at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), ',' order by t)
+          from generate_series('$start'::timestamptz + interval '203 seconds' - interval '7 minutes', now(), interval '7 minutes') t")
+eq "@every 7m --spread 5m: its occurrences at +203 s, keys and all" "$want" "$(keys sp7)"
+eq "spread jobs: scheduled_for and run_at are the key's time" 0 \
+    "$(q "select count(*) from cronq.jobs where schedule in ('sp7', 'every-spread') and (run_at <> scheduled_for or idempotency_key <> 'schedule:' || schedule || ':' || to_char(scheduled_for at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'))")"
+eq "every-spread: its 3 missed hours, each 748 s past the hour" "3|748|748" \
+    "$(q "select count(*) || '|' || min(m) || '|' || max(m) from (select extract(epoch from scheduled_for)::bigint % 3600 m from cronq.jobs where schedule = 'every-spread') x")"
+eq "all moved on to their next spread instant" "0|203|748" \
+    "$(q "select count(*) filter (where next_run_at <= now()), max(extract(epoch from next_run_at)::bigint % 420) filter (where name = 'sp7'), max(extract(epoch from next_run_at)::bigint % 3600) filter (where name = 'every-spread') from cronq.schedules where name in ('e7', 'sp7', 'every-spread')")"
+"$CRONQ" run --queue none-such
+eq "a second wave adds nothing" 13 "$(q "select count(*) from cronq.jobs where schedule in ('e7', 'every-spread')")"
+
+# SQL: cronq.schedule with @every, an anchor and a spread; the rules hold.
+eq "cronq.schedule('x', '@every 90m', ...)" sql-every "$(q "select cronq.schedule('sql-every', '@every 90m', 'noop')")"
+eq "cronq.schedule with anchor and spread" sql-anch \
+    "$(q "select cronq.schedule('sql-anch', '@every 90m', 'noop', anchor => '2026-01-01T00:10:00Z', spread => '10 minutes')")"
+"$CRONQ" run --queue none-such
+eq "planned by a wake: on the anchor's grid plus 498 s" "498|t" \
+    "$(q "select extract(epoch from next_run_at - anchor)::bigint % 5400, next_run_at > now() from cronq.schedules where name = 'sql-anch'")"
+eq "planned by a wake: @every 90m from the epoch" 0 \
+    "$(q "select extract(epoch from next_run_at)::bigint % 5400 from cronq.schedules where name = 'sql-every'")"
+out=$("$PSQL" -XAtq -c "select cronq.schedule('sql-30s', '@every 30s', 'noop')" 2>&1)
+match "cronq.schedule refuses @every 30s" 'schedule "sql-30s": @every: 30s is shorter than 1 minute' "$out"
+out=$("$PSQL" -XAtq -c "select cronq.schedule('sql-sp', '@every 1h', 'noop', spread => '2 days')" 2>&1)
+match "cronq.schedule refuses a spread over a day" 'schedules_spread_check' "$out"
+out=$("$PSQL" -XAtq -c "select cronq.schedule('sql-an', '0 * * * *', 'noop', anchor => now())" 2>&1)
+match "cronq.schedule refuses an anchor on a cron expression" 'an anchor applies only to @every expressions' "$out"
+eq "none of the refused was stored" 0 "$(q "select count(*) from cronq.schedules where name in ('sql-30s', 'sql-sp', 'sql-an')")"
+q "select cronq.schedule('sql-anch', '0 * * * *', 'noop')" >/dev/null
+eq "an @every turned cron expression drops its anchor, keeps its spread" "|00:10:00" \
+    "$(q "select anchor, spread from cronq.schedules where name = 'sql-anch'")"
+q "update cronq.schedules set next_run_at = now() + interval '1 day' where name = 'sql-every'"
+q "update cronq.schedules set spread = '5 minutes' where name = 'sql-every'"
+eq "a changed spread is replanned (next_run_at null)" t "$(q "select next_run_at is null from cronq.schedules where name = 'sql-every'")"
+
+# backfill --schedule: the anchored and the spread schedule's own instants.
+q "delete from cronq.jobs"
+cronq backfill --schedule an --from 2026-01-01T00:00:00Z --to 2026-01-01T06:00:00Z
+eq "backfill of an anchored @every" "0|schedule:an:2026-01-01T00:10:00Z,schedule:an:2026-01-01T01:40:00Z,schedule:an:2026-01-01T03:10:00Z,schedule:an:2026-01-01T04:40:00Z" \
+    "$RC|$(keys an)"
+cronq backfill --schedule every-spread --from 2026-01-01T00:00:00Z --to 2026-01-01T03:00:00Z
+eq "backfill of a spread @every" "0|schedule:every-spread:2026-01-01T00:12:28Z,schedule:every-spread:2026-01-01T01:12:28Z,schedule:every-spread:2026-01-01T02:12:28Z" \
+    "$RC|$(keys every-spread)"
+
+done_testing
