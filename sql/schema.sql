@@ -41,7 +41,9 @@ CREATE TABLE cronq.jobs (
     limit_key text,
     expires_at timestamp with time zone,
     unique_key text,
+    history text DEFAULT 'all'::text NOT NULL,
     CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT jobs_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
     CONSTRAINT jobs_idempotency_key_check CHECK (((idempotency_key <> ''::text) AND (length(idempotency_key) <= 1000))),
     CONSTRAINT jobs_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
     CONSTRAINT jobs_queue_check CHECK (((queue <> ''::text) AND (length(queue) <= 200))),
@@ -75,6 +77,12 @@ COMMENT ON COLUMN cronq.jobs.expires_at IS 'start deadline: a job not started by
 --
 
 COMMENT ON COLUMN cronq.jobs.unique_key IS 'at most one job with this key is queued, failed or running at a time';
+
+--
+-- Name: COLUMN jobs.history; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.jobs.history IS 'all: every attempt leaves a job_runs row; errors: a succeeded attempt with no output leaves none';
 
 --
 -- Name: cancel_jobs(bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -306,10 +314,10 @@ $_$;
 ALTER FUNCTION cronq.cron_error(expr text) OWNER TO postgres;
 
 --
--- Name: enqueue_job(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text, timestamp with time zone, text, boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: enqueue_job(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text, timestamp with time zone, text, boolean, text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.enqueue_job(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, unique_key text DEFAULT NULL::text, replace boolean DEFAULT false, OUT id bigint, OUT created boolean, OUT note text) RETURNS record
+CREATE FUNCTION cronq.enqueue_job(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, unique_key text DEFAULT NULL::text, replace boolean DEFAULT false, history text DEFAULT NULL::text, OUT id bigint, OUT created boolean, OUT note text) RETURNS record
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -322,23 +330,27 @@ begin
     if limit_key is not null and why is not null then
         raise exception 'limit key: %', why using errcode = '22023';
     end if;
+    why := cronq.history_error(history);
+    if why is not null then
+        raise exception '%', why using errcode = '22023';
+    end if;
     created := false;
     for attempt in 1..10 loop
         if unique_key is null then
             insert into cronq.jobs as j (type, payload, run_at, queue, priority,
                                          max_attempts, timeout, idempotency_key, limit_key,
-                                         expires_at)
+                                         expires_at, history)
             values (type, payload, run_at, queue, priority, max_attempts, timeout, key, limit_key,
-                    expires_at)
+                    expires_at, coalesce(history, 'all'))
             on conflict (idempotency_key) where idempotency_key is not null do nothing
             returning j.id into id;
         else
             begin
                 insert into cronq.jobs as j (type, payload, run_at, queue, priority, max_attempts,
                                              timeout, idempotency_key, limit_key, expires_at,
-                                             unique_key)
+                                             unique_key, history)
                 values (type, payload, run_at, queue, priority, max_attempts, timeout, key,
-                        limit_key, expires_at, unique_key)
+                        limit_key, expires_at, unique_key, coalesce(history, 'all'))
                 on conflict (idempotency_key) where idempotency_key is not null do nothing
                 returning j.id into id;
             exception when unique_violation then
@@ -399,20 +411,20 @@ begin
 end
 $$;
 
-ALTER FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, OUT id bigint, OUT created boolean, OUT note text) OWNER TO postgres;
+ALTER FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, OUT id bigint, OUT created boolean, OUT note text) OWNER TO postgres;
 
 --
--- Name: enqueue(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text, timestamp with time zone, text, boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: enqueue(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text, timestamp with time zone, text, boolean, text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.enqueue(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, unique_key text DEFAULT NULL::text, replace boolean DEFAULT false) RETURNS bigint
+CREATE FUNCTION cronq.enqueue(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, unique_key text DEFAULT NULL::text, replace boolean DEFAULT false, history text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE sql
     BEGIN ATOMIC
  SELECT e.id
-    FROM cronq.enqueue_job(enqueue.type, enqueue.payload, enqueue.run_at, enqueue.queue, enqueue.priority, enqueue.max_attempts, enqueue.timeout, enqueue.key, enqueue.limit_key, enqueue.expires_at, enqueue.unique_key, enqueue.replace) e(id, created, note);
+    FROM cronq.enqueue_job(enqueue.type, enqueue.payload, enqueue.run_at, enqueue.queue, enqueue.priority, enqueue.max_attempts, enqueue.timeout, enqueue.key, enqueue.limit_key, enqueue.expires_at, enqueue.unique_key, enqueue.replace, enqueue.history) e(id, created, note);
 END;
 
-ALTER FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean) OWNER TO postgres;
+ALTER FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text) OWNER TO postgres;
 
 --
 -- Name: schedules; Type: TABLE; Schema: cronq; Owner: postgres
@@ -438,8 +450,12 @@ CREATE TABLE cronq.schedules (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     start_deadline interval,
+    history text DEFAULT 'all'::text NOT NULL,
+    keep integer,
     CONSTRAINT schedules_catchup_check CHECK ((catchup = ANY (ARRAY['latest'::text, 'all'::text, 'skip'::text]))),
     CONSTRAINT schedules_cron_check CHECK (((cron <> ''::text) AND (length(cron) <= 1000))),
+    CONSTRAINT schedules_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
+    CONSTRAINT schedules_keep_check CHECK ((keep >= 1)),
     CONSTRAINT schedules_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
     CONSTRAINT schedules_name_check CHECK ((name ~ '^[A-Za-z0-9_.:@-]{1,200}$'::text)),
     CONSTRAINT schedules_overlap_check CHECK ((overlap = ANY (ARRAY['skip'::text, 'allow'::text]))),
@@ -457,13 +473,25 @@ ALTER TABLE cronq.schedules OWNER TO postgres;
 COMMENT ON TABLE cronq.schedules IS 'cronq schedules: named cron definitions; see cronq(1)';
 
 --
+-- Name: COLUMN schedules.history; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.schedules.history IS 'the history policy of the schedule''s jobs';
+
+--
+-- Name: COLUMN schedules.keep; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.schedules.keep IS 'purge keeps the newest keep finished jobs of the schedule whatever their age, and deletes the rest whatever their age; null: the age rules';
+
+--
 -- Name: enqueue_occurrences(text[], timestamp with time zone[], boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
 CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean) RETURNS TABLE(schedule text, job_id bigint)
     LANGUAGE sql
     BEGIN ATOMIC
- INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, schedule, scheduled_for, run_at, enqueued_by, expires_at)  SELECT s.type,
+ INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, schedule, scheduled_for, run_at, enqueued_by, expires_at, history)  SELECT s.type,
              s.payload,
              s.queue,
              s.priority,
@@ -477,7 +505,8 @@ CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with
                  CASE
                      WHEN enqueue_occurrences.p_deadline THEN (f.fire + s.start_deadline)
                      ELSE NULL::timestamp with time zone
-                 END AS "case"
+                 END AS "case",
+             s.history
             FROM (UNNEST(enqueue_occurrences.p_names, enqueue_occurrences.p_fires) f(name, fire)
               JOIN cronq.schedules s ON ((s.name = f.name)))
            ORDER BY f.fire
@@ -731,6 +760,16 @@ CREATE FUNCTION cronq.held(ks text[], p_queue text, p_type text, p_limit_key tex
     RETURN (ks && ARRAY[('queue:'::text || p_queue), ('type:'::text || p_type), p_limit_key]);
 
 ALTER FUNCTION cronq.held(ks text[], p_queue text, p_type text, p_limit_key text) OWNER TO postgres;
+
+--
+-- Name: history_error(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.history_error(p text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN CASE WHEN ((p IS NOT NULL) AND (p <> ALL (ARRAY['all'::text, 'errors'::text]))) THEN format('invalid history policy "%s": must be all or errors'::text, p) ELSE NULL::text END;
+
+ALTER FUNCTION cronq.history_error(p text) OWNER TO postgres;
 
 --
 -- Name: is_admin(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1399,15 +1438,23 @@ END;
 ALTER FUNCTION cronq.retry(id bigint) OWNER TO postgres;
 
 --
--- Name: schedule(text, text, text, jsonb, text, text, integer, integer, interval, boolean, text, text, interval); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: schedule(text, text, text, jsonb, text, text, integer, integer, interval, boolean, text, text, interval, text, integer); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb DEFAULT '{}'::jsonb, timezone text DEFAULT NULL::text, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, enabled boolean DEFAULT NULL::boolean, catchup text DEFAULT NULL::text, overlap text DEFAULT NULL::text, start_deadline interval DEFAULT NULL::interval) RETURNS text
+CREATE FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb DEFAULT '{}'::jsonb, timezone text DEFAULT NULL::text, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, enabled boolean DEFAULT NULL::boolean, catchup text DEFAULT NULL::text, overlap text DEFAULT NULL::text, start_deadline interval DEFAULT NULL::interval, history text DEFAULT NULL::text, keep integer DEFAULT NULL::integer) RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 #variable_conflict use_variable
+declare
+    why text := cronq.history_error(history);
 begin
+    if why is not null then
+        raise exception '%', why using errcode = '22023';
+    end if;
+    if keep < 1 then
+        raise exception 'invalid keep %: must be at least 1', keep using errcode = '22023';
+    end if;
     begin
         insert into cronq.schedules as s (name, cron, timezone, type, payload)
         values (name, cron, coalesce(timezone, 'UTC'), type, coalesce(payload, '{}'));
@@ -1422,7 +1469,7 @@ begin
         end if;
     end;
     if coalesce(queue, priority::text, max_attempts::text, timeout::text, enabled::text,
-                catchup, overlap, start_deadline::text) is not null then
+                catchup, overlap, start_deadline::text, history, keep::text) is not null then
         update cronq.schedules s
         set queue = coalesce(schedule.queue, s.queue),
             priority = coalesce(schedule.priority, s.priority),
@@ -1431,14 +1478,16 @@ begin
             enabled = coalesce(schedule.enabled, s.enabled),
             catchup = coalesce(schedule.catchup, s.catchup),
             overlap = coalesce(schedule.overlap, s.overlap),
-            start_deadline = coalesce(schedule.start_deadline, s.start_deadline)
+            start_deadline = coalesce(schedule.start_deadline, s.start_deadline),
+            history = coalesce(schedule.history, s.history),
+            keep = coalesce(schedule.keep, s.keep)
         where s.name = schedule.name;
     end if;
     return name;
 end
 $$;
 
-ALTER FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval) OWNER TO postgres;
+ALTER FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer) OWNER TO postgres;
 
 --
 -- Name: schedules_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1493,7 +1542,7 @@ ALTER FUNCTION cronq.schedules_guard() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_compatible_from() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 13;
+    RETURN 14;
 
 ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
@@ -1503,7 +1552,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 13;
+    RETURN 14;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -1818,6 +1867,12 @@ CREATE UNIQUE INDEX jobs_idempotency_key ON cronq.jobs USING btree (idempotency_
 CREATE INDEX jobs_leases ON cronq.jobs USING btree (locked_until) WHERE (status = 'running'::text);
 
 --
+-- Name: jobs_schedule_finished; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX jobs_schedule_finished ON cronq.jobs USING btree (schedule, finished_at, id) WHERE ((schedule IS NOT NULL) AND (status = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])));
+
+--
 -- Name: jobs_unique_active; Type: INDEX; Schema: cronq; Owner: postgres
 --
 
@@ -2115,6 +2170,12 @@ GRANT INSERT(expires_at),UPDATE(expires_at) ON TABLE cronq.jobs TO cronq_user;
 GRANT INSERT(unique_key) ON TABLE cronq.jobs TO cronq_user;
 
 --
+-- Name: COLUMN jobs.history; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(history) ON TABLE cronq.jobs TO cronq_user;
+
+--
 -- Name: FUNCTION cancel_jobs(ids bigint[]); Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -2136,18 +2197,18 @@ GRANT ALL ON FUNCTION cronq.clear_limit(key text) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.clear_limit(key text) TO cronq_admin;
 
 --
--- Name: FUNCTION enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, OUT id bigint, OUT created boolean, OUT note text); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, OUT id bigint, OUT created boolean, OUT note text); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, OUT id bigint, OUT created boolean, OUT note text) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, OUT id bigint, OUT created boolean, OUT note text) TO cronq_admin;
+GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, OUT id bigint, OUT created boolean, OUT note text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, OUT id bigint, OUT created boolean, OUT note text) TO cronq_admin;
 
 --
--- Name: FUNCTION enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean) TO cronq_admin;
+GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text) TO cronq_admin;
 
 --
 -- Name: TABLE schedules; Type: ACL; Schema: cronq; Owner: postgres
@@ -2241,6 +2302,18 @@ GRANT INSERT(next_run_at),UPDATE(next_run_at) ON TABLE cronq.schedules TO cronq_
 GRANT INSERT(start_deadline),UPDATE(start_deadline) ON TABLE cronq.schedules TO cronq_user;
 
 --
+-- Name: COLUMN schedules.history; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(history),UPDATE(history) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.keep; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(keep),UPDATE(keep) ON TABLE cronq.schedules TO cronq_user;
+
+--
 -- Name: FUNCTION enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean); Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -2302,6 +2375,13 @@ GRANT ALL ON FUNCTION cronq.held(ks text[], p_queue text, p_type text) TO cronq_
 
 GRANT ALL ON FUNCTION cronq.held(ks text[], p_queue text, p_type text, p_limit_key text) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.held(ks text[], p_queue text, p_type text, p_limit_key text) TO cronq_admin;
+
+--
+-- Name: FUNCTION history_error(p text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.history_error(p text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.history_error(p text) TO cronq_admin;
 
 --
 -- Name: FUNCTION job_keys(p_queue text, p_type text, p_schedule text, p_limit_key text); Type: ACL; Schema: cronq; Owner: postgres
@@ -2373,11 +2453,11 @@ GRANT ALL ON FUNCTION cronq.retry(id bigint) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.retry(id bigint) TO cronq_admin;
 
 --
--- Name: FUNCTION schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval) TO cronq_admin;
+GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer) TO cronq_admin;
 
 --
 -- Name: FUNCTION set_limit(key text, max_running integer, rate integer, per interval); Type: ACL; Schema: cronq; Owner: postgres
