@@ -66,12 +66,15 @@ schedule_check(const schedule_def *d, cq_err *err)
 		return cq_fail(err, EX_DATAERR, "invalid catchup policy \"%s\": must be latest, all or skip", d->catchup);
 	if (d->overlap && strcmp(d->overlap, "skip") != 0 && strcmp(d->overlap, "allow") != 0)
 		return cq_fail(err, EX_DATAERR, "invalid overlap policy \"%s\": must be skip or allow", d->overlap);
+	if (d->keep < 0)
+		return cq_fail(err, EX_DATAERR, "invalid keep %d: must be at least 1", d->keep);
 
 	/* The job fields obey the same rules as any enqueued job's. */
 	memset(&req, 0, sizeof req);
 	req.type = d->type;
 	req.payload = d->payload;
 	req.opts = d->opts;
+	req.history = d->history;
 	req.in_ms = -1;
 	return enqueue_check(&req, payload_validate, err);
 }
@@ -128,12 +131,12 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 	/* Columns left out take the table's defaults, the one place that knows them. */
 	const char *cols[] = {"name", "cron", "timezone", "type", "payload", "queue", "priority",
 						  "max_attempts", "timeout", "enabled", "catchup", "overlap", "next_run_at",
-						  "start_deadline"};
+						  "start_deadline", "history", "keep"};
 	const char *casts[] = {"", "", "", "", "::jsonb", "", "::int", "::int",
 						   "::bigint * interval '1 millisecond'", "::bool", "", "", "::timestamptz",
-						   "::bigint * interval '1 millisecond'"};
+						   "::bigint * interval '1 millisecond'", "", "::int"};
 	enum {NCOLS = sizeof cols / sizeof cols[0]};
-	char prio[16], attempts[16], timeout[32], next_text[32], deadline[32];
+	char prio[16], attempts[16], timeout[32], next_text[32], deadline[32], keep[16];
 	const char *vals[NCOLS];
 	const char *params[NCOLS];
 	buf sql = BUF_INIT, values = BUF_INIT;
@@ -166,6 +169,9 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 	vals[12] = next_text;
 	snprintf(deadline, sizeof deadline, "%" PRId64, d->start_deadline_ms);
 	vals[13] = d->start_deadline_ms > 0 ? deadline : NULL;
+	vals[14] = d->history;
+	snprintf(keep, sizeof keep, "%d", d->keep);
+	vals[15] = d->keep > 0 ? keep : NULL;
 
 	buf_puts(&sql, "insert into cronq.schedules (");
 	for (int i = 0; i < NCOLS; i++) {
@@ -267,7 +273,7 @@ schedule_list(PGconn *conn, const char *name, cq_err *err)
 		"select coalesce(json_agg(x order by x.name), '[]') from ("
 		" select s.name, s.cron, s.timezone, s.type, s.payload, s.queue, s.priority,"
 		"   s.max_attempts, s.timeout::text as timeout, s.enabled, s.catchup, s.overlap,"
-		"   s.start_deadline::text as start_deadline,"
+		"   s.start_deadline::text as start_deadline, s.history, s.keep,"
 		"   to_char(s.next_run_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') as next_run_at,"
 		"   to_char(s.last_enqueued_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') as last_enqueued_at,"
 		"   s.last_job_id, j.status as last_job_status, s.created_by"
