@@ -45,6 +45,10 @@ comment on column cronq.schedules.keep is
 create index if not exists jobs_schedule_finished on cronq.jobs (schedule, finished_at, id)
     where schedule is not null and status in ('succeeded', 'dead', 'cancelled');
 
+-- The schedules with a keep, which every purge batch reads: none in the
+-- common case, and then the probe of an empty index.
+create index if not exists schedules_keep on cronq.schedules (name) where keep is not null;
+
 -- Why text is not a history policy, or NULL.
 create or replace function cronq.history_error(p text) returns text
 language sql immutable parallel safe

@@ -1885,6 +1885,12 @@ CREATE UNIQUE INDEX jobs_unique_active ON cronq.jobs USING btree (unique_key) WH
 CREATE INDEX schedules_due ON cronq.schedules USING btree (next_run_at) WHERE enabled;
 
 --
+-- Name: schedules_keep; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX schedules_keep ON cronq.schedules USING btree (name) WHERE (keep IS NOT NULL);
+
+--
 -- Name: jobs jobs_admit; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 

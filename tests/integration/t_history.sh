@@ -77,6 +77,11 @@ eq "stored policies" "errors errors all all" \
 run --batch 10
 eq "plain successes: errors leave no row, all one each" \
     "succeeded:errors:0 succeeded:errors:0 succeeded:all:1 succeeded:all:1" "$(runs "$p1" "$p2" "$p3" "$p4")"
+cronq show "$p1" --json
+eq "show --json carries the policy, and no attempt" "errors|0|succeeded" \
+    "$(q "select (j->>'history') || '|' || json_array_length(j->'runs') || '|' || (j->>'status') from (select '$OUT'::json j) x")"
+cronq show "$p1"
+match "show prints it" "history +errors" "$OUT"
 
 # --- every other outcome (record.sql) -------------------------------------------
 cronq enqueue exec '{"command": "quiet"}' --history errors; e1=$OUT
