@@ -12,16 +12,18 @@
 /*
  * One batch: the oldest finished rows of one status (through the partial
  * index jobs_finished), skipping any a concurrent purge holds, deleted with
- * their runs in one statement. The jobs of a schedule with a keep are
- * left to keep_sql: their age does not count (the names of those
- * schedules are read once per statement; none, and the test is free).
+ * their runs in one statement. The jobs of a schedule with a keep,
+ * enqueued in its author's name, are left to keep_sql: their age does not
+ * count (a probe of the index schedules_keep, empty when no schedule has
+ * a keep, for each scheduled row only).
  */
 static const char purge_sql[] =
 	"with victims as ("
 	" select id from cronq.jobs"
 	" where status = $1 and finished_at < now() - $2::bigint * interval '1 millisecond'"
 	"   and (schedule is null"
-	"        or schedule <> all (array(select s.name from cronq.schedules s where s.keep is not null)))"
+	"        or not exists (select 1 from cronq.schedules s where s.keep is not null"
+	"                       and s.name = cronq.jobs.schedule and s.created_by = cronq.jobs.enqueued_by))"
 	" order by finished_at limit $3::int for update skip locked"
 	"), runs as ("
 	" delete from cronq.job_runs r using victims v where r.job_id = v.id"
@@ -35,13 +37,17 @@ static const char purge_sql[] =
  * ones of status $1 are deleted with their runs, whatever their age. A
  * job not finished (queued, failed, running) is never counted or touched:
  * the lock takes a row only while it is still finished with that status.
+ * Its jobs are those enqueued in its author's name, as every job it makes
+ * is: a role that creates a schedule with the name of another's removed
+ * one cannot purge the other's jobs by a keep (they follow the age rules).
  */
 static const char keep_sql[] =
 	"with beyond as ("
 	" select b.id from cronq.schedules s"
 	" cross join lateral ("
 	"   select j.id, j.status from cronq.jobs j"
-	"   where j.schedule = s.name and j.status in ('succeeded', 'dead', 'cancelled')"
+	"   where j.schedule = s.name and j.enqueued_by = s.created_by"
+	"     and j.status in ('succeeded', 'dead', 'cancelled')"
 	"   order by j.finished_at desc, j.id desc offset s.keep) b"
 	" where s.keep is not null and b.status = $1"
 	" limit $2::int"

@@ -192,13 +192,22 @@ q "insert into cronq.jobs (type, schedule, status, finished_at, created_at)
 newest3=$(q "select string_agg(id::text, ',' order by id) from (select id from cronq.jobs where schedule = 'keeper'
              and status in ('succeeded', 'dead', 'cancelled') order by finished_at desc limit 3) x")
 unfinished=$(q "select string_agg(id::text, ',' order by id) from cronq.jobs where status in ('queued', 'failed', 'running')")
+# A job of that name in another role's name (a removed schedule of
+# hist_app's, say), finished 10 days ago: the keep neither counts nor
+# deletes it; the age rules do.
+foreign=$(q "insert into cronq.jobs (type, schedule, status, finished_at, enqueued_by)
+             values ('noop', 'keeper', 'succeeded', now() - interval '10 days', 'hist_app') returning id" | head -n 1)
+q "insert into cronq.job_runs (job_id, attempt, outcome) values ($foreign, 1, 'succeeded')" >/dev/null
+mine="schedule = 'keeper' and enqueued_by = 'postgres'"
 # --status dead: only the dead one beyond the keep goes
 cronq purge --status dead
-eq "purge --status dead: the keep's dead job beyond 3, whatever its age" "0|purged 1 job|10" "$RC|$OUT|$(q "select count(*) from cronq.jobs where schedule = 'keeper'")"
+eq "purge --status dead: the keep's dead job beyond 3, whatever its age" "0|purged 1 job|10" "$RC|$OUT|$(q "select count(*) from cronq.jobs where $mine")"
 cronq purge
 eq "cronq purge: the keep's 4 beyond, and the other schedule's old one" "0|purged 5 jobs" "$RC|$OUT"
 eq "keeper: the newest 3 finished and every unfinished one are left" "$newest3|$unfinished" \
-    "$(q "select string_agg(id::text, ',' order by id) from cronq.jobs where schedule = 'keeper' and status in ('succeeded', 'dead', 'cancelled')")|$(q "select string_agg(id::text, ',' order by id) from cronq.jobs where schedule = 'keeper' and status in ('queued', 'failed', 'running')")"
+    "$(q "select string_agg(id::text, ',' order by id) from cronq.jobs where $mine and status in ('succeeded', 'dead', 'cancelled')")|$(q "select string_agg(id::text, ',' order by id) from cronq.jobs where $mine and status in ('queued', 'failed', 'running')")"
+eq "another role's job of that name: the age rules, not the keep" "1|1" \
+    "$(q "select count(*) || '|' || (select count(*) from cronq.job_runs where job_id = $foreign) from cronq.jobs where id = $foreign")"
 eq "ager: the age rule, as before" "1" \
     "$(q "select count(*) from cronq.jobs where schedule = 'ager' and finished_at > now() - interval '2 days'")"
 eq "the deleted jobs' runs went with them" "0" \
@@ -210,17 +219,18 @@ eq "purge again: nothing more" "0|purged 0 jobs" "$RC|$OUT"
 # keep beyond the newest 3 go too.
 q "insert into cronq.jobs (type, schedule, status, finished_at)
    select 'noop', 'keeper', 'succeeded', now() - i * interval '1 second' from generate_series(1, 2) i" >/dev/null
-newest3=$(q "select string_agg(id::text, ',' order by id) from (select id from cronq.jobs where schedule = 'keeper'
+newest3=$(q "select string_agg(id::text, ',' order by id) from (select id from cronq.jobs where $mine
              and status in ('succeeded', 'dead', 'cancelled') order by finished_at desc limit 3) x")
 cronq enqueue purge "$(q "select payload from cronq.schedules where name = 'cronq-purge'")"; task=$OUT
 run
 eq "the purge task ran" "succeeded|deleted 2 jobs" \
     "$(q "select j.status || '|' || r.output from cronq.jobs j join cronq.job_runs r on r.job_id = j.id where j.id = $task")"
-eq "and kept the newest 3 finished and every unfinished one" "$newest3|$unfinished" \
-    "$(q "select string_agg(id::text, ',' order by id) from cronq.jobs where schedule = 'keeper' and status in ('succeeded', 'dead', 'cancelled')")|$(q "select string_agg(id::text, ',' order by id) from cronq.jobs where schedule = 'keeper' and status in ('queued', 'failed', 'running')")"
+eq "and kept the newest 3 finished and every unfinished one" "$newest3|$unfinished|1" \
+    "$(q "select string_agg(id::text, ',' order by id) from cronq.jobs where $mine and status in ('succeeded', 'dead', 'cancelled')")|$(q "select string_agg(id::text, ',' order by id) from cronq.jobs where $mine and status in ('queued', 'failed', 'running')")|$(q "select count(*) from cronq.jobs where id = $foreign")"
 # a schedule removed: its jobs fall back to the age rules
 cronq purge --older-than 0s
-eq "the keep holds against any age" "6" "$(q "select count(*) from cronq.jobs where schedule = 'keeper'")"
+eq "the keep holds against any age (the other role's job went by age)" "6|0" \
+    "$(q "select count(*) from cronq.jobs where schedule = 'keeper'")|$(q "select count(*) from cronq.jobs where id = $foreign")"
 cronq schedule remove keeper
 cronq purge --older-than 0s
 eq "keep removed: the age rule again, the unfinished left" "$unfinished" \
