@@ -248,12 +248,15 @@ create trigger schedules_guard
         anchor, spread
     on cronq.schedules for each row execute function cronq.schedules_guard();
 
--- cronq.schedule gains anchor and spread at the end.
+-- cronq.schedule gains anchor and spread at the end (after 0014's history
+-- and keep).
 drop function if exists cronq.schedule(text, text, text, jsonb, text, text, integer, integer,
                                        interval, boolean, text, text, interval);
+drop function if exists cronq.schedule(text, text, text, jsonb, text, text, integer, integer,
+                                       interval, boolean, text, text, interval, text, integer);
 
 -- Create or replace the caller's schedule NAME, like pg_cron's
--- cron.schedule: as 0013's, and anchor and spread (NULL keeps the
+-- cron.schedule: as 0014's, and anchor and spread (NULL keeps the
 -- schedule's; spread 0 removes it; an anchor is dropped when the
 -- expression is no @every).
 create or replace function cronq.schedule(
@@ -270,12 +273,22 @@ create or replace function cronq.schedule(
     catchup text default null,
     overlap text default null,
     start_deadline interval default null,
+    history text default null,
+    keep integer default null,
     anchor timestamptz default null,
     spread interval default null)
 returns text
 language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
 #variable_conflict use_variable
+declare
+    why text := cronq.history_error(history);
 begin
+    if why is not null then
+        raise exception '%', why using errcode = '22023';
+    end if;
+    if keep < 1 then
+        raise exception 'invalid keep %: must be at least 1', keep using errcode = '22023';
+    end if;
     begin
         insert into cronq.schedules as s (name, cron, timezone, type, payload, anchor, spread)
         values (name, cron, coalesce(timezone, 'UTC'), type, coalesce(payload, '{}'), anchor,
@@ -296,7 +309,7 @@ begin
         end if;
     end;
     if coalesce(queue, priority::text, max_attempts::text, timeout::text, enabled::text,
-                catchup, overlap, start_deadline::text) is not null then
+                catchup, overlap, start_deadline::text, history, keep::text) is not null then
         update cronq.schedules s
         set queue = coalesce(schedule.queue, s.queue),
             priority = coalesce(schedule.priority, s.priority),
@@ -305,7 +318,9 @@ begin
             enabled = coalesce(schedule.enabled, s.enabled),
             catchup = coalesce(schedule.catchup, s.catchup),
             overlap = coalesce(schedule.overlap, s.overlap),
-            start_deadline = coalesce(schedule.start_deadline, s.start_deadline)
+            start_deadline = coalesce(schedule.start_deadline, s.start_deadline),
+            history = coalesce(schedule.history, s.history),
+            keep = coalesce(schedule.keep, s.keep)
         where s.name = schedule.name;
     end if;
     return name;

@@ -97,6 +97,10 @@ begin
     elsif new.enabled is distinct from old.enabled then
         if new.enabled then
             new.disabled_until := now();
+        elsif old.disabled_until is not null and old.next_run_at <= old.disabled_until then
+            -- Disabled again before a wake used the last spell: one spell,
+            -- from its start (the fire times between are skipped too).
+            new.disabled_until := null;
         else
             new.disabled_from := now();
             new.disabled_until := null;
@@ -112,9 +116,13 @@ drop trigger if exists schedules_spell on cronq.schedules;
 create trigger schedules_spell
     before insert or update of enabled, disabled_from, disabled_until
     on cronq.schedules for each row execute function cronq.schedules_spell();
-update cronq.schedules set disabled_from = now() where not enabled and disabled_from is null;
+-- A schedule disabled by an older binary: its spell began no later than
+-- its last change and its next run (what an older enable skipped).
+update cronq.schedules set disabled_from = least(updated_at, next_run_at, now())
+where not enabled and disabled_from is null;
 
--- The occurrences' jobs, now with their fire times (the ledger's key).
+-- The occurrences' jobs (as 0014's, with their schedule's history
+-- policy), now returning their fire times (the ledger's key).
 drop function if exists cronq.enqueue_occurrences(text[], timestamptz[]);
 drop function if exists cronq.enqueue_occurrences(text[], timestamptz[], boolean) cascade;
 create function cronq.enqueue_occurrences(p_names text[], p_fires timestamptz[],
@@ -124,12 +132,13 @@ language sql volatile
 begin atomic
     insert into cronq.jobs (type, payload, queue, priority, max_attempts, timeout,
                             idempotency_key, schedule, scheduled_for, run_at, enqueued_by,
-                            expires_at)
+                            expires_at, history)
     select s.type, s.payload, s.queue, s.priority, s.max_attempts, s.timeout,
            'schedule:' || s.name || ':'
                || to_char(f.fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
            s.name, f.fire, f.fire, s.created_by,
-           case when p_deadline then f.fire + s.start_deadline end
+           case when p_deadline then f.fire + s.start_deadline end,
+           s.history
     from unnest(p_names, p_fires) as f(name, fire)
     join cronq.schedules s on s.name = f.name
     order by f.fire
@@ -145,7 +154,8 @@ end;
 
 -- The runner's materialisation: the jobs of the occurrences to enqueue
 -- (p_names, p_fires), each due schedule moved on (p_sched, p_next), and
--- the ledger: one row per occurrence enqueued, and one per occurrence
+-- the ledger: one row per occurrence enqueued (or found enqueued already,
+-- its key held by a job of the schedule's: a backfill's), and one per occurrence
 -- skipped (p_skip_names, p_skip_fires, p_skip_why: overlap, catchup,
 -- paused, disabled or refused; p_skip_detail). An overlap skip names the
 -- schedule's last job, the one still unfinished.
@@ -173,6 +183,15 @@ set search_path = pg_catalog, pg_temp as $$
         insert into cronq.occurrences (schedule, fire_at, decision, job_id, detail)
         select ins.schedule, ins.fire_at, 'enqueued', ins.job_id, null from ins
         union all
+        -- an occurrence whose key a job already held (a backfill's): that job
+        select f.name, f.fire, 'enqueued',
+               (select j.id from cronq.jobs j
+                where j.idempotency_key = 'schedule:' || f.name || ':'
+                          || to_char(f.fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
+               'already enqueued'
+        from unnest(p_names, p_fires) as f(name, fire)
+        where not exists (select 1 from ins where ins.schedule = f.name and ins.fire_at = f.fire)
+        union all
         select k.name, k.fire, k.why,
                case when k.why = 'overlap'
                     then (select s.last_job_id from cronq.schedules s where s.name = k.name) end,
@@ -195,6 +214,15 @@ set search_path = pg_catalog, pg_temp as $$
     from cronq.materialise(p_names, p_fires, p_sched, p_next, '{}', '{}', '{}', '{}') m
 $$;
 revoke execute on function cronq.materialise(text[], timestamptz[], text[], timestamptz[]) from public;
+
+-- A manual key, schedule:NAME:manual:TIME, must never be another
+-- schedule's occurrence key: that would be the schedule "NAME:manual" at
+-- TIME (the two end with a time of one length, so only that name). No
+-- schedule name ends in ":manual" from now on (NOT VALID: one that exists
+-- is left, and its author told by the next change).
+alter table cronq.schedules drop constraint if exists schedules_name_manual_check;
+alter table cronq.schedules add constraint schedules_name_manual_check
+    check (name !~ ':manual$') not valid;
 
 -- Keys: a schedule's own occurrence, schedule:NAME:FIRE_TIME, and now its
 -- runs by hand, schedule:NAME:manual:TIME (TIME the job's scheduled_for).
@@ -250,14 +278,18 @@ declare
     k text;
     id bigint;
 begin
-    select * into s from cronq.schedules x where x.name = name for update;
-    if not found or not (
-           s.created_by = caller
+    -- Only a row the caller may manage is looked at, and locked: anyone
+    -- else's call must not hold another role's schedule from the wakes.
+    select * into s from cronq.schedules x
+    where x.name = name
+      and (x.created_by = caller
            or (exists (select 1 from pg_roles where rolname = 'cronq_admin')
                and pg_has_role(caller, 'cronq_admin', 'MEMBER'))
            or exists (select 1 from pg_roles r where r.rolname = caller
                       and (r.rolsuper or r.oid = (select c.relowner from pg_class c
-                                                  where c.oid = 'cronq.schedules'::regclass)))) then
+                                                  where c.oid = 'cronq.schedules'::regclass))))
+    for update;
+    if not found then
         raise exception 'schedule "%" does not exist', name using errcode = 'P0002',
             hint = 'A role sees only the schedules it created, unless it is a member of cronq_admin.';
     end if;
@@ -274,12 +306,17 @@ begin
     k := 'schedule:' || s.name || ':manual:' || to_char(t at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
     insert into cronq.jobs as j (type, payload, queue, priority, max_attempts, timeout,
                                  idempotency_key, schedule, scheduled_for, run_at, enqueued_by,
-                                 expires_at)
+                                 expires_at, history)
     values (s.type, s.payload, s.queue, s.priority, s.max_attempts, s.timeout, k, s.name, t, now(),
-            s.created_by, t + s.start_deadline)
+            s.created_by, t + s.start_deadline, s.history)
     returning j.id into id;
     if id is null then
-        select j.id into id from cronq.jobs j where j.idempotency_key = k;
+        -- The key is held: by this schedule's run of this second, or not at all.
+        select j.id into id from cronq.jobs j
+        where j.idempotency_key = k and j.schedule = s.name and j.enqueued_by = s.created_by;
+        if id is null then
+            raise exception 'schedule "%": key % is held by another job', name, k using errcode = '23505';
+        end if;
     end if;
     update cronq.schedules x set last_job_id = id
     where x.name = s.name and (x.last_job_id is null or x.last_job_id < id);
@@ -315,3 +352,23 @@ begin atomic
     select count(*) from upd;
 end;
 revoke execute on function cronq.expire_jobs(text, bigint[]) from public;
+
+-- What a job runs (type, payload) is changed by its author alone, or by
+-- the owner or a superuser: an admin who rewrote an application's sql job
+-- would have its own SQL run as the application. (A schedule's editor
+-- becomes its author instead: schedules_guard, 0008.) Fires only when the
+-- type or the payload changes: never on the runner's updates.
+create or replace function cronq.jobs_author() returns trigger
+language plpgsql set search_path = pg_catalog, pg_temp as $$
+begin
+    if old.enqueued_by <> current_user::text and not cronq.may_act_for_others(tg_relid) then
+        raise exception 'job %: only its author, %, may change what it runs', old.id, old.enqueued_by
+            using errcode = '42501';
+    end if;
+    return new;
+end
+$$;
+drop trigger if exists jobs_author on cronq.jobs;
+create trigger jobs_author before update of type, payload on cronq.jobs
+    for each row when ((old.type, old.payload) is distinct from (new.type, new.payload))
+    execute function cronq.jobs_author();

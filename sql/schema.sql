@@ -41,7 +41,9 @@ CREATE TABLE cronq.jobs (
     limit_key text,
     expires_at timestamp with time zone,
     unique_key text,
+    history text DEFAULT 'all'::text NOT NULL,
     CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT jobs_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
     CONSTRAINT jobs_idempotency_key_check CHECK (((idempotency_key <> ''::text) AND (length(idempotency_key) <= 1000))),
     CONSTRAINT jobs_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
     CONSTRAINT jobs_queue_check CHECK (((queue <> ''::text) AND (length(queue) <= 200))),
@@ -75,6 +77,12 @@ COMMENT ON COLUMN cronq.jobs.expires_at IS 'start deadline: a job not started by
 --
 
 COMMENT ON COLUMN cronq.jobs.unique_key IS 'at most one job with this key is queued, failed or running at a time';
+
+--
+-- Name: COLUMN jobs.history; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.jobs.history IS 'all: every attempt leaves a job_runs row; errors: a succeeded attempt with no output leaves none';
 
 --
 -- Name: cancel_jobs(bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -337,10 +345,10 @@ $_$;
 ALTER FUNCTION cronq.cron_error(expr text) OWNER TO postgres;
 
 --
--- Name: enqueue_job(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text, timestamp with time zone, text, boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: enqueue_job(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text, timestamp with time zone, text, boolean, text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.enqueue_job(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, unique_key text DEFAULT NULL::text, replace boolean DEFAULT false, OUT id bigint, OUT created boolean, OUT note text) RETURNS record
+CREATE FUNCTION cronq.enqueue_job(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, unique_key text DEFAULT NULL::text, replace boolean DEFAULT false, history text DEFAULT NULL::text, OUT id bigint, OUT created boolean, OUT note text) RETURNS record
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -353,23 +361,27 @@ begin
     if limit_key is not null and why is not null then
         raise exception 'limit key: %', why using errcode = '22023';
     end if;
+    why := cronq.history_error(history);
+    if why is not null then
+        raise exception '%', why using errcode = '22023';
+    end if;
     created := false;
     for attempt in 1..10 loop
         if unique_key is null then
             insert into cronq.jobs as j (type, payload, run_at, queue, priority,
                                          max_attempts, timeout, idempotency_key, limit_key,
-                                         expires_at)
+                                         expires_at, history)
             values (type, payload, run_at, queue, priority, max_attempts, timeout, key, limit_key,
-                    expires_at)
+                    expires_at, coalesce(history, 'all'))
             on conflict (idempotency_key) where idempotency_key is not null do nothing
             returning j.id into id;
         else
             begin
                 insert into cronq.jobs as j (type, payload, run_at, queue, priority, max_attempts,
                                              timeout, idempotency_key, limit_key, expires_at,
-                                             unique_key)
+                                             unique_key, history)
                 values (type, payload, run_at, queue, priority, max_attempts, timeout, key,
-                        limit_key, expires_at, unique_key)
+                        limit_key, expires_at, unique_key, coalesce(history, 'all'))
                 on conflict (idempotency_key) where idempotency_key is not null do nothing
                 returning j.id into id;
             exception when unique_violation then
@@ -430,20 +442,20 @@ begin
 end
 $$;
 
-ALTER FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, OUT id bigint, OUT created boolean, OUT note text) OWNER TO postgres;
+ALTER FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, OUT id bigint, OUT created boolean, OUT note text) OWNER TO postgres;
 
 --
--- Name: enqueue(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text, timestamp with time zone, text, boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: enqueue(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text, timestamp with time zone, text, boolean, text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.enqueue(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, unique_key text DEFAULT NULL::text, replace boolean DEFAULT false) RETURNS bigint
+CREATE FUNCTION cronq.enqueue(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, unique_key text DEFAULT NULL::text, replace boolean DEFAULT false, history text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE sql
     BEGIN ATOMIC
  SELECT e.id
-    FROM cronq.enqueue_job(enqueue.type, enqueue.payload, enqueue.run_at, enqueue.queue, enqueue.priority, enqueue.max_attempts, enqueue.timeout, enqueue.key, enqueue.limit_key, enqueue.expires_at, enqueue.unique_key, enqueue.replace) e(id, created, note);
+    FROM cronq.enqueue_job(enqueue.type, enqueue.payload, enqueue.run_at, enqueue.queue, enqueue.priority, enqueue.max_attempts, enqueue.timeout, enqueue.key, enqueue.limit_key, enqueue.expires_at, enqueue.unique_key, enqueue.replace, enqueue.history) e(id, created, note);
 END;
 
-ALTER FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean) OWNER TO postgres;
+ALTER FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text) OWNER TO postgres;
 
 --
 -- Name: schedules; Type: TABLE; Schema: cronq; Owner: postgres
@@ -469,6 +481,8 @@ CREATE TABLE cronq.schedules (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     start_deadline interval,
+    history text DEFAULT 'all'::text NOT NULL,
+    keep integer,
     anchor timestamp with time zone,
     spread interval,
     disabled_from timestamp with time zone,
@@ -476,6 +490,8 @@ CREATE TABLE cronq.schedules (
     CONSTRAINT schedules_anchor_check CHECK (((anchor >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (anchor <= '9999-12-31 23:59:59+00'::timestamp with time zone))),
     CONSTRAINT schedules_catchup_check CHECK ((catchup = ANY (ARRAY['latest'::text, 'all'::text, 'skip'::text]))),
     CONSTRAINT schedules_cron_check CHECK (((cron <> ''::text) AND (length(cron) <= 1000))),
+    CONSTRAINT schedules_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
+    CONSTRAINT schedules_keep_check CHECK ((keep >= 1)),
     CONSTRAINT schedules_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
     CONSTRAINT schedules_name_check CHECK ((name ~ '^[A-Za-z0-9_.:@-]{1,200}$'::text)),
     CONSTRAINT schedules_overlap_check CHECK ((overlap = ANY (ARRAY['skip'::text, 'allow'::text]))),
@@ -492,6 +508,18 @@ ALTER TABLE cronq.schedules OWNER TO postgres;
 --
 
 COMMENT ON TABLE cronq.schedules IS 'cronq schedules: named cron definitions; see cronq(1)';
+
+--
+-- Name: COLUMN schedules.history; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.schedules.history IS 'the history policy of the schedule''s jobs';
+
+--
+-- Name: COLUMN schedules.keep; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.schedules.keep IS 'purge keeps the newest keep finished jobs of the schedule whatever their age, and deletes the rest whatever their age; null: the age rules';
 
 --
 -- Name: COLUMN schedules.disabled_from; Type: COMMENT; Schema: cronq; Owner: postgres
@@ -512,7 +540,7 @@ COMMENT ON COLUMN cronq.schedules.disabled_until IS 'when it was enabled again a
 CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean) RETURNS TABLE(schedule text, job_id bigint, fire_at timestamp with time zone)
     LANGUAGE sql
     BEGIN ATOMIC
- INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, schedule, scheduled_for, run_at, enqueued_by, expires_at)  SELECT s.type,
+ INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, schedule, scheduled_for, run_at, enqueued_by, expires_at, history)  SELECT s.type,
              s.payload,
              s.queue,
              s.priority,
@@ -526,7 +554,8 @@ CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with
                  CASE
                      WHEN enqueue_occurrences.p_deadline THEN (f.fire + s.start_deadline)
                      ELSE NULL::timestamp with time zone
-                 END AS "case"
+                 END AS "case",
+             s.history
             FROM (UNNEST(enqueue_occurrences.p_names, enqueue_occurrences.p_fires) f(name, fire)
               JOIN cronq.schedules s ON ((s.name = f.name)))
            ORDER BY f.fire
@@ -811,6 +840,16 @@ CREATE FUNCTION cronq.held(ks text[], p_queue text, p_type text, p_limit_key tex
 ALTER FUNCTION cronq.held(ks text[], p_queue text, p_type text, p_limit_key text) OWNER TO postgres;
 
 --
+-- Name: history_error(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.history_error(p text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN CASE WHEN ((p IS NOT NULL) AND (p <> ALL (ARRAY['all'::text, 'errors'::text]))) THEN format('invalid history policy "%s": must be all or errors'::text, p) ELSE NULL::text END;
+
+ALTER FUNCTION cronq.history_error(p text) OWNER TO postgres;
+
+--
 -- Name: is_admin(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -885,6 +924,25 @@ end
 $$;
 
 ALTER FUNCTION cronq.jobs_admit() OWNER TO postgres;
+
+--
+-- Name: jobs_author(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.jobs_author() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    if old.enqueued_by <> current_user::text and not cronq.may_act_for_others(tg_relid) then
+        raise exception 'job %: only its author, %, may change what it runs', old.id, old.enqueued_by
+            using errcode = '42501';
+    end if;
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.jobs_author() OWNER TO postgres;
 
 --
 -- Name: jobs_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1191,6 +1249,15 @@ CREATE FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zo
     ), ledger as (
         insert into cronq.occurrences (schedule, fire_at, decision, job_id, detail)
         select ins.schedule, ins.fire_at, 'enqueued', ins.job_id, null from ins
+        union all
+        -- an occurrence whose key a job already held (a backfill's): that job
+        select f.name, f.fire, 'enqueued',
+               (select j.id from cronq.jobs j
+                where j.idempotency_key = 'schedule:' || f.name || ':'
+                          || to_char(f.fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
+               'already enqueued'
+        from unnest(p_names, p_fires) as f(name, fire)
+        where not exists (select 1 from ins where ins.schedule = f.name and ins.fire_at = f.fire)
         union all
         select k.name, k.fire, k.why,
                case when k.why = 'overlap'
@@ -1527,14 +1594,18 @@ declare
     k text;
     id bigint;
 begin
-    select * into s from cronq.schedules x where x.name = name for update;
-    if not found or not (
-           s.created_by = caller
+    -- Only a row the caller may manage is looked at, and locked: anyone
+    -- else's call must not hold another role's schedule from the wakes.
+    select * into s from cronq.schedules x
+    where x.name = name
+      and (x.created_by = caller
            or (exists (select 1 from pg_roles where rolname = 'cronq_admin')
                and pg_has_role(caller, 'cronq_admin', 'MEMBER'))
            or exists (select 1 from pg_roles r where r.rolname = caller
                       and (r.rolsuper or r.oid = (select c.relowner from pg_class c
-                                                  where c.oid = 'cronq.schedules'::regclass)))) then
+                                                  where c.oid = 'cronq.schedules'::regclass))))
+    for update;
+    if not found then
         raise exception 'schedule "%" does not exist', name using errcode = 'P0002',
             hint = 'A role sees only the schedules it created, unless it is a member of cronq_admin.';
     end if;
@@ -1551,12 +1622,17 @@ begin
     k := 'schedule:' || s.name || ':manual:' || to_char(t at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
     insert into cronq.jobs as j (type, payload, queue, priority, max_attempts, timeout,
                                  idempotency_key, schedule, scheduled_for, run_at, enqueued_by,
-                                 expires_at)
+                                 expires_at, history)
     values (s.type, s.payload, s.queue, s.priority, s.max_attempts, s.timeout, k, s.name, t, now(),
-            s.created_by, t + s.start_deadline)
+            s.created_by, t + s.start_deadline, s.history)
     returning j.id into id;
     if id is null then
-        select j.id into id from cronq.jobs j where j.idempotency_key = k;
+        -- The key is held: by this schedule's run of this second, or not at all.
+        select j.id into id from cronq.jobs j
+        where j.idempotency_key = k and j.schedule = s.name and j.enqueued_by = s.created_by;
+        if id is null then
+            raise exception 'schedule "%": key % is held by another job', name, k using errcode = '23505';
+        end if;
     end if;
     update cronq.schedules x set last_job_id = id
     where x.name = s.name and (x.last_job_id is null or x.last_job_id < id);
@@ -1567,15 +1643,23 @@ $$;
 ALTER FUNCTION cronq.run_schedule(name text, force boolean) OWNER TO postgres;
 
 --
--- Name: schedule(text, text, text, jsonb, text, text, integer, integer, interval, boolean, text, text, interval, timestamp with time zone, interval); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: schedule(text, text, text, jsonb, text, text, integer, integer, interval, boolean, text, text, interval, text, integer, timestamp with time zone, interval); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb DEFAULT '{}'::jsonb, timezone text DEFAULT NULL::text, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, enabled boolean DEFAULT NULL::boolean, catchup text DEFAULT NULL::text, overlap text DEFAULT NULL::text, start_deadline interval DEFAULT NULL::interval, anchor timestamp with time zone DEFAULT NULL::timestamp with time zone, spread interval DEFAULT NULL::interval) RETURNS text
+CREATE FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb DEFAULT '{}'::jsonb, timezone text DEFAULT NULL::text, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, enabled boolean DEFAULT NULL::boolean, catchup text DEFAULT NULL::text, overlap text DEFAULT NULL::text, start_deadline interval DEFAULT NULL::interval, history text DEFAULT NULL::text, keep integer DEFAULT NULL::integer, anchor timestamp with time zone DEFAULT NULL::timestamp with time zone, spread interval DEFAULT NULL::interval) RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 #variable_conflict use_variable
+declare
+    why text := cronq.history_error(history);
 begin
+    if why is not null then
+        raise exception '%', why using errcode = '22023';
+    end if;
+    if keep < 1 then
+        raise exception 'invalid keep %: must be at least 1', keep using errcode = '22023';
+    end if;
     begin
         insert into cronq.schedules as s (name, cron, timezone, type, payload, anchor, spread)
         values (name, cron, coalesce(timezone, 'UTC'), type, coalesce(payload, '{}'), anchor,
@@ -1596,7 +1680,7 @@ begin
         end if;
     end;
     if coalesce(queue, priority::text, max_attempts::text, timeout::text, enabled::text,
-                catchup, overlap, start_deadline::text) is not null then
+                catchup, overlap, start_deadline::text, history, keep::text) is not null then
         update cronq.schedules s
         set queue = coalesce(schedule.queue, s.queue),
             priority = coalesce(schedule.priority, s.priority),
@@ -1605,14 +1689,16 @@ begin
             enabled = coalesce(schedule.enabled, s.enabled),
             catchup = coalesce(schedule.catchup, s.catchup),
             overlap = coalesce(schedule.overlap, s.overlap),
-            start_deadline = coalesce(schedule.start_deadline, s.start_deadline)
+            start_deadline = coalesce(schedule.start_deadline, s.start_deadline),
+            history = coalesce(schedule.history, s.history),
+            keep = coalesce(schedule.keep, s.keep)
         where s.name = schedule.name;
     end if;
     return name;
 end
 $$;
 
-ALTER FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, anchor timestamp with time zone, spread interval) OWNER TO postgres;
+ALTER FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval) OWNER TO postgres;
 
 --
 -- Name: schedules_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1700,6 +1786,10 @@ begin
     elsif new.enabled is distinct from old.enabled then
         if new.enabled then
             new.disabled_until := now();
+        elsif old.disabled_until is not null and old.next_run_at <= old.disabled_until then
+            -- Disabled again before a wake used the last spell: one spell,
+            -- from its start (the fire times between are skipped too).
+            new.disabled_until := null;
         else
             new.disabled_from := now();
             new.disabled_until := null;
@@ -1989,6 +2079,13 @@ ALTER TABLE ONLY cronq.pauses
     ADD CONSTRAINT pauses_pkey PRIMARY KEY (key);
 
 --
+-- Name: schedules schedules_name_manual_check; Type: CHECK CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE cronq.schedules
+    ADD CONSTRAINT schedules_name_manual_check CHECK ((name !~ ':manual$'::text)) NOT VALID;
+
+--
 -- Name: schedules schedules_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
 --
 
@@ -2046,6 +2143,12 @@ CREATE UNIQUE INDEX jobs_idempotency_key ON cronq.jobs USING btree (idempotency_
 CREATE INDEX jobs_leases ON cronq.jobs USING btree (locked_until) WHERE (status = 'running'::text);
 
 --
+-- Name: jobs_schedule_finished; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX jobs_schedule_finished ON cronq.jobs USING btree (schedule, finished_at, id) WHERE ((schedule IS NOT NULL) AND (status = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])));
+
+--
 -- Name: jobs_unique_active; Type: INDEX; Schema: cronq; Owner: postgres
 --
 
@@ -2064,10 +2167,22 @@ CREATE INDEX occurrences_fire ON cronq.occurrences USING btree (fire_at, schedul
 CREATE INDEX schedules_due ON cronq.schedules USING btree (next_run_at) WHERE enabled;
 
 --
+-- Name: schedules_keep; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX schedules_keep ON cronq.schedules USING btree (name) WHERE (keep IS NOT NULL);
+
+--
 -- Name: jobs jobs_admit; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
 CREATE TRIGGER jobs_admit BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((new.expires_at IS NOT NULL) OR (new.unique_key IS NOT NULL))) EXECUTE FUNCTION cronq.jobs_admit();
+
+--
+-- Name: jobs jobs_author; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_author BEFORE UPDATE OF type, payload ON cronq.jobs FOR EACH ROW WHEN (((old.type IS DISTINCT FROM new.type) OR (old.payload IS DISTINCT FROM new.payload))) EXECUTE FUNCTION cronq.jobs_author();
 
 --
 -- Name: jobs jobs_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -2386,6 +2501,12 @@ GRANT INSERT(expires_at),UPDATE(expires_at) ON TABLE cronq.jobs TO cronq_user;
 GRANT INSERT(unique_key) ON TABLE cronq.jobs TO cronq_user;
 
 --
+-- Name: COLUMN jobs.history; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(history) ON TABLE cronq.jobs TO cronq_user;
+
+--
 -- Name: FUNCTION cancel_jobs(ids bigint[]); Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -2407,18 +2528,18 @@ GRANT ALL ON FUNCTION cronq.clear_limit(key text) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.clear_limit(key text) TO cronq_admin;
 
 --
--- Name: FUNCTION enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, OUT id bigint, OUT created boolean, OUT note text); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, OUT id bigint, OUT created boolean, OUT note text); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, OUT id bigint, OUT created boolean, OUT note text) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, OUT id bigint, OUT created boolean, OUT note text) TO cronq_admin;
+GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, OUT id bigint, OUT created boolean, OUT note text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, OUT id bigint, OUT created boolean, OUT note text) TO cronq_admin;
 
 --
--- Name: FUNCTION enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean) TO cronq_admin;
+GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text) TO cronq_admin;
 
 --
 -- Name: TABLE schedules; Type: ACL; Schema: cronq; Owner: postgres
@@ -2512,6 +2633,18 @@ GRANT INSERT(next_run_at),UPDATE(next_run_at) ON TABLE cronq.schedules TO cronq_
 GRANT INSERT(start_deadline),UPDATE(start_deadline) ON TABLE cronq.schedules TO cronq_user;
 
 --
+-- Name: COLUMN schedules.history; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(history),UPDATE(history) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.keep; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(keep),UPDATE(keep) ON TABLE cronq.schedules TO cronq_user;
+
+--
 -- Name: COLUMN schedules.anchor; Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -2592,6 +2725,13 @@ GRANT ALL ON FUNCTION cronq.held(ks text[], p_queue text, p_type text) TO cronq_
 
 GRANT ALL ON FUNCTION cronq.held(ks text[], p_queue text, p_type text, p_limit_key text) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.held(ks text[], p_queue text, p_type text, p_limit_key text) TO cronq_admin;
+
+--
+-- Name: FUNCTION history_error(p text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT ALL ON FUNCTION cronq.history_error(p text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.history_error(p text) TO cronq_admin;
 
 --
 -- Name: FUNCTION job_keys(p_queue text, p_type text, p_schedule text, p_limit_key text); Type: ACL; Schema: cronq; Owner: postgres
@@ -2677,11 +2817,11 @@ GRANT ALL ON FUNCTION cronq.run_schedule(name text, force boolean) TO cronq_user
 GRANT ALL ON FUNCTION cronq.run_schedule(name text, force boolean) TO cronq_admin;
 
 --
--- Name: FUNCTION schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, anchor timestamp with time zone, spread interval); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, anchor timestamp with time zone, spread interval) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, anchor timestamp with time zone, spread interval) TO cronq_admin;
+GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval) TO cronq_admin;
 
 --
 -- Name: FUNCTION set_limit(key text, max_running integer, rate integer, per interval); Type: ACL; Schema: cronq; Owner: postgres

@@ -18,7 +18,7 @@
 
 enum {
 	OPT_RUN_AT = OPT_FIRST_CMD, OPT_IN, OPT_KEY, OPT_JSONL, OPT_LIMIT_KEY, OPT_EXPIRES,
-	OPT_EXPIRES_AT, OPT_UNIQUE_KEY, OPT_REPLACE,
+	OPT_EXPIRES_AT, OPT_UNIQUE_KEY, OPT_REPLACE, OPT_HISTORY,
 };
 
 typedef struct enqueue_args {
@@ -58,10 +58,13 @@ help(void)
 		   "                            while one is, nothing is written and its id printed\n"
 		   "      --replace             with --unique-key: a waiting job holding KEY takes\n"
 		   "                            this payload, run time and deadline instead\n"
+		   "      --history POLICY      all (default: every attempt leaves a history row)\n"
+		   "                            or errors (a success with no output leaves none)\n"
 		   "      --jsonl               read one job per line from standard input, all or\n"
 		   "                            nothing: {\"type\", \"payload\", \"run_at\", \"queue\",\n"
 		   "                            \"priority\", \"max_attempts\", \"key\", \"timeout\",\n"
-		   "                            \"limit_key\", \"expires_at\", \"unique_key\"}\n"
+		   "                            \"limit_key\", \"expires_at\", \"unique_key\",\n"
+		   "                            \"history\"}\n"
 		   "  -v, --verbose             say what is done\n"
 		   "      --log-format FORMAT   text (default) or json\n"
 		   "  -h, --help                show this help, then exit\n\n"
@@ -101,6 +104,10 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 			break;
 		case OPT_REPLACE:
 			a->req.replace = true;
+			break;
+		case OPT_HISTORY:
+			/* Checked with the rest of the job (enqueue_check): 65, as in --jsonl. */
+			a->req.history = arg;
 			break;
 		case OPT_JSONL:
 			a->jsonl = true;
@@ -170,8 +177,9 @@ cmd_enqueue(int argc, char **argv)
 		{"expires-at", required_argument, OPT_EXPIRES_AT, 0, NULL},
 		{"unique-key", required_argument, OPT_UNIQUE_KEY, 0, NULL},
 		{"replace", no_argument, OPT_REPLACE, 0, NULL},
+		{"history", required_argument, OPT_HISTORY, 0, NULL},
 		{"jsonl", no_argument, OPT_JSONL, 0, "run-at in key queue priority max-attempts timeout"
-			" limit-key expires expires-at unique-key replace"},
+			" limit-key expires expires-at unique-key replace history"},
 		CLI_JOB_OPTIONS,
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, 0, 0, NULL},

@@ -21,7 +21,8 @@
 
 enum {
 	OPT_TZ = OPT_FIRST_CMD, OPT_CATCHUP, OPT_OVERLAP, OPT_REPLACE, OPT_DISABLED, OPT_JSON,
-	OPT_FROM, OPT_COUNT, OPT_START_DEADLINE, OPT_ANCHOR, OPT_SPREAD, OPT_FORCE,
+	OPT_FROM, OPT_COUNT, OPT_START_DEADLINE, OPT_ANCHOR, OPT_SPREAD, OPT_FORCE, OPT_HISTORY,
+	OPT_KEEP,
 };
 
 typedef struct sched_args {
@@ -74,6 +75,11 @@ help(void)
 		   "      --start-deadline DURATION\n"
 		   "                            a job not started DURATION after its fire time\n"
 		   "                            ends cancelled (expired) instead of running late\n"
+		   "      --history POLICY      all (default: every attempt of its jobs leaves a\n"
+		   "                            history row) or errors (a success with no output\n"
+		   "                            leaves none)\n"
+		   "      --keep N              purge keeps its newest N finished jobs whatever\n"
+		   "                            their age, and deletes the others whatever their age\n"
 		   "      --replace             replace a schedule of the same name\n"
 		   "      --disabled            store it disabled\n"
 		   "Options of run (one job now with the schedule's settings):\n"
@@ -160,6 +166,17 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 		case OPT_SPREAD:
 			rc = cli_duration(src, arg, 0, &a->def.spread_ms);
 			break;
+		case OPT_HISTORY:
+			/* Checked with the rest of the schedule (schedule_check): 65. */
+			a->def.history = arg;
+			break;
+		case OPT_KEEP: {
+			int64_t v;
+
+			if ((rc = cli_int(src, arg, 1, SCHEDULE_MAX_KEEP, &v)) == 0)
+				a->def.keep = (int) v;
+			break;
+		}
 	}
 	return rc;
 }
@@ -174,6 +191,8 @@ static const cli_option add_opts[] = {
 	{"start-deadline", required_argument, OPT_START_DEADLINE, 0, NULL},
 	{"anchor", required_argument, OPT_ANCHOR, 0, NULL},
 	{"spread", required_argument, OPT_SPREAD, 0, NULL},
+	{"history", required_argument, OPT_HISTORY, 0, NULL},
+	{"keep", required_argument, OPT_KEEP, 0, NULL},
 	CLI_JOB_OPTIONS,
 	CLI_COMMON_OPTIONS,
 	{NULL, 0, 0, 0, NULL},

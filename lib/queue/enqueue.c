@@ -35,10 +35,10 @@ static const char enqueue_sql[] =
 	" cronq.enqueue_job($1, $2::jsonb, r.run_at,"
 	"   $5, $6::int, $7::int, $8::bigint * interval '1 millisecond', $9, $10,"
 	"   coalesce($11::timestamptz, r.run_at + $12::bigint * interval '1 millisecond'),"
-	"   $13, $14::bool) e";
+	"   $13, $14::bool, $15) e";
 
 #define COPY_COLUMNS "type, payload, run_at, queue, priority, max_attempts, timeout, " \
-	"idempotency_key, limit_key, expires_at, unique_key"
+	"idempotency_key, limit_key, expires_at, unique_key, history"
 
 static const char copy_sql[] = "copy cronq.jobs (" COPY_COLUMNS ") from stdin";
 
@@ -66,6 +66,12 @@ has_control(const char *s)
 		if ((unsigned char) *s < 0x20 || *s == 0x7f)
 			return true;
 	return false;
+}
+
+bool
+enqueue_history_valid(const char *s)
+{
+	return strcmp(s, "all") == 0 || strcmp(s, "errors") == 0;
 }
 
 int
@@ -96,6 +102,8 @@ enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
 		rc = cq_fail(err, EX_DATAERR, "replace needs a unique key");
 	else if (req->expires_ms < 0)
 		rc = cq_fail(err, EX_DATAERR, "expires must be positive");
+	else if (req->history && !enqueue_history_valid(req->history))
+		rc = cq_fail(err, EX_DATAERR, "invalid history policy \"%s\": must be all or errors", req->history);
 	else if (req->opts.has_priority && (req->opts.priority < -ENQUEUE_MAX_PRIORITY || req->opts.priority > ENQUEUE_MAX_PRIORITY))
 		rc = cq_fail(err, EX_DATAERR, "priority must be from %d to %d", -ENQUEUE_MAX_PRIORITY, ENQUEUE_MAX_PRIORITY);
 	else if (req->opts.max_attempts < 0 || req->opts.max_attempts > ENQUEUE_MAX_ATTEMPTS)
@@ -111,7 +119,7 @@ enqueue_one(PGconn *conn, const enqueue_req *req, enqueue_rules_fn rules, int64_
 			enqueue_note *note, char status[16], cq_err *err)
 {
 	char in[32], prio[16], attempts[16], timeout[32], expires[32];
-	const char *params[14];
+	const char *params[15];
 	const char *how;
 	PGresult *res;
 	int rc;
@@ -137,7 +145,8 @@ enqueue_one(PGconn *conn, const enqueue_req *req, enqueue_rules_fn rules, int64_
 	params[11] = req->expires_ms > 0 ? expires : NULL;
 	params[12] = req->unique_key;
 	params[13] = req->replace ? "true" : "false";
-	res = pg_exec(conn, enqueue_sql, 14, params, PG_ONE, err, NULL);
+	params[14] = req->history;
+	res = pg_exec(conn, enqueue_sql, 15, params, PG_ONE, err, NULL);
 	if (res == NULL)
 		return err->code;
 	*id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
@@ -220,7 +229,7 @@ member_span(const char *s, size_t n, const char *key, size_t *start, size_t *len
 
 static const char *const jsonl_fields[] = {
 	"type", "payload", "run_at", "queue", "priority", "max_attempts", "key", "timeout", "limit_key",
-	"expires_at", "unique_key", NULL,
+	"expires_at", "unique_key", "history", NULL,
 };
 
 int
@@ -260,6 +269,7 @@ enqueue_parse_line(const char *line, size_t len, enqueue_rules_fn rules, json_t 
 	STRING_FIELD("limit_key", req->limit_key);
 	STRING_FIELD("expires_at", req->expires_at);
 	STRING_FIELD("unique_key", req->unique_key);
+	STRING_FIELD("history", req->history);
 #undef STRING_FIELD
 	if (req->type == NULL)
 		return cq_fail(err, EX_DATAERR, "\"type\" is required");
@@ -327,6 +337,9 @@ append_row(buf *b, const enqueue_req *req)
 	pg_copy_field(b, req->expires_at);
 	buf_putc(b, '\t');
 	pg_copy_field(b, req->unique_key);
+	buf_putc(b, '\t');
+	/* The column is not null: COPY would store \N as given, not the default. */
+	pg_copy_field(b, req->history ? req->history : "all");
 	buf_putc(b, '\n');
 }
 

@@ -39,6 +39,7 @@ typedef struct enqueue_req {
 	int64_t		expires_ms;		/* with expires_at NULL: deadline this long after run_at; 0: none */
 	const char *unique_key;		/* at most one active job with it; NULL: none */
 	bool		replace;		/* with unique_key: a waiting holder takes this job's place */
+	const char *history;		/* history policy, "all" or "errors"; NULL: all */
 } enqueue_req;
 
 /* What became of a request that wrote no new job (enqueue_one). */
@@ -62,9 +63,15 @@ typedef enum enqueue_note {
 typedef int (*enqueue_rules_fn) (const char *type, const json_t *payload, char *err, size_t errlen);
 
 /*
+ * Whether s is a history policy: "all" (every attempt leaves a job_runs
+ * row) or "errors" (a succeeded attempt with no output leaves none).
+ */
+bool enqueue_history_valid(const char *s);
+
+/*
  * Check a request without the database: payload limits, task type and
- * rules (by rules), queue, key and numbers. 0, or EX_DATAERR with the
- * reason in err.
+ * rules (by rules), queue, key, history policy and numbers. 0, or
+ * EX_DATAERR with the reason in err.
  */
 int enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
 	__attribute__((warn_unused_result));

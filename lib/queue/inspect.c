@@ -25,7 +25,7 @@
 	"j.id, j.queue, j.type, j.status, j.payload, j.priority, j.attempts, j.max_attempts," \
 	" " SECONDS("j.timeout") " as timeout," \
 	" " TS("j.run_at") " as run_at, " TS("j.expires_at") " as expires_at," \
-	" j.idempotency_key, j.unique_key, j.schedule," \
+	" j.idempotency_key, j.unique_key, j.history, j.schedule," \
 	" " TS("j.scheduled_for") " as scheduled_for, j.enqueued_by, j.locked_by," \
 	" " TS("j.locked_until") " as locked_until, j.cancel_requested, j.error_code, j.last_error," \
 	" " TS("j.created_at") " as created_at, " TS("j.updated_at") " as updated_at," \

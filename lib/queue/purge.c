@@ -12,13 +12,49 @@
 /*
  * One batch: the oldest finished rows of one status (through the partial
  * index jobs_finished), skipping any a concurrent purge holds, deleted with
- * their runs in one statement.
+ * their runs in one statement. The jobs of a schedule with a keep,
+ * enqueued in its author's name, are left to keep_sql: their age does not
+ * count (a probe of the index schedules_keep, empty when no schedule has
+ * a keep, for each scheduled row only).
  */
 static const char purge_sql[] =
 	"with victims as ("
 	" select id from cronq.jobs"
 	" where status = $1 and finished_at < now() - $2::bigint * interval '1 millisecond'"
+	"   and (schedule is null"
+	"        or not exists (select 1 from cronq.schedules s where s.keep is not null"
+	"                       and s.name = cronq.jobs.schedule and s.created_by = cronq.jobs.enqueued_by))"
 	" order by finished_at limit $3::int for update skip locked"
+	"), runs as ("
+	" delete from cronq.job_runs r using victims v where r.job_id = v.id"
+	")"
+	" delete from cronq.jobs j using victims v where j.id = v.id";
+
+/*
+ * One batch of the keeps: for each schedule with a keep of N, its finished
+ * jobs (any finished status) newest first by finished_at (then id), through
+ * the partial index jobs_schedule_finished; of those after the first N, the
+ * ones of status $1 are deleted with their runs, whatever their age. A
+ * job not finished (queued, failed, running) is never counted or touched:
+ * the lock takes a row only while it is still finished with that status.
+ * Its jobs are those enqueued in its author's name, as every job it makes
+ * is: a role that creates a schedule with the name of another's removed
+ * one cannot purge the other's jobs by a keep (they follow the age rules).
+ */
+static const char keep_sql[] =
+	"with beyond as ("
+	" select b.id from cronq.schedules s"
+	" cross join lateral ("
+	"   select j.id, j.status from cronq.jobs j"
+	"   where j.schedule = s.name and j.enqueued_by = s.created_by"
+	"     and j.status in ('succeeded', 'dead', 'cancelled')"
+	"   order by j.finished_at desc, j.id desc offset s.keep) b"
+	" where s.keep is not null and b.status = $1"
+	" limit $2::int"
+	"), victims as ("
+	" select id from cronq.jobs"
+	" where id = any (array(select id from beyond)) and status = $1"
+	" for update skip locked"
 	"), runs as ("
 	" delete from cronq.job_runs r using victims v where r.job_id = v.id"
 	")"
@@ -37,32 +73,6 @@ static const char purge_ledger_sql[] =
 	" order by fire_at limit $2::int"
 	")"
 	" delete from cronq.occurrences o using victims v where o.ctid = v.ctid";
-
-/* Run sql (params: an age in ms, a batch size) in batches until one is short. */
-static int
-purge_batches(PGconn *conn, const char *sql, const char *const *params, int nparams,
-			  bool (*stop) (void *arg), void *arg, void (*progress) (int64_t deleted),
-			  int64_t *deleted, cq_err *err)
-{
-	for (;;) {
-		PGresult *res;
-		int64_t got;
-
-		if (stop && stop(arg))
-			return 0;
-		if ((res = pg_exec(conn, sql, nparams, params, PG_NONE, err, NULL)) == NULL)
-			return err->code;
-		got = strtoll(PQcmdTuples(res), NULL, 10);
-		PQclear(res);
-		if (deleted) {
-			*deleted += got;
-			if (progress)
-				progress(*deleted);
-		}
-		if (got < PURGE_BATCH)
-			return 0;
-	}
-}
 
 bool
 purge_status_valid(const char *s)
@@ -142,28 +152,61 @@ bad_map:
 	return -1;
 }
 
+/*
+ * Run sql (params: its n parameters) batch after batch until one deletes
+ * fewer than PURGE_BATCH jobs; 1 when stop said to stop, 0 when done.
+ */
+static int
+purge_batches(PGconn *conn, const char *sql, int n, const char *const *params,
+			  bool (*stop) (void *arg), void *arg, void (*progress) (int64_t deleted),
+			  int64_t *deleted, cq_err *err)
+{
+	for (;;) {
+		PGresult *res;
+		int64_t got;
+
+		if (stop && stop(arg))
+			return 1;
+		if ((res = pg_exec(conn, sql, n, params, PG_NONE, err, NULL)) == NULL)
+			return -1;
+		got = strtoll(PQcmdTuples(res), NULL, 10);
+		PQclear(res);
+		*deleted += got;
+		if (progress)
+			progress(*deleted);
+		if (got < PURGE_BATCH)
+			return 0;
+	}
+}
+
 int
 purge_run(PGconn *conn, const purge_rule *rules, int n, bool (*stop) (void *arg), void *arg,
 		  void (*progress) (int64_t deleted), int64_t *deleted, cq_err *err)
 {
 	char ms[32], batch[16];
-	int64_t youngest = INT64_MAX;
+	int64_t youngest = INT64_MAX, ledger_rows = 0;
 	int rc;
 
 	*deleted = 0;
 	snprintf(batch, sizeof batch, "%d", PURGE_BATCH);
 	for (int r = 0; r < n; r++) {
 		const char *params[3] = {rules[r].status, ms, batch};
+		const char *keep_params[2] = {rules[r].status, batch};
 
 		snprintf(ms, sizeof ms, "%" PRId64, rules[r].older_than_ms);
 		if (rules[r].older_than_ms < youngest)
 			youngest = rules[r].older_than_ms;
-		if ((rc = purge_batches(conn, purge_sql, params, 3, stop, arg, progress, deleted, err)) != 0)
-			return rc;
+		rc = purge_batches(conn, purge_sql, 3, params, stop, arg, progress, deleted, err);
+		if (rc == 0)
+			rc = purge_batches(conn, keep_sql, 2, keep_params, stop, arg, progress, deleted, err);
+		if (rc != 0)
+			return rc < 0 ? err->code : 0;
 	}
 	if (n == 0)
 		return 0;
+	/* The ledger's rows are not jobs: not counted, no progress. */
 	snprintf(ms, sizeof ms, "%" PRId64, youngest);
-	return purge_batches(conn, purge_ledger_sql, (const char *[]) {ms, batch}, 2, stop, arg, NULL,
-						 NULL, err);
+	rc = purge_batches(conn, purge_ledger_sql, 2, (const char *[]) {ms, batch}, stop, arg, NULL,
+					   &ledger_rows, err);
+	return rc < 0 ? err->code : 0;
 }

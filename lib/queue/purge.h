@@ -35,8 +35,10 @@ int purge_rules_from_payload(const json_t *payload, purge_rule *rules, int *n,
 
 /*
  * Delete, rule by rule, every job of that status finished longer ago than
- * its duration, with its runs. stop (may be NULL) is asked between batches.
- * *deleted counts jobs.
+ * its duration, with its runs; but for the jobs of a schedule with a keep
+ * of N (cronq.schedules.keep), whose age does not count: its newest N
+ * finished jobs stay, and those beyond them of that status go. stop (may
+ * be NULL) is asked between batches. *deleted counts jobs.
  */
 int purge_run(PGconn *conn, const purge_rule *rules, int n, bool (*stop) (void *arg),
 			  void *arg, void (*progress) (int64_t deleted), int64_t *deleted, cq_err *err)

@@ -4,7 +4,10 @@
 -- operator asked to cancel ends cancelled whatever its attempt's outcome
 -- but success (which stands: the work is done), even when the worker had
 -- not heard of the request yet; its job_runs row keeps the attempt's own
--- outcome. A batch of plain successes goes through record_plain.sql.
+-- outcome. A job whose history policy is errors leaves no job_runs row
+-- for a success with no output (any other outcome, and a success with
+-- output, keep theirs). A batch of plain successes goes through
+-- record_plain.sql.
 -- Returns one text: the recorded jobs as "id status,id status,...", or
 -- null when none was.
 --
@@ -74,7 +77,7 @@ with o as (
         and j.status = 'running' and j.locked_by = t.worker and j.attempts = t.attempt
         and t.outcome <> 'lease_lost'
         and (not $13::bool or (j.locked_until < now() and j.id = any(array(select id from free))))
-    returning j.id, j.status
+    returning j.id, j.status, j.history
 ), runs as (
     insert into cronq.job_runs (job_id, attempt, worker, started_at, finished_at,
         outcome, error_code, error, output, duration)
@@ -87,6 +90,8 @@ with o as (
              else t.error end,
         t.output, t.finished - t.started
     from t left join upd on upd.id = t.id
-    where upd.id is not null or not $13::bool
+    where (upd.id is not null or not $13::bool)
+        and (upd.history is distinct from 'errors' or t.outcome <> 'succeeded'
+             or coalesce(t.output, '') <> '')
 )
 select (select string_agg(id || ' ' || status, ',') from upd);

@@ -1,7 +1,9 @@
 -- record_plain: record.sql for a batch of plain successes (no error, no
 -- output) of one worker against one base time, the common case of a
 -- drain: four arrays instead of twelve. Fenced the same way; returns the
--- same text: "id status,id status,...", or null.
+-- same text: "id status,id status,...", or null. A job whose history
+-- policy is errors leaves no job_runs row for its quiet success (a fenced
+-- out one still gets its lease_lost row).
 --
 -- Parameters:
 --   $1  bigint[]     the jobs' ids
@@ -27,7 +29,7 @@ with t as (
     from t
     where j.id = any($1::bigint[]) and j.id = t.id
         and j.status = 'running' and j.locked_by = $6 and j.attempts = t.attempt
-    returning j.id, j.status
+    returning j.id, j.status, j.history
 ), runs as (
     insert into cronq.job_runs (job_id, attempt, worker, started_at, finished_at,
         outcome, error, duration)
@@ -36,5 +38,6 @@ with t as (
         case when upd.id is null then 'lease lost: outcome succeeded not recorded' end,
         t.finished - t.started
     from t left join upd on upd.id = t.id
+    where upd.history is distinct from 'errors'
 )
 select (select string_agg(id || ' ' || status, ',') from upd);

@@ -65,6 +65,9 @@ schedule_check(const schedule_def *d, cq_err *err)
 
 	if (!schedule_name_valid(d->name))
 		return cq_fail(err, EX_DATAERR, "invalid schedule name \"%s\": use 1 to 200 letters, digits and _.:@-", d->name);
+	if (strlen(d->name) >= 7 && strcmp(d->name + strlen(d->name) - 7, ":manual") == 0)
+		return cq_fail(err, EX_DATAERR, "invalid schedule name \"%s\": a name may not end in \":manual\""
+					   " (the keys of another schedule's runs by hand end so)", d->name);
 	if (d->spread_ms % 1000 != 0)
 		return cq_fail(err, EX_DATAERR, "invalid spread: must be a whole number of seconds");
 	if ((rc = fire_open(&times, &clock, err)) != 0)
@@ -75,12 +78,15 @@ schedule_check(const schedule_def *d, cq_err *err)
 		return cq_fail(err, EX_DATAERR, "invalid catchup policy \"%s\": must be latest, all or skip", d->catchup);
 	if (d->overlap && strcmp(d->overlap, "skip") != 0 && strcmp(d->overlap, "allow") != 0)
 		return cq_fail(err, EX_DATAERR, "invalid overlap policy \"%s\": must be skip or allow", d->overlap);
+	if (d->keep < 0)
+		return cq_fail(err, EX_DATAERR, "invalid keep %d: must be at least 1", d->keep);
 
 	/* The job fields obey the same rules as any enqueued job's. */
 	memset(&req, 0, sizeof req);
 	req.type = d->type;
 	req.payload = d->payload;
 	req.opts = d->opts;
+	req.history = d->history;
 	req.in_ms = -1;
 	return enqueue_check(&req, payload_validate, err);
 }
@@ -132,13 +138,13 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 	/* Columns left out take the table's defaults, the one place that knows them. */
 	const char *cols[] = {"name", "cron", "timezone", "type", "payload", "queue", "priority",
 						  "max_attempts", "timeout", "enabled", "catchup", "overlap", "next_run_at",
-						  "start_deadline", "anchor", "spread"};
+						  "start_deadline", "anchor", "spread", "history", "keep"};
 	const char *casts[] = {"", "", "", "", "::jsonb", "", "::int", "::int",
 						   "::bigint * interval '1 millisecond'", "::bool", "", "", "::timestamptz",
 						   "::bigint * interval '1 millisecond'", "::timestamptz",
-						   "::bigint * interval '1 second'"};
+						   "::bigint * interval '1 second'", "", "::int"};
 	enum {NCOLS = sizeof cols / sizeof cols[0]};
-	char prio[16], attempts[16], timeout[32], next_text[32], deadline[32];
+	char prio[16], attempts[16], timeout[32], next_text[32], deadline[32], keep[16];
 	char anchor[RFC3339_BUFLEN], spread[32];
 	fire_def times = def_times(d);
 	const char *vals[NCOLS];
@@ -177,6 +183,9 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 	vals[14] = d->has_anchor ? anchor : NULL;
 	snprintf(spread, sizeof spread, "%" PRId64, d->spread_ms / 1000);
 	vals[15] = d->spread_ms > 0 ? spread : NULL;
+	vals[16] = d->history;
+	snprintf(keep, sizeof keep, "%d", d->keep);
+	vals[17] = d->keep > 0 ? keep : NULL;
 
 	buf_puts(&sql, "insert into cronq.schedules (");
 	for (int i = 0; i < NCOLS; i++) {
@@ -327,7 +336,7 @@ schedule_list(PGconn *conn, const char *name, cq_err *err)
 		"   s.max_attempts, s.timeout::text as timeout, s.enabled, s.catchup, s.overlap,"
 		"   s.start_deadline::text as start_deadline,"
 		"   to_char(s.anchor at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') as anchor,"
-		"   s.spread::text as spread,"
+		"   s.spread::text as spread, s.history, s.keep,"
 		"   to_char(s.next_run_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') as next_run_at,"
 		"   to_char(s.last_enqueued_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') as last_enqueued_at,"
 		"   s.last_job_id, j.status as last_job_status, s.created_by"

@@ -33,14 +33,18 @@ typedef struct schedule_def {
 	bool		has_anchor;		/* "@every" only: count periods from anchor, not the epoch */
 	int64_t		anchor;			/* epoch seconds */
 	int64_t		spread_ms;		/* 0: none; else whole seconds up to FIRE_SPREAD_MAX */
+	const char *history;		/* its jobs' history policy, all or errors; NULL: all */
+	int			keep;			/* 0: none; else purge keeps its newest keep finished jobs */
 } schedule_def;
 
 /* How many missed occurrences catchup "all" enqueues at most (the newest). */
 #define SCHEDULE_CATCHUP_CAP 100
+/* The largest --keep. */
+#define SCHEDULE_MAX_KEEP 1000000
 /* catchup "skip": an occurrence later than this is missed, not enqueued. */
 #define SCHEDULE_SKIP_TOLERANCE_S 120
 
-/* Validate without the database: name, expression, zone, task, payload, policies. */
+/* Validate without the database: name, expression, zone, task, payload, policies, keep. */
 int schedule_check(const schedule_def *d, cq_err *err) __attribute__((warn_unused_result));
 
 /*
