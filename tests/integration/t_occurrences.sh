@@ -182,6 +182,47 @@ eq "cronq.run_schedule() from SQL, as the owner" "app" \
 as app schedule run
 eq "schedule run: no name" 64 "$RC"
 
+# no schedule name ends in ":manual": its keys would be another's runs by hand
+n=$(q "select count(*) from cronq.schedules")
+as app2 schedule add mine:manual '* * * * *' noop
+eq "a name ending in :manual is refused (CLI), nothing written" "65|$n" "$RC|$(q "select count(*) from cronq.schedules")"
+asq app2 "insert into cronq.schedules (name, cron, type) values ('mine:manual', '* * * * *', 'noop')" >/dev/null 2>&1
+asq app2 "select cronq.schedule('mine:manual', '* * * * *', 'noop')" >/dev/null 2>&1
+eq "a name ending in :manual is refused (SQL), nothing written" "$n" "$(q "select count(*) from cronq.schedules")"
+# a refused run_schedule locks nothing: another role's call must not hold the
+# schedule from the wakes
+(printf '%s\n' "begin;" "select cronq.run_schedule('mine', true);" "select pg_sleep(4);" "rollback;" \
+    | PGUSER=app2 "$PSQL" -XAtq >/dev/null 2>&1 7>&- &)
+sleep 1.5
+eq "another role's refused run leaves the schedule unlocked" 1 \
+    "$(q "select count(*) from (select 1 from cronq.schedules where name = 'mine' for update skip locked) x")"
+# only a job's author changes what it runs
+jid=$(PGUSER=app "$CRONQ" enqueue noop --in 1h)
+asq oncall "update cronq.jobs set payload = '{\"x\": 1}' where id = $jid" >/dev/null 2>&1
+eq "an admin cannot rewrite another role's job" "{}|app" "$(q "select payload::text || '|' || enqueued_by from cronq.jobs where id = $jid")"
+PGUSER=app "$CRONQ" enqueue sleep '{"seconds": 1}' --in 1h --unique-key "mine-$jid" >/dev/null
+uj=$(q "select id from cronq.jobs where unique_key = 'mine-$jid'")
+PGUSER=app "$CRONQ" enqueue sleep '{"seconds": 2}' --in 1h --unique-key "mine-$jid" --replace >/dev/null 2>&1
+eq "its author can (enqueue --replace)" '{"seconds": 2}' "$(q "select payload::text from cronq.jobs where id = $uj")"
+
+# an occurrence whose key a job already held (a backfill's): recorded, with that job
+as cronq_runner schedule add bf '* * * * *' noop --catchup all
+f=$(q "select date_trunc('minute', now()) - interval '1 minute'")
+as cronq_runner backfill --schedule bf --from "$f" --to "$f"
+bj=$(q "select id from cronq.jobs where schedule = 'bf'")
+q "update cronq.schedules set next_run_at = '$f' where name = 'bf'" >/dev/null
+run --queue none-such >/dev/null 2>&1
+eq "a held key's occurrence: enqueued, naming the job that holds it" "enqueued|$bj|already enqueued" \
+    "$(q "select decision || '|' || job_id || '|' || detail from cronq.occurrences where schedule = 'bf' and fire_at = '$f'")"
+# a second disable before a wake: one spell, from the first
+as cronq_runner schedule disable bf
+from=$(q "select disabled_from from cronq.schedules where name = 'bf'")
+q "set session_replication_role = replica; update cronq.schedules set next_run_at = now() - interval '1 minute' where name = 'bf'" >/dev/null
+as cronq_runner schedule enable bf
+as cronq_runner schedule disable bf
+eq "disabled again before a wake: the spell goes on from its start" "t|t" \
+    "$(q "select disabled_from = '$from', disabled_until is null from cronq.schedules where name = 'bf'")"
+
 # --- purge bounds the ledger ------------------------------------------------------
 q "update cronq.occurrences set fire_at = fire_at - interval '30 days' where schedule in ('l1', 's4')" >/dev/null
 q "update cronq.jobs set status = 'succeeded', finished_at = now() - interval '30 days', started_at = now() - interval '30 days'
