@@ -197,9 +197,11 @@ sleep 1.5
 eq "another role's refused run leaves the schedule unlocked" 1 \
     "$(q "select count(*) from (select 1 from cronq.schedules where name = 'mine' for update skip locked) x")"
 # only a job's author changes what it runs
-jid=$(PGUSER=app "$CRONQ" enqueue noop --in 1h)
-asq oncall "update cronq.jobs set payload = '{\"x\": 1}' where id = $jid" >/dev/null 2>&1
-eq "an admin cannot rewrite another role's job" "{}|app" "$(q "select payload::text || '|' || enqueued_by from cronq.jobs where id = $jid")"
+jid=$(PGUSER=app "$CRONQ" enqueue sleep '{"seconds": 1}' --in 1h)
+asq oncall "update cronq.jobs set payload = '{\"seconds\": 2}' where id = $jid" >/dev/null 2>&1
+asq oncall "update cronq.jobs set type = 'noop', payload = '{}' where id = $jid" >/dev/null 2>&1
+eq "an admin cannot rewrite another role's job" '{"seconds": 1}|sleep|app' \
+    "$(q "select payload::text || '|' || type || '|' || enqueued_by from cronq.jobs where id = $jid")"
 PGUSER=app "$CRONQ" enqueue sleep '{"seconds": 1}' --in 1h --unique-key "mine-$jid" >/dev/null
 uj=$(q "select id from cronq.jobs where unique_key = 'mine-$jid'")
 PGUSER=app "$CRONQ" enqueue sleep '{"seconds": 2}' --in 1h --unique-key "mine-$jid" --replace >/dev/null 2>&1
