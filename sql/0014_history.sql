@@ -35,7 +35,9 @@ alter table cronq.schedules drop constraint if exists schedules_history_check;
 alter table cronq.schedules add constraint schedules_history_check
     check (history in ('all', 'errors'));
 alter table cronq.schedules drop constraint if exists schedules_keep_check;
-alter table cronq.schedules add constraint schedules_keep_check check (keep >= 1);
+-- At most 10,000: a keep must not let a role hoard history past the
+-- operator's retention (lib/sched/schedule.h SCHEDULE_MAX_KEEP).
+alter table cronq.schedules add constraint schedules_keep_check check (keep between 1 and 10000);
 comment on column cronq.schedules.history is 'the history policy of the schedule''s jobs';
 comment on column cronq.schedules.keep is
     'purge keeps the newest keep finished jobs of the schedule whatever their age, and deletes the rest whatever their age; null: the age rules';

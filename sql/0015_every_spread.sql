@@ -81,8 +81,10 @@ begin
                 return format('unexpected text after @every %s', left(f[2], 32));
             end if;
             -- lib/util/duration: units w d h m s ms, largest first, each once;
-            -- a bare number is seconds.
-            if f[2] ~ '^[0-9]+$' then
+            -- a bare number is seconds. The C reads at most 63 characters.
+            if length(f[2]) >= 64 then
+                return format('@every: invalid duration "%s"', left(f[2], 32));
+            elsif f[2] ~ '^[0-9]+$' then
                 ms := f[2]::numeric * 1000;
             else
                 m := regexp_match(f[2], '^(?:([0-9]+)w)?(?:([0-9]+)d)?(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?(?:([0-9]+)ms)?$');
@@ -286,8 +288,8 @@ begin
     if why is not null then
         raise exception '%', why using errcode = '22023';
     end if;
-    if keep < 1 then
-        raise exception 'invalid keep %: must be at least 1', keep using errcode = '22023';
+    if keep < 1 or keep > 10000 then
+        raise exception 'invalid keep %: must be 1 to 10000', keep using errcode = '22023';
     end if;
     begin
         insert into cronq.schedules as s (name, cron, timezone, type, payload, anchor, spread)

@@ -179,18 +179,27 @@ set search_path = pg_catalog, pg_temp as $$
         left join newest on newest.schedule = n.name
         where s.name = n.name
         returning s.name
+    ), held as materialized (
+        -- the occurrences no job was written for: their key was held (rare;
+        -- looked up alone, not with every occurrence)
+        select f.name, f.fire from unnest(p_names, p_fires) as f(name, fire)
+        where not exists (select 1 from ins where ins.schedule = f.name and ins.fire_at = f.fire)
     ), ledger as (
         insert into cronq.occurrences (schedule, fire_at, decision, job_id, detail)
         select ins.schedule, ins.fire_at, 'enqueued', ins.job_id, null from ins
         union all
-        -- an occurrence whose key a job already held (a backfill's): that job
-        select f.name, f.fire, 'enqueued',
-               (select j.id from cronq.jobs j
-                where j.idempotency_key = 'schedule:' || f.name || ':'
-                          || to_char(f.fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
-               'already enqueued'
-        from unnest(p_names, p_fires) as f(name, fire)
-        where not exists (select 1 from ins where ins.schedule = f.name and ins.fire_at = f.fire)
+        -- an occurrence whose key a job already held: the schedule's own job
+        -- (a backfill's), or, held by another role's job (one written for a
+        -- schedule of that name before), refused
+        select f.name, f.fire, case when h.id is null then 'refused' else 'enqueued' end, h.id,
+               case when h.id is null then 'its key is held by a job that is not this schedule''s'
+                    else 'already enqueued' end
+        from held f
+        join cronq.schedules s on s.name = f.name
+        left join cronq.jobs h
+          on h.idempotency_key = 'schedule:' || f.name || ':'
+                 || to_char(f.fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+         and h.schedule = f.name and h.enqueued_by = s.created_by
         union all
         select k.name, k.fire, k.why,
                case when k.why = 'overlap'

@@ -245,8 +245,10 @@ begin
                 return format('unexpected text after @every %s', left(f[2], 32));
             end if;
             -- lib/util/duration: units w d h m s ms, largest first, each once;
-            -- a bare number is seconds.
-            if f[2] ~ '^[0-9]+$' then
+            -- a bare number is seconds. The C reads at most 63 characters.
+            if length(f[2]) >= 64 then
+                return format('@every: invalid duration "%s"', left(f[2], 32));
+            elsif f[2] ~ '^[0-9]+$' then
                 ms := f[2]::numeric * 1000;
             else
                 m := regexp_match(f[2], '^(?:([0-9]+)w)?(?:([0-9]+)d)?(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?(?:([0-9]+)ms)?$');
@@ -491,7 +493,7 @@ CREATE TABLE cronq.schedules (
     CONSTRAINT schedules_catchup_check CHECK ((catchup = ANY (ARRAY['latest'::text, 'all'::text, 'skip'::text]))),
     CONSTRAINT schedules_cron_check CHECK (((cron <> ''::text) AND (length(cron) <= 1000))),
     CONSTRAINT schedules_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
-    CONSTRAINT schedules_keep_check CHECK ((keep >= 1)),
+    CONSTRAINT schedules_keep_check CHECK (((keep >= 1) AND (keep <= 10000))),
     CONSTRAINT schedules_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
     CONSTRAINT schedules_name_check CHECK ((name ~ '^[A-Za-z0-9_.:@-]{1,200}$'::text)),
     CONSTRAINT schedules_overlap_check CHECK ((overlap = ANY (ARRAY['skip'::text, 'allow'::text]))),
@@ -1246,18 +1248,27 @@ CREATE FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zo
         left join newest on newest.schedule = n.name
         where s.name = n.name
         returning s.name
+    ), held as materialized (
+        -- the occurrences no job was written for: their key was held (rare;
+        -- looked up alone, not with every occurrence)
+        select f.name, f.fire from unnest(p_names, p_fires) as f(name, fire)
+        where not exists (select 1 from ins where ins.schedule = f.name and ins.fire_at = f.fire)
     ), ledger as (
         insert into cronq.occurrences (schedule, fire_at, decision, job_id, detail)
         select ins.schedule, ins.fire_at, 'enqueued', ins.job_id, null from ins
         union all
-        -- an occurrence whose key a job already held (a backfill's): that job
-        select f.name, f.fire, 'enqueued',
-               (select j.id from cronq.jobs j
-                where j.idempotency_key = 'schedule:' || f.name || ':'
-                          || to_char(f.fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')),
-               'already enqueued'
-        from unnest(p_names, p_fires) as f(name, fire)
-        where not exists (select 1 from ins where ins.schedule = f.name and ins.fire_at = f.fire)
+        -- an occurrence whose key a job already held: the schedule's own job
+        -- (a backfill's), or, held by another role's job (one written for a
+        -- schedule of that name before), refused
+        select f.name, f.fire, case when h.id is null then 'refused' else 'enqueued' end, h.id,
+               case when h.id is null then 'its key is held by a job that is not this schedule''s'
+                    else 'already enqueued' end
+        from held f
+        join cronq.schedules s on s.name = f.name
+        left join cronq.jobs h
+          on h.idempotency_key = 'schedule:' || f.name || ':'
+                 || to_char(f.fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+         and h.schedule = f.name and h.enqueued_by = s.created_by
         union all
         select k.name, k.fire, k.why,
                case when k.why = 'overlap'
@@ -1657,8 +1668,8 @@ begin
     if why is not null then
         raise exception '%', why using errcode = '22023';
     end if;
-    if keep < 1 then
-        raise exception 'invalid keep %: must be at least 1', keep using errcode = '22023';
+    if keep < 1 or keep > 10000 then
+        raise exception 'invalid keep %: must be 1 to 10000', keep using errcode = '22023';
     end if;
     begin
         insert into cronq.schedules as s (name, cron, timezone, type, payload, anchor, spread)

@@ -40,7 +40,7 @@ typedef struct schedule_def {
 /* How many missed occurrences catchup "all" enqueues at most (the newest). */
 #define SCHEDULE_CATCHUP_CAP 100
 /* The largest --keep. */
-#define SCHEDULE_MAX_KEEP 1000000
+#define SCHEDULE_MAX_KEEP 10000
 /* catchup "skip": an occurrence later than this is missed, not enqueued. */
 #define SCHEDULE_SKIP_TOLERANCE_S 120
 

@@ -56,13 +56,13 @@ match "the table refuses a bad policy" 'jobs_history_check' "$out"
 cronq schedule add s1 '* * * * *' noop --history sometimes
 expect "schedule add --history sometimes" 65 "" 'cronq: error: invalid history policy "sometimes": must be all or errors'
 cronq schedule add s1 '* * * * *' noop --keep 0
-expect "schedule add --keep 0" 64 "" 'cronq: error: invalid value "0" for --keep: must be an integer from 1 to 1000000'
+expect "schedule add --keep 0" 64 "" 'cronq: error: invalid value "0" for --keep: must be an integer from 1 to 10000'
 cronq schedule add s1 '* * * * *' noop --keep many
 eq "schedule add --keep many: usage" 64 "$RC"
 out=$(q "select cronq.schedule('s1', '* * * * *', 'noop', history => 'x')" 2>&1)
 match "SQL schedule refuses a bad policy" 'invalid history policy "x"' "$out"
 out=$(q "select cronq.schedule('s1', '* * * * *', 'noop', keep => 0)" 2>&1)
-match "SQL schedule refuses keep 0" 'invalid keep 0: must be at least 1' "$out"
+match "SQL schedule refuses keep 0" 'invalid keep 0: must be 1 to 10000' "$out"
 out=$(q "insert into cronq.schedules (name, cron, type, keep) values ('s1', '* * * * *', 'noop', -1)" 2>&1)
 match "the table refuses keep -1" 'schedules_keep_check' "$out"
 eq "bad values wrote nothing" "0|1" "$(jobs)|$(q "select count(*) from cronq.schedules")"

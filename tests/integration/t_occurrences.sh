@@ -216,6 +216,26 @@ q "update cronq.schedules set next_run_at = '$f' where name = 'bf'" >/dev/null
 run --queue none-such >/dev/null 2>&1
 eq "a held key's occurrence: enqueued, naming the job that holds it" "enqueued|$bj|already enqueued" \
     "$(q "select decision || '|' || job_id || '|' || detail from cronq.occurrences where schedule = 'bf' and fire_at = '$f'")"
+# a key held by another role's job, written for a schedule of that name
+# since removed: refused, and nothing of that job shown
+f2=$(q "select date_trunc('minute', now()) - interval '2 minutes'")
+asq app2 "select cronq.schedule('reused', '* * * * *', 'noop')" >/dev/null
+asq app2 "insert into cronq.jobs (type, schedule, scheduled_for, idempotency_key, run_at)
+          values ('noop', 'reused', '$f2', 'schedule:reused:' || to_char('$f2'::timestamptz at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), now() + interval '1 day')" >/dev/null
+asq app2 "select cronq.unschedule('reused')" >/dev/null
+asq app "select cronq.schedule('reused', '* * * * *', 'noop', catchup => 'all')" >/dev/null
+q "update cronq.schedules set next_run_at = '$f2' where name = 'reused'" >/dev/null
+run --queue none-such >/dev/null 2>&1
+eq "another role's job holding the key: refused, its id not shown" "refused||true" \
+    "$(asq app "select decision || '|' || coalesce(job_id::text, '') || '|' || (detail like '%not this schedule''s%') from cronq.occurrences where schedule = 'reused' and fire_at = '$f2'")"
+# keep has a bound; an @every the runner could not read is refused at once
+as app schedule add hoard '* * * * *' noop --keep 10001
+eq "--keep above 10,000 refused" 64 "$RC"
+asq app "select cronq.schedule('hoard', '* * * * *', 'noop', keep => 10001)" >/dev/null 2>&1
+asq app "select cronq.schedule('longevery', '@every ' || repeat('0', 70) || '5m', 'noop')" >/dev/null 2>&1
+eq "keep => 10001 and a 72-character @every duration refused by SQL" 0 \
+    "$(q "select count(*) from cronq.schedules where name in ('hoard', 'longevery')")"
+
 # a second disable before a wake: one spell, from the first
 as cronq_runner schedule disable bf
 from=$(q "select disabled_from from cronq.schedules where name = 'bf'")
