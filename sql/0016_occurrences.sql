@@ -20,6 +20,11 @@
 --
 -- cronq.run_schedule(name, force): `cronq schedule run`, one job now with
 -- the schedule's settings, key schedule:NAME:manual:TIME, as its author.
+-- So that such a key is no other schedule's occurrence key, no schedule
+-- name ends in ":manual".
+--
+-- jobs_author: only a job's author (or the owner, a superuser) changes
+-- what it runs.
 --
 -- Binaries built before this schema would catch up a disabled spell's
 -- newest fire time after an enable:
