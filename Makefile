@@ -104,7 +104,7 @@ asan:
 # (contention, crash loop, restarts, network cut) are left out: they measure
 # concurrency and timing that valgrind's serialised speed would distort.
 VALGRIND_TESTS ?= t_cli t_migrate t_enqueue t_run t_schedules t_ops t_status t_tasks \
-	t_reliability t_hostile t_passwords t_grants t_roles
+	t_reliability t_hostile t_passwords t_grants t_roles t_occurrences t_every t_history
 valgrind: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@rm -rf build/valgrind && mkdir -p build/valgrind
