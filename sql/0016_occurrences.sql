@@ -164,13 +164,18 @@ end;
 -- skipped (p_skip_names, p_skip_fires, p_skip_why: overlap, catchup,
 -- paused, disabled or refused; p_skip_detail). An overlap skip names the
 -- schedule's last job, the one still unfinished.
+-- A job insert that waits on another transaction (one writing a job with
+-- the same occurrence key, not yet committed: a schedule's author may)
+-- gives up after a second (55P03) rather than hold the batch's other
+-- schedules: the runner then sets that schedule aside for an hour, as for
+-- any job the database refuses, and the others go on.
 create or replace function cronq.materialise(p_names text[], p_fires timestamptz[],
                                              p_sched text[], p_next timestamptz[],
                                              p_skip_names text[], p_skip_fires timestamptz[],
                                              p_skip_why text[], p_skip_detail text[])
 returns table (schedule text, job_id bigint)
 language sql volatile security definer
-set search_path = pg_catalog, pg_temp as $$
+set search_path = pg_catalog, pg_temp set lock_timeout = '1s' as $$
     with ins as (
         select o.schedule, o.job_id, o.fire_at from cronq.enqueue_occurrences(p_names, p_fires, true) o
     ), newest as (

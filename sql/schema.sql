@@ -1234,6 +1234,7 @@ ALTER FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zon
 CREATE FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[], p_skip_names text[], p_skip_fires timestamp with time zone[], p_skip_why text[], p_skip_detail text[]) RETURNS TABLE(schedule text, job_id bigint)
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET lock_timeout TO '1s'
     AS $$
     with ins as (
         select o.schedule, o.job_id, o.fire_at from cronq.enqueue_occurrences(p_names, p_fires, true) o

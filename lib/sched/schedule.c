@@ -597,14 +597,17 @@ typedef struct due_entry {
 /*
  * Whether a failed cronq.materialise() may be the fault of one schedule's
  * contents (a payload the rules refuse, an author without the privilege,
- * a job constraint) rather than of the database or the session: only then
+ * a job constraint, a job of its key that another transaction is still
+ * writing: materialise()'s lock_timeout) rather than of the database or
+ * the session: only then
  * is the batch worth trying again schedule by schedule.
  */
 static bool
 schedule_fault(const char *sqlstate)
 {
 	return strncmp(sqlstate, "22", 2) == 0 || strncmp(sqlstate, "23", 2) == 0 ||
-		strncmp(sqlstate, "42", 2) == 0 || strncmp(sqlstate, "P0", 2) == 0;
+		strncmp(sqlstate, "42", 2) == 0 || strncmp(sqlstate, "P0", 2) == 0 ||
+		strcmp(sqlstate, "55P03") == 0;
 }
 
 /* Why the log says an occurrence was skipped, by its ledger decision. */
@@ -808,6 +811,9 @@ materialise_split(PGconn *conn, due_entry **list, int n, due_entry **rest, int *
 		if (!schedule_fault(sqlstate) || !pg_alive(conn))
 			return rc;
 		if (n == 1) {
+			if (strcmp(sqlstate, "55P03") == 0)
+				cq_fail(err, EX_TEMPFAIL, "a job with one of its occurrence keys is being written by a"
+						" transaction not yet committed (waited 1 s)");
 			entry_refuse(list[0], err->msg);
 			rest[(*nrest)++] = list[0];
 		}

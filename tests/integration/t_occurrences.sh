@@ -236,6 +236,23 @@ asq app "select cronq.schedule('longevery', '@every ' || repeat('0', 70) || '5m'
 eq "keep => 10001 and a 72-character @every duration refused by SQL" 0 \
     "$(q "select count(*) from cronq.schedules where name in ('hoard', 'longevery')")"
 
+# an author's transaction writing its schedule's next occurrence key, not
+# committed, holds only that schedule back: the others are enqueued, the
+# wake ends in seconds, that schedule refused (and looked at an hour on)
+f3=$(q "select date_trunc('minute', now()) - interval '1 minute'")
+asq app "select cronq.schedule('stall', '* * * * *', 'noop', catchup => 'all')" >/dev/null
+as cronq_runner schedule add bystander '* * * * *' noop --catchup all
+q "update cronq.schedules set next_run_at = '$f3' where name in ('stall', 'bystander')" >/dev/null
+(printf '%s\n' "begin;" "insert into cronq.jobs (type, schedule, scheduled_for, idempotency_key)
+   values ('noop', 'stall', '$f3', 'schedule:stall:' || to_char('$f3'::timestamptz at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'));" \
+    "select pg_sleep(20);" "rollback;" | PGUSER=app "$PSQL" -XAtq >/dev/null 2>&1 7>&- &)
+sleep 1
+t0=$(date +%s)
+run --queue none-such >"$T_DIR/stall.out" 2>&1
+eq "a stalled author's schedule: the wake ends 0 within seconds" "0|1" "$?|$(( $(date +%s) - t0 < 15 ))"
+eq "the bystander enqueued, the stalled one refused, said once" "t|refused|t|1" \
+    "$(q "select count(*) >= 1 from cronq.jobs where schedule = 'bystander'")|$(q "select string_agg(distinct decision, ',') from cronq.occurrences where schedule = 'stall'")|$(q "select next_run_at > now() + interval '50 minutes' from cronq.schedules where name = 'stall'")|$(grep -c 'schedule "stall" cannot run: a job with one of its occurrence keys is being written' "$T_DIR/stall.out")"
+
 # a second disable before a wake: one spell, from the first
 as cronq_runner schedule disable bf
 from=$(q "select disabled_from from cronq.schedules where name = 'bf'")
