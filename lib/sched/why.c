@@ -46,14 +46,12 @@ static const char fire_sql[] =
 	"    as paused_then,"
 	"  $2::timestamptz > now() as future,"
 	"  s.next_run_at is null or s.next_run_at <= $2::timestamptz as undecided,"
-	"  " UTC("(select max(w.started_at) from cronq.wakes w where w.started_at <= $2::timestamptz)")
-	"    as wake_before,"
-	"  " UTC("(select min(w.started_at) from cronq.wakes w where w.started_at > $2::timestamptz)")
-	"    as wake_after,"
-	"  coalesce((select min(w.started_at) from cronq.wakes w where w.started_at > $2::timestamptz)"
-	"    > $2::timestamptz + interval '2 minutes', true) as gap,"
-	"  coalesce((select min(w.started_at) from cronq.wakes w) <= $2::timestamptz, false) as wakes_known"
+	"  " UTC("w.before") " as wake_before, " UTC("w.after") " as wake_after,"
+	/* a gap the wakes kept can tell of: none in the 2 minutes after the fire time */
+	"  w.before is not null and coalesce(w.after > $2::timestamptz + interval '2 minutes', true) as gap"
 	" from cronq.schedules s"
+	" cross join (select max(started_at) filter (where started_at <= $2::timestamptz) as before,"
+	"   min(started_at) filter (where started_at > $2::timestamptz) as after from cronq.wakes) w"
 	" left join lateral (select * from cronq.occurrences x"
 	"   where x.schedule = s.name and x.fire_at = $2::timestamptz"
 	"   order by x.decided_at desc limit 1) o on true"
@@ -90,6 +88,13 @@ say(char *out, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(out, len, fmt, ap);
 	va_end(ap);
+}
+
+/* The first wake after the fire time, or "now" when none came yet. */
+static const char *
+wake_after(const PGresult *r)
+{
+	return col(r, "wake_after") ? col(r, "wake_after") : "now";
 }
 
 /* What became of job (the row's job_id), in reason. */
@@ -137,10 +142,8 @@ decided(const PGresult *r, const char *decision, char *out, size_t len)
 		say(out, len, "skipped by catch-up (catchup %s: %s)%s%s%s%s", detail ? detail : "latest",
 			detail && strcmp(detail, "skip") == 0 ? "a missed occurrence is not run late"
 			: "after a gap only the newest missed occurrence runs",
-			flag(r, "wakes_known") && flag(r, "gap") ? "; no runner woke between " : "",
-			flag(r, "wakes_known") && flag(r, "gap") ? col(r, "wake_before") : "",
-			flag(r, "wakes_known") && flag(r, "gap") ? " and " : "",
-			flag(r, "wakes_known") && flag(r, "gap") ? (col(r, "wake_after") ? col(r, "wake_after") : "now") : "");
+			flag(r, "gap") ? "; no runner woke between " : "", flag(r, "gap") ? col(r, "wake_before") : "",
+			flag(r, "gap") ? " and " : "", flag(r, "gap") ? wake_after(r) : "");
 	else if (strcmp(decision, "paused") == 0)
 		say(out, len, "skipped: the schedule was paused%s%s", detail ? " until " : "", detail ? detail : "");
 	else if (strcmp(decision, "disabled") == 0 && col(r, "disabled_from") && col(r, "disabled_until"))
@@ -184,11 +187,10 @@ undecided(const PGresult *r, const char **decision, char *out, size_t len)
 	} else if (flag(r, "undecided")) {
 		*decision = "waiting";
 		say(out, len, "due, not decided yet: the next wake enqueues it");
-	} else if (flag(r, "wakes_known") && flag(r, "gap")) {
+	} else if (flag(r, "gap")) {
 		*decision = "no_wake";
 		say(out, len, "not run: no runner woke between %s and %s; catch-up passed it over",
-			col(r, "wake_before") ? col(r, "wake_before") : "its fire time",
-			col(r, "wake_after") ? col(r, "wake_after") : "now");
+			col(r, "wake_before"), wake_after(r));
 	} else {
 		*decision = "unrecorded";
 		say(out, len, "no record of it: the ledger keeps decisions as long as purge keeps jobs"
