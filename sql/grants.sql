@@ -42,7 +42,7 @@ begin
             cronq.schema_migrations, cronq.occurrences to cronq_user;
         grant insert (queue, type, payload, priority, run_at, max_attempts, timeout,
                       idempotency_key, schedule, scheduled_for, enqueued_by, limit_key,
-                      expires_at, unique_key, history)
+                      expires_at, unique_key, history, hooks, depends_on)
             on cronq.jobs to cronq_user;
         -- What cancel, retry and an enqueue's replace write; row-level
         -- security allows only the caller's jobs, and jobs_transition_guard
@@ -57,10 +57,10 @@ begin
         grant select on cronq.limits, cronq.limits_now to cronq_user;
         grant insert (name, cron, timezone, type, payload, queue, priority, max_attempts,
                       timeout, enabled, catchup, overlap, next_run_at, start_deadline,
-                      history, keep, anchor, spread),
+                      history, keep, anchor, spread, hooks),
               update (cron, timezone, type, payload, queue, priority, max_attempts,
                       timeout, enabled, catchup, overlap, next_run_at, start_deadline,
-                      history, keep, anchor, spread),
+                      history, keep, anchor, spread, hooks),
               delete
             on cronq.schedules to cronq_user;
         -- What an enqueue with a unique key asks as the owner (0013):
@@ -96,13 +96,14 @@ begin
         continue when not exists (select 1 from pg_catalog.pg_roles where rolname = r);
         execute pg_catalog.format('grant execute on function
             cronq.enqueue(text, jsonb, timestamptz, text, integer, integer, interval, text,
-                          text, timestamptz, text, boolean, text),
+                          text, timestamptz, text, boolean, text, jsonb, bigint[]),
             cronq.enqueue_job(text, jsonb, timestamptz, text, integer, integer, interval, text,
-                              text, timestamptz, text, boolean, text),
+                              text, timestamptz, text, boolean, text, jsonb, bigint[]),
             cronq.cancel(bigint), cronq.retry(bigint),
             cronq.cancel_jobs(bigint[]), cronq.retry_jobs(bigint[]),
             cronq.schedule(text, text, text, jsonb, text, text, integer, integer, interval,
-                           boolean, text, text, interval, text, integer, timestamptz, interval),
+                           boolean, text, text, interval, text, integer, timestamptz, interval,
+                           jsonb),
             cronq.history_error(text),
             cronq.unschedule(text),
             cronq.pause(text, timestamptz), cronq.resume(text),

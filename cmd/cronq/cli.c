@@ -13,6 +13,7 @@
 #include <sysexits.h>
 
 #include "pg/pg.h"
+#include "queue/compose.h"
 #include "queue/enqueue.h"
 #include "schema/migrate.h"
 #include "tasks/task.h"
@@ -415,6 +416,21 @@ cli_job_option(int opt, const char *arg, const cli_src *src, job_opts *opts, int
 			return true;
 	}
 	return false;
+}
+
+bool
+cli_hook_option(int opt, const char *arg, const cli_src *src, json_t **hooks, int *rc)
+{
+	char why[1024];
+
+	*rc = 0;
+	if (opt < OPT_ON_SUCCESS || opt > OPT_ON_RECOVER)
+		return false;
+	if (compose_hook_add(hooks, compose_events[opt - OPT_ON_SUCCESS], arg, why, sizeof why) != 0) {
+		cli_error("invalid value for %s: %s", src->name, why);
+		*rc = EX_DATAERR;
+	}
+	return true;
 }
 
 int

@@ -32,6 +32,10 @@ enum {
 	OPT_JOB_PRIORITY,
 	OPT_JOB_MAX_ATTEMPTS,
 	OPT_JOB_TIMEOUT,
+	OPT_ON_SUCCESS = 280,		/* the hooks: see CLI_HOOK_OPTIONS, in compose_events' order */
+	OPT_ON_FAILURE,
+	OPT_ON_DEAD,
+	OPT_ON_RECOVER,
 	OPT_FIRST_CMD = 300,
 };
 
@@ -69,6 +73,14 @@ typedef struct cli_option {
 	{"priority", required_argument, OPT_JOB_PRIORITY, 0, NULL}, \
 	{"max-attempts", required_argument, OPT_JOB_MAX_ATTEMPTS, 0, NULL}, \
 	{"timeout", required_argument, OPT_JOB_TIMEOUT, 0, NULL}
+
+/* --on-success, --on-failure, --on-dead, --on-recover SPEC: the hooks
+ * enqueue and schedule add let a job carry (filled by cli_hook_option). */
+#define CLI_HOOK_OPTIONS \
+	{"on-success", required_argument, OPT_ON_SUCCESS, 0, NULL}, \
+	{"on-failure", required_argument, OPT_ON_FAILURE, 0, NULL}, \
+	{"on-dead", required_argument, OPT_ON_DEAD, 0, NULL}, \
+	{"on-recover", required_argument, OPT_ON_RECOVER, 0, NULL}
 
 /* Where a value came from, for messages: "--batch" or "CRONQ_BATCH". */
 typedef struct cli_src {
@@ -122,6 +134,25 @@ int cli_duration(const cli_src *src, const char *arg, int64_t min_ms, int64_t *o
  * exit code, the error printed) and return true; else return false.
  */
 bool cli_job_option(int opt, const char *arg, const cli_src *src, job_opts *opts, int *rc);
+
+/*
+ * When opt is one of CLI_HOOK_OPTIONS, add arg (a job spec or a task name)
+ * to *hooks, set *rc (0, or 65 with the error printed: bad data, as in
+ * --jsonl) and return true; else return false.
+ */
+bool cli_hook_option(int opt, const char *arg, const cli_src *src, json_t **hooks, int *rc);
+
+/* The help lines of CLI_HOOK_OPTIONS, for a job ("the job") or a schedule's jobs. */
+#define CLI_HOOK_HELP(whose) \
+	"      --on-success SPEC     enqueue SPEC when " whose " succeeds: a job spec\n" \
+	"                            {\"type\", \"payload\", \"queue\", \"priority\",\n" \
+	"                            \"max_attempts\", \"timeout\"} or a task name;\n" \
+	"                            {job_id} {type} {schedule} {status} {error} in\n" \
+	"                            its payload's strings are replaced\n" \
+	"      --on-failure SPEC     likewise after each failed attempt\n" \
+	"      --on-dead SPEC        likewise when it goes dead\n" \
+	"      --on-recover SPEC     likewise when it succeeds after a failed attempt\n" \
+	"                            (or after a failed or dead job of its schedule)\n"
 
 /* The most values one repeatable filter option takes. */
 #define CLI_MAX_FILTERS 64

@@ -10,7 +10,9 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "pg/literal.h"
 #include "pg/pg.h"
+#include "queue/compose.h"
 #include "queue/enqueue.h"
 #include "tasks/payload.h"
 #include "util/buf.h"
@@ -18,13 +20,18 @@
 
 enum {
 	OPT_RUN_AT = OPT_FIRST_CMD, OPT_IN, OPT_KEY, OPT_JSONL, OPT_LIMIT_KEY, OPT_EXPIRES,
-	OPT_EXPIRES_AT, OPT_UNIQUE_KEY, OPT_REPLACE, OPT_HISTORY,
+	OPT_EXPIRES_AT, OPT_UNIQUE_KEY, OPT_REPLACE, OPT_HISTORY, OPT_AFTER,
 };
 
 typedef struct enqueue_args {
 	enqueue_req req;
 	bool		jsonl;
 	bool		per_job_option;	/* an option --jsonl cannot take */
+	json_t	   *hooks;			/* --on-success… */
+	char	   *hooks_text;
+	int64_t    *after;			/* --after */
+	size_t		n_after;
+	buf			after_text;
 } enqueue_args;
 
 static void
@@ -60,11 +67,15 @@ help(void)
 		   "                            this payload, run time and deadline instead\n"
 		   "      --history POLICY      all (default: every attempt leaves a history row)\n"
 		   "                            or errors (a success with no output leaves none)\n"
+		   "      --after ID[,ID...]    blocked until these jobs (yours) have succeeded;\n"
+		   "                            cancelled if one ends dead or cancelled; repeatable\n"
+		   CLI_HOOK_HELP("the job")
 		   "      --jsonl               read one job per line from standard input, all or\n"
 		   "                            nothing: {\"type\", \"payload\", \"run_at\", \"queue\",\n"
 		   "                            \"priority\", \"max_attempts\", \"key\", \"timeout\",\n"
 		   "                            \"limit_key\", \"expires_at\", \"unique_key\",\n"
-		   "                            \"history\"}\n"
+		   "                            \"history\", \"depends_on\", \"on_success\",\n"
+		   "                            \"on_failure\", \"on_dead\", \"on_recover\"}\n"
 		   "  -v, --verbose             say what is done\n"
 		   "      --log-format FORMAT   text (default) or json\n"
 		   "  -h, --help                show this help, then exit\n\n"
@@ -81,7 +92,8 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 
 	if (opt != OPT_JSONL)
 		a->per_job_option = true;
-	if (cli_job_option(opt, arg, src, &a->req.opts, &rc))
+	if (cli_job_option(opt, arg, src, &a->req.opts, &rc) ||
+		cli_hook_option(opt, arg, src, &a->hooks, &rc))
 		return rc;
 	switch (opt) {
 		case OPT_RUN_AT:
@@ -115,6 +127,15 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 		case OPT_LIMIT_KEY:
 			a->req.limit_key = arg;
 			break;
+		case OPT_AFTER: {
+			char why[256];
+
+			if (compose_ids_add(&a->after, &a->n_after, arg, why, sizeof why) != 0) {
+				cli_error("invalid value for %s: %s", src->name, why);
+				rc = EX_DATAERR;
+			}
+			break;
+		}
 	}
 	return rc;
 }
@@ -165,8 +186,8 @@ report_note(const enqueue_req *req, int64_t id, enqueue_note note, const char *s
 	}
 }
 
-int
-cmd_enqueue(int argc, char **argv)
+static int
+enqueue_main(enqueue_args *a, int argc, char **argv)
 {
 	static const cli_option opts[] = {
 		{"run-at", required_argument, OPT_RUN_AT, 0, "in"},
@@ -178,55 +199,61 @@ cmd_enqueue(int argc, char **argv)
 		{"unique-key", required_argument, OPT_UNIQUE_KEY, 0, NULL},
 		{"replace", no_argument, OPT_REPLACE, 0, NULL},
 		{"history", required_argument, OPT_HISTORY, 0, NULL},
+		{"after", required_argument, OPT_AFTER, CLI_REPEATS, NULL},
 		{"jsonl", no_argument, OPT_JSONL, 0, "run-at in key queue priority max-attempts timeout"
-			" limit-key expires expires-at unique-key replace history"},
+			" limit-key expires expires-at unique-key replace history after on-success"
+			" on-failure on-dead on-recover"},
 		CLI_JOB_OPTIONS,
+		CLI_HOOK_OPTIONS,
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, 0, 0, NULL},
 	};
-	enqueue_args a;
 	cli_common common;
 	cq_err err = {0};
 	char *stdin_payload = NULL;
 	PGconn *conn = NULL;
 	int first, rc;
 
-	memset(&a, 0, sizeof a);
-	a.req.in_ms = -1;
-	if ((rc = cli_parse("enqueue", argc, argv, "d:vh", opts, on_opt, &a, &common, &first)) != 0)
+	if ((rc = cli_parse("enqueue", argc, argv, "d:vh", opts, on_opt, a, &common, &first)) != 0)
 		return rc;
 	if (common.help) {
 		help();
 		return 0;
 	}
-	if (a.jsonl) {
+	if (a->jsonl) {
 		if ((rc = cli_check_args("enqueue", argc, argv, first, 0, 0)) != 0)
 			return rc;
-		if (a.per_job_option)
+		if (a->per_job_option)
 			return cli_usage_error("enqueue", "--jsonl takes every job's fields from its line, not from options");
 	} else {
 		if ((rc = cli_check_args("enqueue", argc, argv, first, 1, 2)) != 0)
 			return rc;
-		if (a.req.run_at && a.req.in_ms >= 0)
+		if (a->req.run_at && a->req.in_ms >= 0)
 			return cli_usage_error("enqueue", "--run-at and --in cannot be used together");
-		if (a.req.expires_at && a.req.expires_ms > 0)
+		if (a->req.expires_at && a->req.expires_ms > 0)
 			return cli_usage_error("enqueue", "--expires and --expires-at cannot be used together");
-		if (a.req.replace && a.req.unique_key == NULL)
+		if (a->req.replace && a->req.unique_key == NULL)
 			return cli_usage_error("enqueue", "--replace needs --unique-key");
-		a.req.type = argv[first];
+		a->req.type = argv[first];
 		if (first + 1 < argc)
-			a.req.payload = argv[first + 1];
-		if (a.req.payload && strcmp(a.req.payload, "-") == 0)
-			a.req.payload = stdin_payload = read_stdin();
+			a->req.payload = argv[first + 1];
+		if (a->req.payload && strcmp(a->req.payload, "-") == 0)
+			a->req.payload = stdin_payload = read_stdin();
+		if (a->hooks)
+			a->req.hooks = a->hooks_text = json_dumps(a->hooks, JSON_COMPACT);
+		if (a->n_after > 0) {
+			pg_array_ids(&a->after_text, a->after, (int) a->n_after);
+			a->req.depends_on = buf_str(&a->after_text);
+		}
 		/* Refuse bad input before connecting: nothing can be written. */
-		if ((rc = enqueue_check(&a.req, payload_validate, &err)) != 0)
+		if ((rc = enqueue_check(&a->req, payload_validate, &err)) != 0)
 			goto out;
 	}
 
 	if ((rc = cli_connect(&common, &conn, &err)) != 0)
 		goto out;
 
-	if (a.jsonl) {
+	if (a->jsonl) {
 		int64_t lines, created;
 
 		rc = enqueue_jsonl(conn, stdin, payload_validate, progress, &lines, &created, &err);
@@ -237,10 +264,10 @@ cmd_enqueue(int argc, char **argv)
 		enqueue_note note;
 		char status[16];
 
-		rc = enqueue_one(conn, &a.req, payload_validate, &id, &note, status, &err);
+		rc = enqueue_one(conn, &a->req, payload_validate, &id, &note, status, &err);
 		if (rc == 0) {
 			printf("%" PRId64 "\n", id);
-			report_note(&a.req, id, note, status);
+			report_note(&a->req, id, note, status);
 		}
 	}
 
@@ -248,4 +275,20 @@ out:
 	pg_close(conn);
 	free(stdin_payload);
 	return rc ? cli_report(&err) : 0;
+}
+
+int
+cmd_enqueue(int argc, char **argv)
+{
+	enqueue_args a;
+	int rc;
+
+	memset(&a, 0, sizeof a);
+	a.req.in_ms = -1;
+	rc = enqueue_main(&a, argc, argv);
+	json_decref(a.hooks);
+	free(a.hooks_text);
+	free(a.after);
+	buf_free(&a.after_text);
+	return rc;
 }

@@ -33,6 +33,7 @@ typedef struct sched_args {
 	const char *from;
 	const char *anchor;			/* as given, for next */
 	int64_t		count;
+	json_t	   *hooks;			/* --on-success… */
 } sched_args;
 
 static const char connection_help[] =
@@ -80,6 +81,7 @@ help(void)
 		   "                            leaves none)\n"
 		   "      --keep N              purge keeps its newest N finished jobs whatever\n"
 		   "                            their age, and deletes the others whatever their age\n"
+		   CLI_HOOK_HELP("one of its jobs")
 		   "      --replace             replace a schedule of the same name\n"
 		   "      --disabled            store it disabled\n"
 		   "Options of run (one job now with the schedule's settings):\n"
@@ -110,7 +112,8 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 	sched_args *a = state;
 	int rc = 0;
 
-	if (cli_job_option(opt, arg, src, &a->def.opts, &rc))
+	if (cli_job_option(opt, arg, src, &a->def.opts, &rc) ||
+		cli_hook_option(opt, arg, src, &a->hooks, &rc))
 		return rc;
 	switch (opt) {
 		case OPT_TZ:
@@ -194,6 +197,7 @@ static const cli_option add_opts[] = {
 	{"history", required_argument, OPT_HISTORY, 0, NULL},
 	{"keep", required_argument, OPT_KEEP, 0, NULL},
 	CLI_JOB_OPTIONS,
+	CLI_HOOK_OPTIONS,
 	CLI_COMMON_OPTIONS,
 	{NULL, 0, 0, 0, NULL},
 };
@@ -284,6 +288,7 @@ cmd_schedule(int argc, char **argv)
 	cli_common common;
 	cq_err err = {0};
 	PGconn *conn = NULL;
+	char *hooks_text = NULL;
 	char label[32];
 	const char *sub;
 	int first, rc, which = -1;
@@ -304,14 +309,14 @@ cmd_schedule(int argc, char **argv)
 	memset(&a, 0, sizeof a);
 	a.count = 5;
 	snprintf(label, sizeof label, "schedule %s", sub);
-	if ((rc = cli_parse(label, argc - 1, argv + 1, "d:vh", subs[which].opts, on_opt, &a, &common, &first)) != 0)
+	if ((rc = cli_parse(label, argc - 1, argv + 1, "d:vh", subs[which].opts, on_opt, &a, &common, &first)) != 0 ||
+		common.help ||
+		(rc = cli_check_args(label, argc - 1, argv + 1, first, subs[which].min, subs[which].max)) != 0) {
+		if (rc == 0)
+			help();
+		json_decref(a.hooks);
 		return rc;
-	if (common.help) {
-		help();
-		return 0;
 	}
-	if ((rc = cli_check_args(label, argc - 1, argv + 1, first, subs[which].min, subs[which].max)) != 0)
-		return rc;
 	argv += 1 + first;			/* the positional arguments */
 
 	if (strcmp(sub, "next") == 0)
@@ -321,8 +326,10 @@ cmd_schedule(int argc, char **argv)
 		a.def.cron = argv[1];
 		a.def.type = argv[2];
 		a.def.payload = argc - 1 - first > 3 ? argv[3] : NULL;
+		if (a.hooks)
+			a.def.hooks = hooks_text = json_dumps(a.hooks, JSON_COMPACT);
 		if ((rc = schedule_check(&a.def, &err)) != 0)
-			return cli_report(&err);	/* nothing written, no connection needed */
+			goto out;	/* nothing written, no connection needed */
 	}
 
 	if ((rc = cli_connect(&common, &conn, &err)) != 0)
@@ -363,5 +370,7 @@ cmd_schedule(int argc, char **argv)
 	}
 out:
 	pg_close(conn);
+	json_decref(a.hooks);
+	free(hooks_text);
 	return rc ? cli_report(&err) : 0;
 }

@@ -11,6 +11,7 @@
 
 #include "pg/literal.h"
 #include "pg/pg.h"
+#include "queue/compose.h"
 #include "queue/flow.h"
 #include "queue/payload.h"
 #include "util/buf.h"
@@ -35,10 +36,10 @@ static const char enqueue_sql[] =
 	" cronq.enqueue_job($1, $2::jsonb, r.run_at,"
 	"   $5, $6::int, $7::int, $8::bigint * interval '1 millisecond', $9, $10,"
 	"   coalesce($11::timestamptz, r.run_at + $12::bigint * interval '1 millisecond'),"
-	"   $13, $14::bool, $15) e";
+	"   $13, $14::bool, $15, $16::jsonb, $17::bigint[]) e";
 
 #define COPY_COLUMNS "type, payload, run_at, queue, priority, max_attempts, timeout, " \
-	"idempotency_key, limit_key, expires_at, unique_key, history"
+	"idempotency_key, limit_key, expires_at, unique_key, history, hooks, depends_on"
 
 static const char copy_sql[] = "copy cronq.jobs (" COPY_COLUMNS ") from stdin";
 
@@ -72,6 +73,23 @@ bool
 enqueue_history_valid(const char *s)
 {
 	return strcmp(s, "all") == 0 || strcmp(s, "errors") == 0;
+}
+
+/* A request's hooks text: 0, or EX_DATAERR with the reason. */
+static int
+hooks_check(const char *text, enqueue_rules_fn rules, cq_err *err)
+{
+	char why[1024];
+	json_error_t jerr;
+	json_t *hooks = json_loads(text, 0, &jerr);
+	int rc = 0;
+
+	if (hooks == NULL)
+		return cq_fail(err, EX_DATAERR, "hooks: malformed JSON at column %d: %s", jerr.column, jerr.text);
+	if (compose_hooks_check(hooks, rules, why, sizeof why) != 0)
+		rc = cq_fail(err, EX_DATAERR, "%s", why);
+	json_decref(hooks);
+	return rc;
 }
 
 int
@@ -110,6 +128,8 @@ enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
 		rc = cq_fail(err, EX_DATAERR, "max_attempts must be from 1 to %d", ENQUEUE_MAX_ATTEMPTS);
 	else if (req->opts.timeout_ms < 0)
 		rc = cq_fail(err, EX_DATAERR, "timeout must be positive");
+	else if (req->hooks)
+		rc = hooks_check(req->hooks, rules, err);
 	json_decref(payload);
 	return rc;
 }
@@ -119,7 +139,7 @@ enqueue_one(PGconn *conn, const enqueue_req *req, enqueue_rules_fn rules, int64_
 			enqueue_note *note, char status[16], cq_err *err)
 {
 	char in[32], prio[16], attempts[16], timeout[32], expires[32];
-	const char *params[15];
+	const char *params[17];
 	const char *how;
 	PGresult *res;
 	int rc;
@@ -146,7 +166,9 @@ enqueue_one(PGconn *conn, const enqueue_req *req, enqueue_rules_fn rules, int64_
 	params[12] = req->unique_key;
 	params[13] = req->replace ? "true" : "false";
 	params[14] = req->history;
-	res = pg_exec(conn, enqueue_sql, 15, params, PG_ONE, err, NULL);
+	params[15] = req->hooks;
+	params[16] = req->depends_on;
+	res = pg_exec(conn, enqueue_sql, 17, params, PG_ONE, err, NULL);
 	if (res == NULL)
 		return err->code;
 	*id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
@@ -229,12 +251,59 @@ member_span(const char *s, size_t n, const char *key, size_t *start, size_t *len
 
 static const char *const jsonl_fields[] = {
 	"type", "payload", "run_at", "queue", "priority", "max_attempts", "key", "timeout", "limit_key",
-	"expires_at", "unique_key", "history", NULL,
+	"expires_at", "unique_key", "history", "on_success", "on_failure", "on_dead", "on_recover",
+	"depends_on", NULL,
 };
+
+void
+enqueue_owned_free(enqueue_owned *own)
+{
+	free(own->payload);
+	free(own->hooks);
+	free(own->depends_on);
+	memset(own, 0, sizeof *own);
+}
+
+/*
+ * A line's on_success, on_failure, on_dead and on_recover as one hooks
+ * object, and its depends_on (an array of ids) as an array literal, into
+ * own. 0, or EX_DATAERR.
+ */
+static int
+parse_composition(json_t *obj, enqueue_owned *own, enqueue_req *req, cq_err *err)
+{
+	json_t *hooks = json_object(), *v;
+	size_t i;
+
+	for (const char *const *e = compose_events; *e; e++)
+		if ((v = json_object_get(obj, *e)) != NULL && !json_is_null(v))
+			json_object_set(hooks, *e, v);
+	if (json_object_size(hooks) > 0)
+		req->hooks = own->hooks = json_dumps(hooks, JSON_COMPACT);
+	json_decref(hooks);
+	if ((v = json_object_get(obj, "depends_on")) != NULL && !json_is_null(v)) {
+		buf b = BUF_INIT;
+		json_t *id;
+
+		if (!json_is_array(v))
+			return cq_fail(err, EX_DATAERR, "\"depends_on\" must be an array of job ids");
+		buf_putc(&b, '{');
+		json_array_foreach(v, i, id) {
+			if (!json_is_integer(id) || json_integer_value(id) <= 0) {
+				buf_free(&b);
+				return cq_fail(err, EX_DATAERR, "\"depends_on\" must be an array of job ids");
+			}
+			buf_printf(&b, "%s%" JSON_INTEGER_FORMAT, i ? "," : "", json_integer_value(id));
+		}
+		buf_putc(&b, '}');
+		req->depends_on = own->depends_on = buf_steal(&b);
+	}
+	return 0;
+}
 
 int
 enqueue_parse_line(const char *line, size_t len, enqueue_rules_fn rules, json_t **obj,
-				   char **payload_copy, enqueue_req *req, cq_err *err)
+				   enqueue_owned *own, enqueue_req *req, cq_err *err)
 {
 	json_error_t jerr;
 	const char *key;
@@ -243,7 +312,7 @@ enqueue_parse_line(const char *line, size_t len, enqueue_rules_fn rules, json_t 
 
 	memset(req, 0, sizeof *req);
 	req->in_ms = -1;
-	*payload_copy = NULL;
+	memset(own, 0, sizeof *own);
 	*obj = json_loadb(line, len, 0, &jerr);
 	if (*obj == NULL)
 		return cq_fail(err, EX_DATAERR, "malformed JSON at column %d: %s", jerr.column, jerr.text);
@@ -302,9 +371,10 @@ enqueue_parse_line(const char *line, size_t len, enqueue_rules_fn rules, json_t 
 	if ((v = json_object_get(*obj, "payload")) != NULL && !json_is_null(v)) {
 		if (!member_span(line, len, "payload", &start, &plen))
 			return cq_fail(err, EX_SOFTWARE, "could not locate the payload in the line");
-		*payload_copy = xstrndup(line + start, plen);
-		req->payload = *payload_copy;
+		req->payload = own->payload = xstrndup(line + start, plen);
 	}
+	if (parse_composition(*obj, own, req, err) != 0)
+		return err->code;
 	return enqueue_check(req, rules, err);
 }
 
@@ -340,6 +410,10 @@ append_row(buf *b, const enqueue_req *req)
 	buf_putc(b, '\t');
 	/* The column is not null: COPY would store \N as given, not the default. */
 	pg_copy_field(b, req->history ? req->history : "all");
+	buf_putc(b, '\t');
+	pg_copy_field(b, req->hooks);
+	buf_putc(b, '\t');
+	pg_copy_field(b, req->depends_on);
 	buf_putc(b, '\n');
 }
 
@@ -464,7 +538,7 @@ enqueue_jsonl(PGconn *conn, FILE *in, enqueue_rules_fn rules, enqueue_progress p
 	while ((len = getline(&line, &cap, in)) != -1) {
 		enqueue_req req;
 		json_t *obj = NULL;
-		char *payload = NULL;
+		enqueue_owned own = {NULL, NULL, NULL};
 		size_t n = (size_t) len;
 		bool blank = true;
 
@@ -483,13 +557,13 @@ enqueue_jsonl(PGconn *conn, FILE *in, enqueue_rules_fn rules, enqueue_progress p
 		}
 		if (n > JSONL_MAX_LINE)
 			rc = cq_fail(err, EX_DATAERR, "line %" PRId64 ": longer than 2 MiB", lineno);
-		else if (enqueue_parse_line(line, n, rules, &obj, &payload, &req, err) != 0) {
+		else if (enqueue_parse_line(line, n, rules, &obj, &own, &req, err) != 0) {
 			cq_prefix(err, "line %" PRId64 ": ", lineno);
 			rc = err->code;
 		} else
 			append_row(&rows, &req);
 		json_decref(obj);
-		free(payload);
+		enqueue_owned_free(&own);
 		if (rc != 0)
 			break;
 		jobs++;

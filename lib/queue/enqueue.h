@@ -40,7 +40,18 @@ typedef struct enqueue_req {
 	const char *unique_key;		/* at most one active job with it; NULL: none */
 	bool		replace;		/* with unique_key: a waiting holder takes this job's place */
 	const char *history;		/* history policy, "all" or "errors"; NULL: all */
+	const char *hooks;			/* its hooks, a JSON object's text (queue/compose.h); NULL: none */
+	const char *depends_on;		/* the jobs it waits for, an array literal "{12,13}"; NULL: none */
 } enqueue_req;
+
+/* What enqueue_parse_line allocated for a request: free with enqueue_owned_free. */
+typedef struct enqueue_owned {
+	char	   *payload;		/* the payload's exact text */
+	char	   *hooks;
+	char	   *depends_on;
+} enqueue_owned;
+
+void enqueue_owned_free(enqueue_owned *own);
 
 /* What became of a request that wrote no new job (enqueue_one). */
 typedef enum enqueue_note {
@@ -85,13 +96,14 @@ int enqueue_one(PGconn *conn, const enqueue_req *req, enqueue_rules_fn rules, in
 				enqueue_note *note, char status[16], cq_err *err) __attribute__((warn_unused_result));
 
 /*
- * Read one --jsonl line into req (its strings borrowed from *obj, the
- * payload's exact text copied into *payload_copy; the caller json_decref()s
- * *obj and frees *payload_copy, both set even on failure). 0, or EX_DATAERR
+ * Read one --jsonl line into req (its strings borrowed from *obj, or held
+ * by *own: the payload's exact text, the hooks and dependencies built from
+ * on_success… and depends_on; the caller json_decref()s *obj and calls
+ * enqueue_owned_free(own), both set even on failure). 0, or EX_DATAERR
  * with the reason, without the line number, in err.
  */
 int enqueue_parse_line(const char *line, size_t len, enqueue_rules_fn rules, json_t **obj,
-					   char **payload_copy, enqueue_req *req, cq_err *err)
+					   enqueue_owned *own, enqueue_req *req, cq_err *err)
 	__attribute__((warn_unused_result));
 
 /* Progress callback for long operations: lines read so far. */

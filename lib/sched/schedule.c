@@ -87,6 +87,7 @@ schedule_check(const schedule_def *d, cq_err *err)
 	req.payload = d->payload;
 	req.opts = d->opts;
 	req.history = d->history;
+	req.hooks = d->hooks;
 	req.in_ms = -1;
 	return enqueue_check(&req, payload_validate, err);
 }
@@ -138,11 +139,11 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 	/* Columns left out take the table's defaults, the one place that knows them. */
 	const char *cols[] = {"name", "cron", "timezone", "type", "payload", "queue", "priority",
 						  "max_attempts", "timeout", "enabled", "catchup", "overlap", "next_run_at",
-						  "start_deadline", "anchor", "spread", "history", "keep"};
+						  "start_deadline", "anchor", "spread", "history", "keep", "hooks"};
 	const char *casts[] = {"", "", "", "", "::jsonb", "", "::int", "::int",
 						   "::bigint * interval '1 millisecond'", "::bool", "", "", "::timestamptz",
 						   "::bigint * interval '1 millisecond'", "::timestamptz",
-						   "::bigint * interval '1 second'", "", "::int"};
+						   "::bigint * interval '1 second'", "", "::int", "::jsonb"};
 	enum {NCOLS = sizeof cols / sizeof cols[0]};
 	char prio[16], attempts[16], timeout[32], next_text[32], deadline[32], keep[16];
 	char anchor[RFC3339_BUFLEN], spread[32];
@@ -186,6 +187,7 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 	vals[16] = d->history;
 	snprintf(keep, sizeof keep, "%d", d->keep);
 	vals[17] = d->keep > 0 ? keep : NULL;
+	vals[18] = d->hooks;
 
 	buf_puts(&sql, "insert into cronq.schedules (");
 	for (int i = 0; i < NCOLS; i++) {

@@ -35,6 +35,7 @@ typedef struct schedule_def {
 	int64_t		spread_ms;		/* 0: none; else whole seconds up to FIRE_SPREAD_MAX */
 	const char *history;		/* its jobs' history policy, all or errors; NULL: all */
 	int			keep;			/* 0: none; else purge keeps its newest keep finished jobs */
+	const char *hooks;			/* its jobs' hooks, a JSON object's text (queue/compose.h); NULL: none */
 } schedule_def;
 
 /* How many missed occurrences catchup "all" enqueues at most (the newest). */

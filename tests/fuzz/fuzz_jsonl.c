@@ -17,15 +17,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	enqueue_req req;
 	json_t *obj = NULL;
-	char *payload = NULL;
+	enqueue_owned own;
 	cq_err err;
 
-	if (enqueue_parse_line((const char *) data, size, payload_validate, &obj, &payload, &req, &err) == 0) {
+	if (enqueue_parse_line((const char *) data, size, payload_validate, &obj, &own, &req, &err) == 0) {
 		/* An accepted line names a type and its payload, if any, is valid JSON text. */
 		if (req.type == NULL)
 			abort();
-		if (payload) {
-			json_t *p = json_loads(payload, JSON_DECODE_ANY, NULL);
+		if (own.payload) {
+			json_t *p = json_loads(own.payload, JSON_DECODE_ANY, NULL);
 
 			if (p == NULL)
 				abort();
@@ -33,6 +33,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	json_decref(obj);
-	free(payload);
+	enqueue_owned_free(&own);
 	return 0;
 }

@@ -122,9 +122,9 @@ main(void)
 		enqueue_req req;
 		cq_err err = {0};
 		json_t *obj = NULL;
-		char *payload = NULL;
+		enqueue_owned own;
 		int rc = enqueue_parse_line(lines[i].line, strlen(lines[i].line), payload_validate, &obj,
-									&payload, &req, &err);
+									&own, &req, &err);
 
 		if (lines[i].error == NULL)
 			CHECK(rc == 0 && same(req.expires_at, lines[i].expires_at) &&
@@ -136,7 +136,7 @@ main(void)
 			CHECK(rc == EX_DATAERR && strcmp(err.msg, lines[i].error) == 0,
 				  "line %zu: expected 65 \"%s\", got %d \"%s\"", i, lines[i].error, rc, err.msg);
 		json_decref(obj);
-		free(payload);
+		enqueue_owned_free(&own);
 	}
 	return check_done("enqueue");
 }

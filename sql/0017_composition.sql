@@ -1,0 +1,795 @@
+-- 0017_composition.sql — composition: hooks and dependencies.
+--
+-- Hooks: a job, and a schedule for all its jobs, may carry job specs to
+-- enqueue when something happens to it: jobs.hooks (and schedules.hooks,
+-- copied onto each job the schedule makes), a JSON object with any of
+-- on_success, on_failure (every failed attempt, the last one included),
+-- on_dead and on_recover (a success after a failed attempt of the job, or
+-- after a failed or dead job of the same schedule). Each spec is
+-- {"type", "payload", "queue", "priority", "max_attempts", "timeout"}
+-- (type required; timeout in seconds). A spec is checked when the job or
+-- schedule is written, like a job of its own with the job's author
+-- (hook_error, task_permission_error): a hook never has more rights than
+-- the job's author, whose job it becomes. It is enqueued by the trigger
+-- jobs_settle, in the statement (so the transaction) that records the
+-- outcome, with the key notify:JOB:ATTEMPT:EVENT: once per event, and
+-- never without its outcome. {job_id}, {type}, {schedule}, {status} and
+-- {error} are replaced in the payload's strings in one pass; in an sql
+-- job's "sql" each becomes a quoted SQL literal (NULL when absent), never
+-- text spliced into a statement, and an exec job's "command" is left as
+-- written. Jobs made by hooks carry no hooks. A hook job the database
+-- refuses at that moment (its author lost a grant, a substituted value
+-- broke a payload rule) is written as a permanent fail job saying so,
+-- never at the cost of the outcome.
+--
+-- Dependencies: jobs.depends_on, the jobs that must succeed first (the
+-- author's own, written before it: a job can only depend on older jobs,
+-- so no cycle can form). Such a job is "blocked" while waiting_for (how
+-- many of them have not succeeded) is above zero; each parent keeps its
+-- dependants in jobs.dependants. A parent's success counts down its
+-- blocked dependants and makes queued those with nothing left to wait
+-- for; a parent that ends dead or cancelled cancels them (error_code
+-- dependency_failed, and on down the chain). Both in the transaction that
+-- records the parent's outcome (jobs_settle), so a dependant is due at
+-- the next claim. A retried dependant whose parents have not all
+-- succeeded waits again (jobs_wait).
+--
+-- Binaries built before this schema know neither blocked jobs nor hooks:
+-- compatible-from: 17
+
+alter table cronq.jobs add column if not exists hooks jsonb;
+alter table cronq.jobs add column if not exists depends_on bigint[];
+alter table cronq.jobs add column if not exists dependants bigint[];
+alter table cronq.jobs add column if not exists waiting_for integer;
+alter table cronq.schedules add column if not exists hooks jsonb;
+
+alter table cronq.jobs drop constraint if exists jobs_status_check;
+alter table cronq.jobs add constraint jobs_status_check
+    check (status in ('queued', 'running', 'succeeded', 'failed', 'dead', 'cancelled', 'blocked'));
+
+-- What is wrong with a set of hooks, or NULL: its shape, and each spec's
+-- payload by its task's rules (payload_error). Whether the author may
+-- enqueue each type is task_permission_error's to say.
+create or replace function cronq.hooks_error(p_hooks jsonb) returns text
+language plpgsql immutable set search_path = pg_catalog, pg_temp as $$
+declare
+    ev text;
+    spec jsonb;
+    k text;
+    msg text;
+begin
+    if jsonb_typeof(p_hooks) <> 'object' then
+        return 'hooks must be a JSON object';
+    end if;
+    for ev, spec in select e.key, e.value from jsonb_each(p_hooks) e order by e.key loop
+        if ev not in ('on_success', 'on_failure', 'on_dead', 'on_recover') then
+            return format('unknown hook "%s": must be on_success, on_failure, on_dead or on_recover',
+                          left(ev, 100));
+        end if;
+        if jsonb_typeof(spec) <> 'object' then
+            return format('%s: a hook is a job spec, a JSON object such as {"type": "noop"}', ev);
+        end if;
+        for k in select jsonb_object_keys(spec) loop
+            if k not in ('type', 'payload', 'queue', 'priority', 'max_attempts', 'timeout') then
+                return format('%s: unrecognized field "%s" (a hook has type, payload, queue, priority, max_attempts, timeout)',
+                              ev, left(k, 100));
+            end if;
+        end loop;
+        if jsonb_typeof(spec->'type') is distinct from 'string' then
+            return format('%s: "type" is required and must be a string', ev);
+        end if;
+        if spec ? 'payload' and jsonb_typeof(spec->'payload') <> 'object' then
+            return format('%s: "payload" must be a JSON object', ev);
+        end if;
+        if spec ? 'queue' and (jsonb_typeof(spec->'queue') <> 'string'
+                               or spec->>'queue' = '' or length(spec->>'queue') > 200
+                               or spec->>'queue' ~ '[[:cntrl:]]') then
+            return format('%s: "queue" must be printable text of 1 to 200 bytes', ev);
+        end if;
+        if spec ? 'priority' and (jsonb_typeof(spec->'priority') <> 'number'
+                                  or (spec->>'priority')::numeric not between -1000000 and 1000000
+                                  or (spec->>'priority')::numeric % 1 <> 0) then
+            return format('%s: "priority" must be an integer from -1000000 to 1000000', ev);
+        end if;
+        if spec ? 'max_attempts' and (jsonb_typeof(spec->'max_attempts') <> 'number'
+                                      or (spec->>'max_attempts')::numeric not between 1 and 1000
+                                      or (spec->>'max_attempts')::numeric % 1 <> 0) then
+            return format('%s: "max_attempts" must be an integer from 1 to 1000', ev);
+        end if;
+        if spec ? 'timeout' and (jsonb_typeof(spec->'timeout') <> 'number'
+                                 or (spec->>'timeout')::numeric not between 1 and 31536000
+                                 or (spec->>'timeout')::numeric % 1 <> 0) then
+            return format('%s: "timeout" must be a whole number of seconds from 1 to 31536000', ev);
+        end if;
+        msg := cronq.payload_error(spec->>'type', coalesce(spec->'payload', '{}'));
+        if msg is not null then
+            return format('%s: %s', ev, msg);
+        end if;
+    end loop;
+    return null;
+end
+$$;
+
+-- Whether the role may enqueue every hook's type, or why not.
+create or replace function cronq.hooks_permission_error(p_hooks jsonb, p_role text) returns text
+language sql stable
+begin atomic
+    select format('%s: %s', e.key, cronq.task_permission_error(e.value->>'type', p_role))
+    from jsonb_each(p_hooks) e
+    where cronq.task_permission_error(e.value->>'type', p_role) is not null
+    order by e.key
+    limit 1;
+end;
+
+-- s with each {job_id}, {type}, {schedule}, {status} and {error} replaced
+-- by its value (vals, in that order), in one pass: a value holding a
+-- placeholder is not replaced again. quoted: each value a quoted SQL
+-- literal, NULL for none.
+create or replace function cronq.hook_text(s text, vals text[], quoted boolean) returns text
+language plpgsql immutable set search_path = pg_catalog, pg_temp as $$
+declare
+    pattern constant text := '\{(job_id|type|schedule|status|error)\}';
+    parts text[] := regexp_split_to_array(s, pattern);
+    names text[] := array(select m[1] from regexp_matches(s, pattern, 'g') m);
+    out text := parts[1];
+    v text;
+begin
+    for i in 1..coalesce(cardinality(names), 0) loop
+        v := vals[array_position(array['job_id', 'type', 'schedule', 'status', 'error'], names[i])];
+        out := out || case when quoted then coalesce(quote_literal(v), 'NULL') else coalesce(v, '') end
+                   || parts[i + 1];
+    end loop;
+    return out;
+end
+$$;
+
+-- A JSON value with hook_text applied to each string in it (not to keys).
+create or replace function cronq.hook_json(v jsonb, vals text[]) returns jsonb
+language plpgsql immutable set search_path = pg_catalog, pg_temp as $$
+begin
+    return case jsonb_typeof(v)
+        when 'string' then to_jsonb(cronq.hook_text(v #>> '{}', vals, false))
+        when 'object' then (select coalesce(jsonb_object_agg(e.key, cronq.hook_json(e.value, vals)), '{}')
+                            from jsonb_each(v) e)
+        when 'array' then (select coalesce(jsonb_agg(cronq.hook_json(e.value, vals) order by e.n), '[]')
+                           from jsonb_array_elements(v) with ordinality e(value, n))
+        else v end;
+end
+$$;
+
+-- The job a hook makes: spec's type and payload (its strings substituted;
+-- an sql job's statement with quoted literals, an exec job's command as
+-- written), queue (the job's by default), priority, attempts, timeout,
+-- key notify:JOB:ATTEMPT:EVENT, the job's author. A key already taken
+-- means the event's job exists: nothing more. Anything else the database
+-- refuses becomes a fail job that says so (dead when it runs, so status
+-- and check show it); if even that is refused, a warning. The outcome
+-- being recorded stands in every case.
+create or replace function cronq.fire_hook(j cronq.jobs, event text) returns void
+language plpgsql volatile security definer set search_path = pg_catalog, pg_temp as $$
+declare
+    spec jsonb := j.hooks -> ('on_' || event);
+    vals text[] := array[j.id::text, j.type, j.schedule, j.status, left(j.last_error, 2000)];
+    key text := 'notify:' || j.id || ':' || j.attempts || ':' || event;
+    p jsonb;
+begin
+    if spec is null then
+        return;
+    end if;
+    p := cronq.hook_json(coalesce(spec->'payload', '{}'), vals);
+    if spec->>'type' = 'sql' and jsonb_typeof(spec->'payload'->'sql') = 'string' then
+        p := jsonb_set(p, '{sql}', to_jsonb(cronq.hook_text(spec->'payload'->>'sql', vals, true)));
+    elsif spec->>'type' = 'exec' and spec->'payload' ? 'command' then
+        p := jsonb_set(p, '{command}', spec->'payload'->'command');
+    end if;
+    begin
+        insert into cronq.jobs (type, payload, queue, priority, max_attempts, timeout,
+                                idempotency_key, enqueued_by)
+        values (spec->>'type', p, coalesce(spec->>'queue', j.queue), (spec->>'priority')::integer,
+                (spec->>'max_attempts')::integer, (spec->>'timeout')::bigint * interval '1 second',
+                key, j.enqueued_by)
+        on conflict (idempotency_key) where idempotency_key is not null do nothing;
+    exception when others then
+        begin
+            insert into cronq.jobs (type, payload, queue, idempotency_key, enqueued_by)
+            values ('fail',
+                    jsonb_build_object('message',
+                        format('hook on_%s of job %s could not be enqueued: %s', event, j.id,
+                               left(sqlerrm, 500)),
+                        'code', 'hook_refused', 'permanent', true),
+                    j.queue, key, j.enqueued_by)
+            on conflict (idempotency_key) where idempotency_key is not null do nothing;
+        exception when others then
+            raise warning 'hook on_% of job % could not be enqueued: %', event, j.id, sqlerrm;
+        end;
+    end;
+end
+$$;
+revoke execute on function cronq.fire_hook(cronq.jobs, text) from public;
+
+-- A new job's hooks and dependencies (before insert, after jobs_guard has
+-- settled its author). Runs as the owner, to note the job among its
+-- parents' dependants; so it checks the author itself: a parent must be a
+-- job of the same author, written before this one.
+create or replace function cronq.jobs_plan() returns trigger
+language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
+declare
+    msg text;
+    wanted bigint[];
+    found_ids bigint[];
+    waiting integer;
+    failed_id bigint;
+    failed_status text;
+begin
+    new.dependants := null;
+    new.waiting_for := null;
+    if new.hooks is not null then
+        if starts_with(new.idempotency_key, 'notify:') then
+            new.hooks := null;  -- jobs made by hooks carry none
+        else
+            msg := cronq.hooks_error(new.hooks);
+            if msg is not null then
+                raise exception '%', msg using errcode = '22023';
+            end if;
+            msg := cronq.hooks_permission_error(new.hooks, new.enqueued_by);
+            if msg is not null then
+                raise exception '%', msg using errcode = '42501';
+            end if;
+            if new.hooks = '{}' then
+                new.hooks := null;
+            end if;
+        end if;
+    end if;
+    if new.depends_on is null then
+        return new;
+    end if;
+    wanted := array(select distinct d from unnest(new.depends_on) d order by d);
+    if cardinality(wanted) = 0 then
+        new.depends_on := null;
+        return new;
+    end if;
+    if cardinality(wanted) > 1000000 then
+        raise exception 'a job may depend on at most 1000000 jobs' using errcode = '22023';
+    end if;
+    if wanted[1] is null then
+        raise exception 'depends_on holds a null' using errcode = '22023';
+    end if;
+    with p as (
+        update cronq.jobs p set dependants = coalesce(p.dependants, '{}') || new.id
+        where p.id = any(wanted) and p.enqueued_by = new.enqueued_by
+        returning p.id, p.status
+    )
+    select array_agg(p.id), count(*) filter (where p.status <> 'succeeded'),
+           min(p.id) filter (where p.status in ('dead', 'cancelled'))
+    into found_ids, waiting, failed_id
+    from p;
+    if coalesce(cardinality(found_ids), 0) < cardinality(wanted) then
+        raise exception 'job % does not exist or belongs to another role: a job depends only on its author''s jobs',
+            (select min(w) from unnest(wanted) w where w <> all(coalesce(found_ids, '{}')))
+            using errcode = '22023';
+    end if;
+    if wanted[cardinality(wanted)] >= new.id then
+        raise exception 'job % cannot depend on job %: a job depends only on jobs enqueued before it (no cycles)',
+            new.id, wanted[cardinality(wanted)] using errcode = '22023';
+    end if;
+    new.depends_on := wanted;
+    if failed_id is not null then
+        select j.status into failed_status from cronq.jobs j where j.id = failed_id;
+        new.status := 'cancelled';
+        new.error_code := 'dependency_failed';
+        new.last_error := format('job %s, which it depends on, ended %s', failed_id, failed_status);
+        new.finished_at := now();
+    elsif waiting > 0 then
+        new.status := 'blocked';
+        new.waiting_for := waiting;
+    end if;
+    return new;
+end
+$$;
+drop trigger if exists jobs_plan on cronq.jobs;
+create trigger jobs_plan before insert on cronq.jobs for each row
+    when (new.hooks is not null or new.depends_on is not null or new.dependants is not null
+          or new.waiting_for is not null)
+    execute function cronq.jobs_plan();
+
+-- After a job's status changes: its hooks and its dependants, in the same
+-- statement. Runs as the owner: a hook is enqueued as the job's author,
+-- and a dependant is the author's too.
+create or replace function cronq.jobs_settle() returns trigger
+language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
+declare
+    before text;
+begin
+    if new.hooks is not null and old.status = 'running' then
+        if new.status = 'succeeded' then
+            perform cronq.fire_hook(new, 'success');
+            if new.hooks ? 'on_recover' then
+                if new.attempts > 1 then
+                    before := 'failed';
+                elsif new.schedule is not null then
+                    select j.status into before from cronq.jobs j
+                    where j.schedule = new.schedule and j.id < new.id
+                      and j.status in ('succeeded', 'failed', 'dead')
+                    order by j.id desc limit 1;
+                end if;
+                if before in ('failed', 'dead') then
+                    perform cronq.fire_hook(new, 'recover');
+                end if;
+            end if;
+        elsif new.status in ('failed', 'dead') then
+            perform cronq.fire_hook(new, 'failure');
+            if new.status = 'dead' then
+                perform cronq.fire_hook(new, 'dead');
+            end if;
+        end if;
+    end if;
+    if new.dependants is not null then
+        if new.status = 'succeeded' then
+            update cronq.jobs c
+            set waiting_for = c.waiting_for - 1,
+                status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
+                updated_at = now()
+            where c.id = any(new.dependants) and c.status = 'blocked';
+        elsif old.status = 'succeeded' then
+            -- retried after its success: its blocked dependants wait for it again
+            update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
+            where c.id = any(new.dependants) and c.status = 'blocked';
+        elsif new.status in ('dead', 'cancelled') then
+            update cronq.jobs c
+            set status = 'cancelled', error_code = 'dependency_failed',
+                last_error = format('job %s, which it depends on, ended %s', new.id, new.status),
+                finished_at = now(), updated_at = now()
+            where c.id = any(new.dependants) and c.status = 'blocked';
+        end if;
+    end if;
+    return null;
+end
+$$;
+drop trigger if exists jobs_settle on cronq.jobs;
+create trigger jobs_settle after update of status on cronq.jobs for each row
+    when (old.status is distinct from new.status
+          and (new.hooks is not null or new.dependants is not null))
+    execute function cronq.jobs_settle();
+
+-- A dependant put back to queued by a retry waits again for those of its
+-- parents that have not succeeded (after jobs_transition_guard, which
+-- checks the retry as such). A parent gone (purged) counts as succeeded:
+-- a job is purged only when finished, and a dead or cancelled parent
+-- would have cancelled it.
+create or replace function cronq.jobs_wait() returns trigger
+language plpgsql set search_path = pg_catalog, pg_temp as $$
+begin
+    new.waiting_for := (select count(*) from cronq.jobs p
+                        where p.id = any(new.depends_on) and p.status <> 'succeeded');
+    if new.waiting_for > 0 then
+        new.status := 'blocked';
+    end if;
+    return new;
+end
+$$;
+drop trigger if exists jobs_wait on cronq.jobs;
+create trigger jobs_wait before update of status on cronq.jobs for each row
+    when (new.status = 'queued' and old.status in ('succeeded', 'failed', 'dead', 'cancelled')
+          and new.depends_on is not null)
+    execute function cronq.jobs_wait();
+
+-- Hooks and dependencies are fixed when a job is written: nobody under
+-- row-level security changes them after (an admin who added an sql hook to
+-- an application's job would have its SQL run as the application).
+create or replace function cronq.jobs_fixed() returns trigger
+language plpgsql set search_path = pg_catalog, pg_temp as $$
+begin
+    raise exception 'job %: its hooks and dependencies are fixed when it is enqueued', old.id
+        using errcode = '42501';
+end
+$$;
+drop trigger if exists jobs_fixed on cronq.jobs;
+create trigger jobs_fixed before update of hooks, depends_on, dependants, waiting_for on cronq.jobs
+    for each row
+    when (pg_catalog.row_security_active('cronq.jobs'::pg_catalog.regclass)
+          and (old.hooks, old.depends_on, old.dependants, old.waiting_for)
+              is distinct from (new.hooks, new.depends_on, new.dependants, new.waiting_for))
+    execute function cronq.jobs_fixed();
+
+-- A schedule's hooks, checked against its author (after schedules_guard).
+create or replace function cronq.schedules_hooks() returns trigger
+language plpgsql set search_path = pg_catalog, pg_temp as $$
+declare
+    msg text := cronq.hooks_error(new.hooks);
+begin
+    if msg is not null then
+        raise exception '%', msg using errcode = '22023';
+    end if;
+    msg := cronq.hooks_permission_error(new.hooks, new.created_by);
+    if msg is not null then
+        raise exception '%', msg using errcode = '42501';
+    end if;
+    if new.hooks = '{}' then
+        new.hooks := null;
+    end if;
+    return new;
+end
+$$;
+drop trigger if exists schedules_hooks on cronq.schedules;
+create trigger schedules_hooks before insert or update of hooks, type, created_by on cronq.schedules
+    for each row when (new.hooks is not null)
+    execute function cronq.schedules_hooks();
+
+-- Blocked jobs wait; a role leaves its own job blocked as it leaves it
+-- queued (an enqueue, a retry).
+drop policy if exists jobs_own on cronq.jobs;
+create policy jobs_own on cronq.jobs
+    using ((select cronq.is_admin()) or enqueued_by = current_user::text)
+    with check ((select cronq.is_admin())
+                or (enqueued_by = current_user::text
+                    and (status in ('queued', 'cancelled', 'blocked')
+                         or (status = 'running' and cancel_requested))));
+
+-- A blocked job is cancelled like a queued one (as 0013's guard, and
+-- blocked).
+create or replace function cronq.jobs_transition_guard() returns trigger
+language plpgsql set search_path = pg_catalog, pg_temp as $$
+begin
+    -- An admin is trusted with every job (and may run cronq run itself).
+    if cronq.is_admin() then
+        return new;
+    end if;
+    -- retry
+    if old.status in ('dead', 'failed', 'succeeded', 'cancelled') and new.status = 'queued'
+       and new.attempts = 0 and new.locked_by is null and new.locked_until is null
+       and not new.cancel_requested and new.started_at is null and new.finished_at is null then
+        return new;
+    end if;
+    -- the rest leave the attempt and its lease as they are
+    if (new.attempts, new.locked_by, new.locked_until, new.started_at)
+       is distinct from (old.attempts, old.locked_by, old.locked_until, old.started_at) then
+        null;
+    -- cancel
+    elsif old.status in ('queued', 'failed', 'blocked') and new.status = 'cancelled'
+          and not new.cancel_requested and new.finished_at is not null then
+        return new;
+    -- a running job's cancellation, carried out by its worker
+    elsif old.status = 'running' and new.status = 'running' and new.cancel_requested
+          and new.finished_at is not distinct from old.finished_at then
+        return new;
+    -- a waiting job with a unique key replaced
+    elsif old.status in ('queued', 'failed') and new.status = 'queued'
+          and old.unique_key is not null and new.unique_key = old.unique_key
+          and not new.cancel_requested and new.finished_at is null
+          and (new.type, new.queue, new.priority, new.max_attempts, new.timeout,
+               new.idempotency_key, new.enqueued_by)
+              is not distinct from (old.type, old.queue, old.priority, old.max_attempts,
+                                    old.timeout, old.idempotency_key, old.enqueued_by) then
+        return new;
+    end if;
+    raise exception 'job %: a job is changed only by cancelling or retrying it', old.id
+        using errcode = '42501', hint = 'Use cronq.cancel(id), cronq.retry(id) or the CLI.';
+end
+$$;
+
+-- Cancel: as 0008's, and blocked jobs at once.
+create or replace function cronq.cancel_jobs(ids bigint[])
+returns table (id bigint, status text, changed boolean)
+language sql volatile
+begin atomic
+    with req as (select distinct r.id from unnest(ids) as r(id)),
+    upd as (
+        update cronq.jobs j set
+            status = case when j.status = 'running' then j.status else 'cancelled' end,
+            cancel_requested = j.status = 'running',
+            finished_at = case when j.status = 'running' then j.finished_at else now() end,
+            last_error = case when j.status = 'running' then j.last_error else 'cancelled by an operator' end,
+            error_code = case when j.status = 'running' then j.error_code else 'cancelled' end,
+            updated_at = now()
+        from req where j.id = req.id and j.status in ('queued', 'failed', 'running', 'blocked')
+        returning j.id, j.status)
+    select req.id, coalesce(upd.status, j.status), upd.id is not null
+    from req left join upd on upd.id = req.id left join cronq.jobs j on j.id = req.id;
+end;
+
+-- enqueue and enqueue_job gain hooks and depends_on at the end (calls by
+-- position or name keep working). The old functions go (enqueue first:
+-- its body names enqueue_job).
+drop function if exists cronq.enqueue(text, jsonb, timestamptz, text, integer, integer, interval,
+                                      text, text, timestamptz, text, boolean, text);
+drop function if exists cronq.enqueue_job(text, jsonb, timestamptz, text, integer, integer, interval,
+                                          text, text, timestamptz, text, boolean, text);
+
+-- As 0014's, and hooks and depends_on (NULL: none).
+create or replace function cronq.enqueue_job(
+    type text,
+    payload jsonb default '{}',
+    run_at timestamptz default null,
+    queue text default null,
+    priority integer default null,
+    max_attempts integer default null,
+    timeout interval default null,
+    key text default null,
+    limit_key text default null,
+    expires_at timestamptz default null,
+    unique_key text default null,
+    replace boolean default false,
+    history text default null,
+    hooks jsonb default null,
+    depends_on bigint[] default null,
+    out id bigint,
+    out created boolean,
+    out note text)
+language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
+#variable_conflict use_variable
+declare
+    held text;
+    held_type text;
+    why text := cronq.limit_key_error(limit_key);
+begin
+    if limit_key is not null and why is not null then
+        raise exception 'limit key: %', why using errcode = '22023';
+    end if;
+    why := cronq.history_error(history);
+    if why is not null then
+        raise exception '%', why using errcode = '22023';
+    end if;
+    created := false;
+    for attempt in 1..10 loop
+        if unique_key is null then
+            insert into cronq.jobs as j (type, payload, run_at, queue, priority,
+                                         max_attempts, timeout, idempotency_key, limit_key,
+                                         expires_at, history, hooks, depends_on)
+            values (type, payload, run_at, queue, priority, max_attempts, timeout, key, limit_key,
+                    expires_at, coalesce(history, 'all'), hooks, depends_on)
+            on conflict (idempotency_key) where idempotency_key is not null do nothing
+            returning j.id into id;
+        else
+            begin
+                insert into cronq.jobs as j (type, payload, run_at, queue, priority, max_attempts,
+                                             timeout, idempotency_key, limit_key, expires_at,
+                                             unique_key, history, hooks, depends_on)
+                values (type, payload, run_at, queue, priority, max_attempts, timeout, key,
+                        limit_key, expires_at, unique_key, coalesce(history, 'all'), hooks,
+                        depends_on)
+                on conflict (idempotency_key) where idempotency_key is not null do nothing
+                returning j.id into id;
+            exception when unique_violation then
+                -- jobs_unique_active: a holder committed while we inserted.
+                -- Anything else is no business of ours.
+                get stacked diagnostics held = constraint_name;
+                if held is distinct from 'jobs_unique_active' then
+                    raise;
+                end if;
+                continue;
+            end;
+        end if;
+        if id is not null then
+            created := true;
+            return;
+        end if;
+        -- A new statement, a new snapshot: sees a conflicting row committed
+        -- by another session while our insert waited for it.
+        if key is not null then
+            select j.id into id from cronq.jobs j where j.idempotency_key = key;
+            if id is not null then
+                note := 'key';
+                return;
+            end if;
+        end if;
+        if unique_key is not null then
+            select j.id, j.status, j.type into id, held, held_type from cronq.jobs j
+            where j.unique_key = unique_key and j.status in ('queued', 'failed', 'running');
+            if id is not null and replace and held in ('queued', 'failed') then
+                if held_type <> type then
+                    raise exception 'cannot replace job % of type "%" with a job of type "%"',
+                        id, held_type, type using errcode = '22023',
+                        hint = 'A replace changes a job''s payload, run time and deadline, not its type.';
+                end if;
+                update cronq.jobs j
+                set payload = coalesce(enqueue_job.payload, '{}'),
+                    run_at = coalesce(enqueue_job.run_at, now()),
+                    expires_at = enqueue_job.expires_at, status = 'queued', updated_at = now()
+                where j.id = id and j.status in ('queued', 'failed');
+                if found then
+                    note := 'replaced';
+                    return;
+                end if;
+                continue;   -- claimed or cancelled meanwhile: look again
+            end if;
+            if id is not null then
+                note := held;
+                return;
+            end if;
+            continue;   -- finished meanwhile: the key is free
+        end if;
+        raise exception 'idempotency key "%" is held by another role''s job', left(key, 200)
+            using errcode = '23505',
+                  hint = 'Idempotency keys are shared by every role: choose one that names your application.';
+    end loop;
+    raise exception 'could not enqueue with unique key "%": its jobs kept changing', left(unique_key, 200)
+        using errcode = '40001', hint = 'Try again.';
+end
+$$;
+
+-- The SQL API: select cronq.enqueue('noop', depends_on => array[41, 42],
+-- hooks => '{"on_dead": {"type": "exec", "payload": {"command": "page"}}}').
+create or replace function cronq.enqueue(
+    type text,
+    payload jsonb default '{}',
+    run_at timestamptz default null,
+    queue text default null,
+    priority integer default null,
+    max_attempts integer default null,
+    timeout interval default null,
+    key text default null,
+    limit_key text default null,
+    expires_at timestamptz default null,
+    unique_key text default null,
+    replace boolean default false,
+    history text default null,
+    hooks jsonb default null,
+    depends_on bigint[] default null)
+returns bigint
+language sql volatile
+begin atomic
+    select e.id from cronq.enqueue_job(type, payload, run_at, queue, priority, max_attempts,
+                                       timeout, key, limit_key, expires_at, unique_key,
+                                       replace, history, hooks, depends_on) e;
+end;
+
+-- A schedule's hooks reach its jobs: materialisation and backfill
+-- --schedule (as 0016's, and hooks).
+create or replace function cronq.enqueue_occurrences(p_names text[], p_fires timestamptz[],
+                                                     p_deadline boolean)
+returns table (schedule text, job_id bigint, fire_at timestamptz)
+language sql volatile
+begin atomic
+    insert into cronq.jobs (type, payload, queue, priority, max_attempts, timeout,
+                            idempotency_key, schedule, scheduled_for, run_at, enqueued_by,
+                            expires_at, history, hooks)
+    select s.type, s.payload, s.queue, s.priority, s.max_attempts, s.timeout,
+           'schedule:' || s.name || ':'
+               || to_char(f.fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+           s.name, f.fire, f.fire, s.created_by,
+           case when p_deadline then f.fire + s.start_deadline end,
+           s.history, s.hooks
+    from unnest(p_names, p_fires) as f(name, fire)
+    join cronq.schedules s on s.name = f.name
+    order by f.fire
+    returning cronq.jobs.schedule, cronq.jobs.id, cronq.jobs.scheduled_for;
+end;
+
+-- A run by hand carries the schedule's hooks too (as 0016's, and hooks).
+create or replace function cronq.run_schedule(name text, force boolean default false)
+returns bigint
+language plpgsql volatile security definer
+set search_path = pg_catalog, pg_temp as $$
+#variable_conflict use_variable
+declare
+    caller text := case when current_setting('role') = 'none' then session_user::text
+                        else current_setting('role') end;
+    s cronq.schedules;
+    busy bigint;
+    t timestamptz := date_trunc('second', now());
+    k text;
+    id bigint;
+begin
+    -- Only a row the caller may manage is looked at, and locked: anyone
+    -- else's call must not hold another role's schedule from the wakes.
+    select * into s from cronq.schedules x
+    where x.name = name
+      and (x.created_by = caller
+           or (exists (select 1 from pg_roles where rolname = 'cronq_admin')
+               and pg_has_role(caller, 'cronq_admin', 'MEMBER'))
+           or exists (select 1 from pg_roles r where r.rolname = caller
+                      and (r.rolsuper or r.oid = (select c.relowner from pg_class c
+                                                  where c.oid = 'cronq.schedules'::regclass))))
+    for update;
+    if not found then
+        raise exception 'schedule "%" does not exist', name using errcode = 'P0002',
+            hint = 'A role sees only the schedules it created, unless it is a member of cronq_admin.';
+    end if;
+    if not coalesce(force, false) and s.overlap = 'skip' then
+        select j.id into busy from cronq.jobs j
+        where j.id = s.last_job_id
+          and (j.status = 'running'
+               or j.status in ('queued', 'failed') and (j.expires_at is null or j.expires_at > now()));
+        if busy is not null then
+            raise exception 'schedule "%": its job % is still unfinished (overlap skip)', name, busy
+                using errcode = '55006', hint = 'Use --force to run it anyway.';
+        end if;
+    end if;
+    k := 'schedule:' || s.name || ':manual:' || to_char(t at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
+    insert into cronq.jobs as j (type, payload, queue, priority, max_attempts, timeout,
+                                 idempotency_key, schedule, scheduled_for, run_at, enqueued_by,
+                                 expires_at, history, hooks)
+    values (s.type, s.payload, s.queue, s.priority, s.max_attempts, s.timeout, k, s.name, t, now(),
+            s.created_by, t + s.start_deadline, s.history, s.hooks)
+    returning j.id into id;
+    if id is null then
+        -- The key is held: by this schedule's run of this second, or not at all.
+        select j.id into id from cronq.jobs j
+        where j.idempotency_key = k and j.schedule = s.name and j.enqueued_by = s.created_by;
+        if id is null then
+            raise exception 'schedule "%": key % is held by another job', name, k using errcode = '23505';
+        end if;
+    end if;
+    update cronq.schedules x set last_job_id = id
+    where x.name = s.name and (x.last_job_id is null or x.last_job_id < id);
+    return id;
+end
+$$;
+revoke execute on function cronq.run_schedule(text, boolean) from public;
+
+-- cronq.schedule gains hooks at the end (NULL keeps the schedule's, {}
+-- removes them).
+drop function if exists cronq.schedule(text, text, text, jsonb, text, text, integer, integer,
+                                       interval, boolean, text, text, interval, text, integer,
+                                       timestamptz, interval);
+
+create or replace function cronq.schedule(
+    name text,
+    cron text,
+    type text,
+    payload jsonb default '{}',
+    timezone text default null,
+    queue text default null,
+    priority integer default null,
+    max_attempts integer default null,
+    timeout interval default null,
+    enabled boolean default null,
+    catchup text default null,
+    overlap text default null,
+    start_deadline interval default null,
+    history text default null,
+    keep integer default null,
+    anchor timestamptz default null,
+    spread interval default null,
+    hooks jsonb default null)
+returns text
+language plpgsql volatile set search_path = pg_catalog, pg_temp as $$
+#variable_conflict use_variable
+declare
+    why text := cronq.history_error(history);
+begin
+    if why is not null then
+        raise exception '%', why using errcode = '22023';
+    end if;
+    if keep < 1 or keep > 10000 then
+        raise exception 'invalid keep %: must be 1 to 10000', keep using errcode = '22023';
+    end if;
+    begin
+        insert into cronq.schedules as s (name, cron, timezone, type, payload, anchor, spread)
+        values (name, cron, coalesce(timezone, 'UTC'), type, coalesce(payload, '{}'), anchor,
+                nullif(spread, interval '0'));
+    exception when unique_violation then
+        -- An anchor belongs to an @every: a schedule that is one no more drops it.
+        update cronq.schedules s
+        set cron = schedule.cron, timezone = coalesce(schedule.timezone, s.timezone),
+            type = schedule.type, payload = coalesce(schedule.payload, '{}'),
+            anchor = case when cronq.is_every(schedule.cron)
+                          then coalesce(schedule.anchor, s.anchor) end,
+            spread = case when schedule.spread = interval '0' then null
+                          else coalesce(schedule.spread, s.spread) end
+        where s.name = schedule.name;
+        if not found then
+            raise exception 'schedule "%" belongs to another role', name using errcode = '42501',
+                hint = 'Schedule names are shared by every role: choose another name.';
+        end if;
+    end;
+    if coalesce(queue, priority::text, max_attempts::text, timeout::text, enabled::text,
+                catchup, overlap, start_deadline::text, history, keep::text, hooks::text) is not null then
+        update cronq.schedules s
+        set queue = coalesce(schedule.queue, s.queue),
+            priority = coalesce(schedule.priority, s.priority),
+            max_attempts = coalesce(schedule.max_attempts, s.max_attempts),
+            timeout = coalesce(schedule.timeout, s.timeout),
+            enabled = coalesce(schedule.enabled, s.enabled),
+            catchup = coalesce(schedule.catchup, s.catchup),
+            overlap = coalesce(schedule.overlap, s.overlap),
+            start_deadline = coalesce(schedule.start_deadline, s.start_deadline),
+            history = coalesce(schedule.history, s.history),
+            keep = coalesce(schedule.keep, s.keep),
+            hooks = case when schedule.hooks = '{}' then null
+                         else coalesce(schedule.hooks, s.hooks) end
+        where s.name = schedule.name;
+    end if;
+    return name;
+end
+$$;
