@@ -13,12 +13,13 @@
 #include "commands.h"
 #include "pg/pg.h"
 #include "sched/backfill.h"
+#include "tasks/payload.h"
 #include "time/rfc3339.h"
 #include "util/log.h"
 
 enum {
 	OPT_FROM = OPT_FIRST_CMD, OPT_TO, OPT_STEP, OPT_PAYLOAD, OPT_KEY, OPT_DRY_RUN,
-	OPT_SCHEDULE,
+	OPT_SCHEDULE, OPT_THEN,
 };
 
 typedef struct backfill_args {
@@ -28,6 +29,7 @@ typedef struct backfill_args {
 	const char *schedule;
 	bool		dry;
 	char		job_option[96];	/* the first option --schedule cannot take */
+	backfill_then then;
 } backfill_args;
 
 static void
@@ -37,8 +39,9 @@ help(void)
 		   "occurrence of a schedule in it. Jobs whose key exists are skipped, so\n"
 		   "running a backfill again enqueues nothing twice.\n\n"
 		   "Usage:\n"
-		   "  cronq backfill TYPE --from TIME --to TIME [OPTION]...\n"
-		   "  cronq backfill --schedule NAME --from TIME --to TIME [--dry-run]\n\n"
+		   "  cronq backfill TYPE --from TIME --to TIME [OPTION]... [THEN_PAYLOAD]\n"
+		   "  cronq backfill --schedule NAME --from TIME --to TIME [--dry-run]\n"
+		   "                 [--then TYPE [THEN_PAYLOAD]]\n\n"
 		   "Options:\n"
 		   "      --from TIME           first step (RFC 3339 or any PostgreSQL timestamptz;\n"
 		   "                            a time without zone is UTC)\n"
@@ -54,6 +57,9 @@ help(void)
 		   "      --timeout DURATION    stop an attempt after DURATION (default 1h)\n"
 		   "      --schedule NAME       one job per occurrence of schedule NAME, with its\n"
 		   "                            job settings and its key schedule:NAME:FIRE_TIME\n"
+		   "      --then TYPE           and one job of TYPE (payload THEN_PAYLOAD, default\n"
+		   "                            {}) that runs after every job of the backfill has\n"
+		   "                            succeeded (cancelled if one ends dead or cancelled)\n"
 		   "      --dry-run             print the jobs that would be enqueued, one per line\n"
 		   "                            (time, key, payload, tab-separated); write nothing\n"
 		   "  -v, --verbose             say what is done\n"
@@ -64,7 +70,8 @@ help(void)
 		   "Placeholders: {date} is the step's UTC date (2026-03-08), {ts} its time\n"
 		   "(2026-03-08T10:00:00Z); {{word} is a literal {word}. Step jobs are due at\n"
 		   "once; a schedule's jobs are due at their fire time. At most %d jobs.\n"
-		   "Prints \"enqueued N jobs (M already existed)\".\n",
+		   "Prints \"enqueued N jobs (M already existed)\", and with --then\n"
+		   "\"then: job ID after them\".\n",
 		   BACKFILL_MAX_STEPS);
 }
 
@@ -77,7 +84,7 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 
 	/* Only the command line: a CRONQ_QUEUE meant for other commands is no clash. */
 	if (a->job_option[0] == '\0' && opt != OPT_FROM && opt != OPT_TO && opt != OPT_DRY_RUN &&
-		opt != OPT_SCHEDULE && strncmp(src->name, "--", 2) == 0)
+		opt != OPT_SCHEDULE && opt != OPT_THEN && strncmp(src->name, "--", 2) == 0)
 		snprintf(a->job_option, sizeof a->job_option, "%s", src->name);
 	if (cli_job_option(opt, arg, src, &a->req.opts, &rc))
 		return rc;
@@ -108,6 +115,9 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 			break;
 		case OPT_SCHEDULE:
 			a->schedule = arg;
+			break;
+		case OPT_THEN:
+			a->then.type = arg;
 			break;
 	}
 	return rc;
@@ -144,13 +154,14 @@ cmd_backfill(int argc, char **argv)
 		{"payload", required_argument, OPT_PAYLOAD, 0, NULL},
 		{"key", required_argument, OPT_KEY, 0, NULL},
 		{"dry-run", no_argument, OPT_DRY_RUN, 0, NULL},
+		{"then", required_argument, OPT_THEN, 0, NULL},
 		{"schedule", required_argument, OPT_SCHEDULE, 0, "step payload key queue priority max-attempts timeout"},
 		CLI_JOB_OPTIONS,
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, 0, 0, NULL},
 	};
 	backfill_args a;
-	backfill_out out = {0, 0};
+	backfill_out out = {0, 0, 0, false};
 	cli_common common;
 	cq_err err = {0};
 	PGconn *conn = NULL;
@@ -164,14 +175,21 @@ cmd_backfill(int argc, char **argv)
 		help();
 		return 0;
 	}
+	/* THEN_PAYLOAD: one more positional argument, with --then only. */
 	if (a.schedule) {
-		if ((rc = cli_check_args("backfill", argc, argv, first, 0, 0)) != 0)
+		if ((rc = cli_check_args("backfill", argc, argv, first, 0, a.then.type ? 1 : 0)) != 0)
 			return rc;
 		if (a.job_option[0])
 			return cli_usage_error("backfill", "%s cannot be used with --schedule: a schedule's jobs take its own settings",
 								   a.job_option);
-	} else if ((rc = cli_check_args("backfill", argc, argv, first, 1, 1)) != 0)
-		return rc;
+		if (first < argc)
+			a.then.payload = argv[first];
+	} else {
+		if ((rc = cli_check_args("backfill", argc, argv, first, 1, a.then.type ? 2 : 1)) != 0)
+			return rc;
+		if (first + 1 < argc)
+			a.then.payload = argv[first + 1];
+	}
 	if (a.from == NULL || a.to == NULL)
 		return cli_usage_error("backfill", "--from and --to are required");
 	if (!a.schedule) {
@@ -179,11 +197,22 @@ cmd_backfill(int argc, char **argv)
 		a.req.type = argv[first];
 		if ((rc = backfill_check(&a.req, &err)) != 0)
 			return cli_report(&err);
+		a.then.opts = a.req.opts;
+	}
+	if (a.then.type) {
+		enqueue_req then = {.type = a.then.type, .payload = a.then.payload, .opts = a.then.opts,
+			.in_ms = -1};
+
+		if ((rc = enqueue_check(&then, payload_validate, &err)) != 0) {
+			cq_prefix(&err, "--then: ");
+			return cli_report(&err);
+		}
 	}
 
 	if ((rc = cli_connect(&common, &conn, &err)) != 0)
 		goto out;
-	rc = backfill_perform(conn, &a.req, a.schedule, a.from, a.to, a.dry, print_line, progress, NULL, &out, &err);
+	rc = backfill_perform(conn, &a.req, &a.then, a.schedule, a.from, a.to, a.dry, print_line, progress, NULL,
+						  &out, &err);
 	if (progress_shown)
 		fputc('\n', stderr);
 	if (rc == 0) {
@@ -193,6 +222,11 @@ cmd_backfill(int argc, char **argv)
 		else
 			printf("enqueued %" PRId64 " job%s (%" PRId64 " already existed)\n", out.created,
 				   out.created == 1 ? "" : "s", out.existing);
+		if (a.dry && a.then.type)
+			printf("then: one %s job after them\n", a.then.type);
+		else if (out.then_id)
+			printf("then: job %" PRId64 " after them%s\n", out.then_id,
+				   out.then_existed ? " (already existed)" : "");
 	}
 out:
 	pg_close(conn);

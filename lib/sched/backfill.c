@@ -471,14 +471,96 @@ strings_clear(strings *s)
 }
 
 /*
- * The end of both backfill paths: commit what a good run inserted (every
- * failure arrives with rc set), or roll it back and report nothing; free
- * the batch and its strings.
+ * The then job: after every job whose key is in all (an array literal),
+ * found by key whether this run wrote it or an earlier one did. Its key
+ * names the backfill (what: its type or schedule:NAME, and its range).
+ */
+static const char then_sql[] =
+	"insert into cronq.jobs as j (type, payload, queue, priority, max_attempts, timeout,"
+	"  idempotency_key, depends_on)"
+	" values ($1, $2::jsonb, $3, $4::int, $5::int, $6::bigint * interval '1 millisecond', $7,"
+	"  array(select p.id from cronq.jobs p where p.idempotency_key = any($8::text[]) order by p.id))"
+	" on conflict (idempotency_key) where idempotency_key is not null do nothing"
+	" returning j.id";
+
+static int
+then_insert(PGconn *conn, const backfill_then *then, const char *what, buf *all, backfill_out *out,
+			cq_err *err)
+{
+	char f[RFC3339_BUFLEN], t[RFC3339_BUFLEN], prio[16], attempts[16], timeout[32];
+	char *key;
+	const char *params[8];
+	PGresult *res;
+
+	rfc3339_format(then->from, f, sizeof f);
+	rfc3339_format(then->to, t, sizeof t);
+	key = xasprintf("backfill:then:%s:%s..%s:%s", what, f, t, then->type);
+	snprintf(prio, sizeof prio, "%d", then->opts.priority);
+	snprintf(attempts, sizeof attempts, "%d", then->opts.max_attempts);
+	snprintf(timeout, sizeof timeout, "%" PRId64, then->opts.timeout_ms);
+	if (all->len == 0)
+		pg_array_begin(all);	/* no job in the range: nothing to wait for */
+	pg_array_end(all);
+	params[0] = then->type;
+	params[1] = then->payload ? then->payload : "{}";
+	params[2] = then->opts.queue;
+	params[3] = then->opts.has_priority ? prio : NULL;
+	params[4] = then->opts.max_attempts > 0 ? attempts : NULL;
+	params[5] = then->opts.timeout_ms > 0 ? timeout : NULL;
+	params[6] = key;
+	params[7] = buf_str(all);
+	res = pg_exec(conn, then_sql, 8, params, PG_MAYBE_ONE, err, NULL);
+	if (res != NULL && PQntuples(res) == 0) {
+		PQclear(res);
+		out->then_existed = true;
+		res = pg_exec(conn, "select id from cronq.jobs where idempotency_key = $1", 1,
+					  (const char *[]) {key}, PG_ONE, err, NULL);
+	}
+	free(key);
+	if (res == NULL)
+		return err->code;
+	out->then_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	return 0;
+}
+
+/* What a then job follows: the jobs of the backfill's keys, all. */
+typedef struct then_ctx {
+	const backfill_then *then;	/* NULL, or then->type NULL: none */
+	char	   *what;			/* the backfill's type, or schedule:NAME */
+	buf			all;			/* every key of the backfill, an array literal */
+} then_ctx;
+
+static bool
+then_wanted(const then_ctx *tc, bool dry)
+{
+	return !dry && tc->then && tc->then->type;
+}
+
+/* Note a key of the backfill, for the then job. */
+static void
+then_key(then_ctx *tc, bool dry, const char *key)
+{
+	if (!then_wanted(tc, dry))
+		return;
+	if (tc->all.len == 0)
+		pg_array_begin(&tc->all);
+	pg_array_text(&tc->all, key);
+}
+
+/*
+ * The end of both backfill paths: the then job, and commit what a good run
+ * inserted (every failure arrives with rc set), or roll it back and report
+ * nothing; free the batch and its strings.
  */
 static int
-run_end(PGconn *conn, bool dry, int rc, batch *b, strings *keys, strings *payloads,
+run_end(PGconn *conn, bool dry, int rc, then_ctx *tc, batch *b, strings *keys, strings *payloads,
 		backfill_out *out, cq_err *err)
 {
+	if (rc == 0 && then_wanted(tc, dry))
+		rc = then_insert(conn, tc->then, tc->what, &tc->all, out, err);
+	buf_free(&tc->all);
+	free(tc->what);
 	if (rc == 0 && !dry)
 		rc = pg_run(conn, "commit", 0, NULL, err);
 	if (rc != 0) {
@@ -534,9 +616,11 @@ flush(PGconn *conn, const backfill_req *req, batch *b, bool dry, strings *keys,
 }
 
 int
-backfill_run(PGconn *conn, const backfill_req *req, bool dry, backfill_line_fn line,
-			 backfill_progress_fn progress, void *arg, backfill_out *out, cq_err *err)
+backfill_run(PGconn *conn, const backfill_req *req, const backfill_then *then, bool dry,
+			 backfill_line_fn line, backfill_progress_fn progress, void *arg, backfill_out *out,
+			 cq_err *err)
 {
+	then_ctx tc = {then, xstrdup(req->type), BUF_INIT};
 	batch b = {BUF_INIT, BUF_INIT, NULL, 0};
 	strings keys = {NULL, 0}, payloads = {NULL, 0};
 	buf key = BUF_INIT, payload = BUF_INIT;
@@ -558,6 +642,7 @@ backfill_run(PGconn *conn, const backfill_req *req, bool dry, backfill_line_fn l
 			goto out;
 		pg_array_text(&b.keys, key.data);
 		pg_array_text(&b.payloads, payload.data);
+		then_key(&tc, dry, key.data);
 		b.times[b.n++] = req->from + i * req->step;
 		if (dry) {
 			strings_add(&keys, key.data, key.len);
@@ -576,7 +661,7 @@ backfill_run(PGconn *conn, const backfill_req *req, bool dry, backfill_line_fn l
 out:
 	buf_free(&key);
 	buf_free(&payload);
-	return run_end(conn, dry, rc, &b, &keys, &payloads, out, err);
+	return run_end(conn, dry, rc, &tc, &b, &keys, &payloads, out, err);
 }
 
 int
@@ -616,9 +701,10 @@ static const char materialise_sql[] =
 
 int
 backfill_schedule_run(PGconn *conn, const char *name, const int64_t *fires, int64_t n,
-					  bool dry, backfill_line_fn line, backfill_progress_fn progress,
-					  void *arg, backfill_out *out, cq_err *err)
+					  const backfill_then *then, bool dry, backfill_line_fn line,
+					  backfill_progress_fn progress, void *arg, backfill_out *out, cq_err *err)
 {
+	then_ctx tc = {then, NULL, BUF_INIT};
 	batch b = {BUF_INIT, BUF_INIT, NULL, 0};
 	buf names = BUF_INIT, times = BUF_INIT;
 	strings keys = {NULL, 0}, payloads = {NULL, 0};
@@ -637,6 +723,7 @@ backfill_schedule_run(PGconn *conn, const char *name, const int64_t *fires, int6
 	}
 	payload = xstrdup(PQgetvalue(res, 0, 0));
 	PQclear(res);
+	tc.what = xasprintf("schedule:%s", name);
 
 	b.times = xcalloc(BACKFILL_BATCH, sizeof *b.times);
 	keys.v = xcalloc(BACKFILL_BATCH, sizeof *keys.v);
@@ -658,6 +745,7 @@ backfill_schedule_run(PGconn *conn, const char *name, const int64_t *fires, int6
 			pg_array_begin(&times);
 		}
 		pg_array_text(&b.keys, key);
+		then_key(&tc, dry, key);
 		pg_array_text(&names, name);
 		pg_array_text(&times, ts);
 		b.times[b.n++] = fires[i];
@@ -696,7 +784,7 @@ out:
 	free(payload);
 	buf_free(&names);
 	buf_free(&times);
-	return run_end(conn, dry, rc, &b, &keys, &payloads, out, err);
+	return run_end(conn, dry, rc, &tc, &b, &keys, &payloads, out, err);
 }
 
 /* Read from and to with the database; 0, or the code with err filled. */
@@ -726,9 +814,9 @@ read_range(PGconn *conn, const char *from_text, const char *to_text, int64_t *fr
 
 /* One job per occurrence of schedule name from `from` to `to`. */
 static int
-perform_schedule(PGconn *conn, const char *name, int64_t from, int64_t to, bool dry,
-				 backfill_line_fn line, backfill_progress_fn progress, void *arg,
-				 backfill_out *out, cq_err *err)
+perform_schedule(PGconn *conn, const char *name, const backfill_then *then, int64_t from,
+				 int64_t to, bool dry, backfill_line_fn line, backfill_progress_fn progress,
+				 void *arg, backfill_out *out, cq_err *err)
 {
 	char *cron = NULL, *zone = NULL;
 	fire_def times;
@@ -737,7 +825,7 @@ perform_schedule(PGconn *conn, const char *name, int64_t from, int64_t to, bool 
 
 	if ((rc = backfill_schedule_get(conn, name, &cron, &zone, &times, err)) == 0 &&
 		(rc = backfill_occurrences(&times, from, to, BACKFILL_MAX_STEPS, &fires, &n, err)) == 0)
-		rc = backfill_schedule_run(conn, name, fires, n, dry, line, progress, arg, out, err);
+		rc = backfill_schedule_run(conn, name, fires, n, then, dry, line, progress, arg, out, err);
 	free(cron);
 	free(zone);
 	free(fires);
@@ -745,20 +833,24 @@ perform_schedule(PGconn *conn, const char *name, int64_t from, int64_t to, bool 
 }
 
 int
-backfill_perform(PGconn *conn, backfill_req *req, const char *schedule, const char *from_text,
-				 const char *to_text, bool dry, backfill_line_fn line, backfill_progress_fn progress,
-				 void *arg, backfill_out *out, cq_err *err)
+backfill_perform(PGconn *conn, backfill_req *req, const backfill_then *then_in,
+				 const char *schedule, const char *from_text, const char *to_text, bool dry,
+				 backfill_line_fn line, backfill_progress_fn progress, void *arg,
+				 backfill_out *out, cq_err *err)
 {
+	backfill_then then = *then_in;
 	int64_t from, to;
 	int rc;
 
 	if ((rc = read_range(conn, from_text, to_text, &from, &to, err)) != 0)
 		return rc;
+	then.from = from;
+	then.to = to;
 	if (schedule)
-		return perform_schedule(conn, schedule, from, to, dry, line, progress, arg, out, err);
+		return perform_schedule(conn, schedule, &then, from, to, dry, line, progress, arg, out, err);
 	req->from = from;
 	if ((rc = backfill_count(from, to, req->step, BACKFILL_MAX_STEPS, &req->count, err)) == 0 &&
 		(rc = backfill_check(req, err)) == 0)
-		rc = backfill_run(conn, req, dry, line, progress, arg, out, err);
+		rc = backfill_run(conn, req, &then, dry, line, progress, arg, out, err);
 	return rc;
 }

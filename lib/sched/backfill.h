@@ -107,15 +107,31 @@ typedef void (*backfill_progress_fn) (int64_t done, int64_t total);
 typedef struct backfill_out {
 	int64_t		created;		/* jobs written (or, dry, that would be) */
 	int64_t		existing;		/* steps skipped: their key exists */
+	int64_t		then_id;		/* the --then job, 0: none (or dry) */
+	bool		then_existed;	/* its key was held: nothing new written */
 } backfill_out;
+
+/*
+ * backfill --then TYPE [PAYLOAD]: one job that depends on every job of
+ * the backfill (new or already there), written in its transaction, key
+ * backfill:then:WHAT:FROM..TO:TYPE (WHAT the backfill's type, or
+ * schedule:NAME), so that running the same backfill again writes it once.
+ */
+typedef struct backfill_then {
+	const char *type;			/* NULL: no --then */
+	const char *payload;		/* JSON text; NULL: {} */
+	job_opts	opts;			/* the backfill's queue, priority… */
+	int64_t		from, to;		/* the backfill's range (backfill_perform sets them) */
+} backfill_then;
 
 /*
  * Enqueue every step of req in one transaction (batches of BACKFILL_BATCH
  * rows, due now), skipping steps whose key exists. With dry set nothing is
  * written: line() is called for each job that would be enqueued.
  */
-int backfill_run(PGconn *conn, const backfill_req *req, bool dry, backfill_line_fn line,
-				 backfill_progress_fn progress, void *arg, backfill_out *out, cq_err *err)
+int backfill_run(PGconn *conn, const backfill_req *req, const backfill_then *then, bool dry,
+				 backfill_line_fn line, backfill_progress_fn progress, void *arg, backfill_out *out,
+				 cq_err *err)
 	__attribute__((warn_unused_result));
 
 /*
@@ -127,8 +143,8 @@ int backfill_run(PGconn *conn, const backfill_req *req, bool dry, backfill_line_
  * EX_DATAERR when the schedule does not exist.
  */
 int backfill_schedule_run(PGconn *conn, const char *name, const int64_t *fires, int64_t n,
-						  bool dry, backfill_line_fn line, backfill_progress_fn progress,
-						  void *arg, backfill_out *out, cq_err *err)
+						  const backfill_then *then, bool dry, backfill_line_fn line,
+						  backfill_progress_fn progress, void *arg, backfill_out *out, cq_err *err)
 	__attribute__((warn_unused_result));
 
 /*
@@ -145,11 +161,13 @@ int backfill_schedule_get(PGconn *conn, const char *name, char **cron, char **zo
  * --to, EX_USAGE when to is before from), then enqueue (or, dry, report)
  * one job per step of req (its type, templates, options and step; from and
  * count are set here) or, when schedule is not NULL, one per occurrence of
- * that schedule in the range. req has passed backfill_check already.
+ * that schedule in the range; then the then job, when then->type is set.
+ * req has passed backfill_check already.
  */
-int backfill_perform(PGconn *conn, backfill_req *req, const char *schedule, const char *from,
-					 const char *to, bool dry, backfill_line_fn line, backfill_progress_fn progress,
-					 void *arg, backfill_out *out, cq_err *err)
+int backfill_perform(PGconn *conn, backfill_req *req, const backfill_then *then,
+					 const char *schedule, const char *from, const char *to, bool dry,
+					 backfill_line_fn line, backfill_progress_fn progress, void *arg,
+					 backfill_out *out, cq_err *err)
 	__attribute__((warn_unused_result));
 
 #endif
