@@ -42,12 +42,16 @@ CREATE TABLE cronq.jobs (
     expires_at timestamp with time zone,
     unique_key text,
     history text DEFAULT 'all'::text NOT NULL,
+    hooks jsonb,
+    depends_on bigint[],
+    dependants bigint[],
+    waiting_for integer,
     CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT jobs_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
     CONSTRAINT jobs_idempotency_key_check CHECK (((idempotency_key <> ''::text) AND (length(idempotency_key) <= 1000))),
     CONSTRAINT jobs_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
     CONSTRAINT jobs_queue_check CHECK (((queue <> ''::text) AND (length(queue) <= 200))),
-    CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'succeeded'::text, 'failed'::text, 'dead'::text, 'cancelled'::text]))),
+    CONSTRAINT jobs_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'succeeded'::text, 'failed'::text, 'dead'::text, 'cancelled'::text, 'blocked'::text]))),
     CONSTRAINT jobs_timeout_check CHECK ((timeout > '00:00:00'::interval)),
     CONSTRAINT jobs_unique_key_check CHECK (((unique_key <> ''::text) AND (length(unique_key) <= 1000) AND (unique_key !~ '[[:cntrl:]]'::text)))
 );
@@ -113,7 +117,7 @@ CREATE FUNCTION cronq.cancel_jobs(ids bigint[]) RETURNS TABLE(id bigint, status 
                      ELSE 'cancelled'::text
                  END, updated_at = now()
             FROM req req_1
-           WHERE ((j_1.id = req_1.id) AND (j_1.status = ANY (ARRAY['queued'::text, 'failed'::text, 'running'::text])))
+           WHERE ((j_1.id = req_1.id) AND (j_1.status = ANY (ARRAY['queued'::text, 'failed'::text, 'running'::text, 'blocked'::text])))
            RETURNING j_1.id,
              j_1.status
          )
@@ -347,10 +351,10 @@ $_$;
 ALTER FUNCTION cronq.cron_error(expr text) OWNER TO postgres;
 
 --
--- Name: enqueue_job(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text, timestamp with time zone, text, boolean, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: enqueue_job(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text, timestamp with time zone, text, boolean, text, jsonb, bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.enqueue_job(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, unique_key text DEFAULT NULL::text, replace boolean DEFAULT false, history text DEFAULT NULL::text, OUT id bigint, OUT created boolean, OUT note text) RETURNS record
+CREATE FUNCTION cronq.enqueue_job(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, unique_key text DEFAULT NULL::text, replace boolean DEFAULT false, history text DEFAULT NULL::text, hooks jsonb DEFAULT NULL::jsonb, depends_on bigint[] DEFAULT NULL::bigint[], OUT id bigint, OUT created boolean, OUT note text) RETURNS record
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -372,18 +376,19 @@ begin
         if unique_key is null then
             insert into cronq.jobs as j (type, payload, run_at, queue, priority,
                                          max_attempts, timeout, idempotency_key, limit_key,
-                                         expires_at, history)
+                                         expires_at, history, hooks, depends_on)
             values (type, payload, run_at, queue, priority, max_attempts, timeout, key, limit_key,
-                    expires_at, coalesce(history, 'all'))
+                    expires_at, coalesce(history, 'all'), hooks, depends_on)
             on conflict (idempotency_key) where idempotency_key is not null do nothing
             returning j.id into id;
         else
             begin
                 insert into cronq.jobs as j (type, payload, run_at, queue, priority, max_attempts,
                                              timeout, idempotency_key, limit_key, expires_at,
-                                             unique_key, history)
+                                             unique_key, history, hooks, depends_on)
                 values (type, payload, run_at, queue, priority, max_attempts, timeout, key,
-                        limit_key, expires_at, unique_key, coalesce(history, 'all'))
+                        limit_key, expires_at, unique_key, coalesce(history, 'all'), hooks,
+                        depends_on)
                 on conflict (idempotency_key) where idempotency_key is not null do nothing
                 returning j.id into id;
             exception when unique_violation then
@@ -444,20 +449,20 @@ begin
 end
 $$;
 
-ALTER FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, OUT id bigint, OUT created boolean, OUT note text) OWNER TO postgres;
+ALTER FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, hooks jsonb, depends_on bigint[], OUT id bigint, OUT created boolean, OUT note text) OWNER TO postgres;
 
 --
--- Name: enqueue(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text, timestamp with time zone, text, boolean, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: enqueue(text, jsonb, timestamp with time zone, text, integer, integer, interval, text, text, timestamp with time zone, text, boolean, text, jsonb, bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.enqueue(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, unique_key text DEFAULT NULL::text, replace boolean DEFAULT false, history text DEFAULT NULL::text) RETURNS bigint
+CREATE FUNCTION cronq.enqueue(type text, payload jsonb DEFAULT '{}'::jsonb, run_at timestamp with time zone DEFAULT NULL::timestamp with time zone, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, key text DEFAULT NULL::text, limit_key text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, unique_key text DEFAULT NULL::text, replace boolean DEFAULT false, history text DEFAULT NULL::text, hooks jsonb DEFAULT NULL::jsonb, depends_on bigint[] DEFAULT NULL::bigint[]) RETURNS bigint
     LANGUAGE sql
     BEGIN ATOMIC
  SELECT e.id
-    FROM cronq.enqueue_job(enqueue.type, enqueue.payload, enqueue.run_at, enqueue.queue, enqueue.priority, enqueue.max_attempts, enqueue.timeout, enqueue.key, enqueue.limit_key, enqueue.expires_at, enqueue.unique_key, enqueue.replace, enqueue.history) e(id, created, note);
+    FROM cronq.enqueue_job(enqueue.type, enqueue.payload, enqueue.run_at, enqueue.queue, enqueue.priority, enqueue.max_attempts, enqueue.timeout, enqueue.key, enqueue.limit_key, enqueue.expires_at, enqueue.unique_key, enqueue.replace, enqueue.history, enqueue.hooks, enqueue.depends_on) e(id, created, note);
 END;
 
-ALTER FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text) OWNER TO postgres;
+ALTER FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, hooks jsonb, depends_on bigint[]) OWNER TO postgres;
 
 --
 -- Name: schedules; Type: TABLE; Schema: cronq; Owner: postgres
@@ -489,6 +494,7 @@ CREATE TABLE cronq.schedules (
     spread interval,
     disabled_from timestamp with time zone,
     disabled_until timestamp with time zone,
+    hooks jsonb,
     CONSTRAINT schedules_anchor_check CHECK (((anchor >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (anchor <= '9999-12-31 23:59:59+00'::timestamp with time zone))),
     CONSTRAINT schedules_catchup_check CHECK ((catchup = ANY (ARRAY['latest'::text, 'all'::text, 'skip'::text]))),
     CONSTRAINT schedules_cron_check CHECK (((cron <> ''::text) AND (length(cron) <= 1000))),
@@ -542,7 +548,7 @@ COMMENT ON COLUMN cronq.schedules.disabled_until IS 'when it was enabled again a
 CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean) RETURNS TABLE(schedule text, job_id bigint, fire_at timestamp with time zone)
     LANGUAGE sql
     BEGIN ATOMIC
- INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, schedule, scheduled_for, run_at, enqueued_by, expires_at, history)  SELECT s.type,
+ INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, schedule, scheduled_for, run_at, enqueued_by, expires_at, history, hooks)  SELECT s.type,
              s.payload,
              s.queue,
              s.priority,
@@ -557,7 +563,8 @@ CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with
                      WHEN enqueue_occurrences.p_deadline THEN (f.fire + s.start_deadline)
                      ELSE NULL::timestamp with time zone
                  END AS "case",
-             s.history
+             s.history,
+             s.hooks
             FROM (UNNEST(enqueue_occurrences.p_names, enqueue_occurrences.p_fires) f(name, fire)
               JOIN cronq.schedules s ON ((s.name = f.name)))
            ORDER BY f.fire
@@ -715,6 +722,55 @@ END;
 ALTER FUNCTION cronq.expire_jobs(p_worker text, p_ids bigint[]) OWNER TO postgres;
 
 --
+-- Name: fire_hook(cronq.jobs, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.fire_hook(j cronq.jobs, event text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    spec jsonb := j.hooks -> ('on_' || event);
+    vals text[] := array[j.id::text, j.type, j.schedule, j.status, left(j.last_error, 2000)];
+    key text := 'notify:' || j.id || ':' || j.attempts || ':' || event;
+    p jsonb;
+begin
+    if spec is null then
+        return;
+    end if;
+    p := cronq.hook_json(coalesce(spec->'payload', '{}'), vals);
+    if spec->>'type' = 'sql' and jsonb_typeof(spec->'payload'->'sql') = 'string' then
+        p := jsonb_set(p, '{sql}', to_jsonb(cronq.hook_text(spec->'payload'->>'sql', vals, true)));
+    elsif spec->>'type' = 'exec' and spec->'payload' ? 'command' then
+        p := jsonb_set(p, '{command}', spec->'payload'->'command');
+    end if;
+    begin
+        insert into cronq.jobs (type, payload, queue, priority, max_attempts, timeout,
+                                idempotency_key, enqueued_by)
+        values (spec->>'type', p, coalesce(spec->>'queue', j.queue), (spec->>'priority')::integer,
+                (spec->>'max_attempts')::integer, (spec->>'timeout')::bigint * interval '1 second',
+                key, j.enqueued_by)
+        on conflict (idempotency_key) where idempotency_key is not null do nothing;
+    exception when others then
+        begin
+            insert into cronq.jobs (type, payload, queue, idempotency_key, enqueued_by)
+            values ('fail',
+                    jsonb_build_object('message',
+                        format('hook on_%s of job %s could not be enqueued: %s', event, j.id,
+                               left(sqlerrm, 500)),
+                        'code', 'hook_refused', 'permanent', true),
+                    j.queue, key, j.enqueued_by)
+            on conflict (idempotency_key) where idempotency_key is not null do nothing;
+        exception when others then
+            raise warning 'hook on_% of job % could not be enqueued: %', event, j.id, sqlerrm;
+        end;
+    end;
+end
+$$;
+
+ALTER FUNCTION cronq.fire_hook(j cronq.jobs, event text) OWNER TO postgres;
+
+--
 -- Name: flow_check(text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -852,6 +908,174 @@ CREATE FUNCTION cronq.history_error(p text) RETURNS text
 ALTER FUNCTION cronq.history_error(p text) OWNER TO postgres;
 
 --
+-- Name: hook_json(jsonb, text[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.hook_json(v jsonb, vals text[]) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    return case jsonb_typeof(v)
+        when 'string' then to_jsonb(cronq.hook_text(v #>> '{}', vals, false))
+        when 'object' then (select coalesce(jsonb_object_agg(e.key, cronq.hook_json(e.value, vals)), '{}')
+                            from jsonb_each(v) e)
+        when 'array' then (select coalesce(jsonb_agg(cronq.hook_json(e.value, vals) order by e.n), '[]')
+                           from jsonb_array_elements(v) with ordinality e(value, n))
+        else v end;
+end
+$$;
+
+ALTER FUNCTION cronq.hook_json(v jsonb, vals text[]) OWNER TO postgres;
+
+--
+-- Name: hook_text(text, text[], boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.hook_text(s text, vals text[], quoted boolean) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    pattern constant text := '\{(job_id|type|schedule|status|error)\}';
+    parts text[] := regexp_split_to_array(s, pattern);
+    names text[] := array(select m[1] from regexp_matches(s, pattern, 'g') m);
+    out text := parts[1];
+    v text;
+begin
+    for i in 1..coalesce(cardinality(names), 0) loop
+        v := vals[array_position(array['job_id', 'type', 'schedule', 'status', 'error'], names[i])];
+        out := out || case when quoted then coalesce(quote_literal(v), 'NULL') else coalesce(v, '') end
+                   || parts[i + 1];
+    end loop;
+    return out;
+end
+$$;
+
+ALTER FUNCTION cronq.hook_text(s text, vals text[], quoted boolean) OWNER TO postgres;
+
+--
+-- Name: hooks_error(jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.hooks_error(p_hooks jsonb) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    ev text;
+    spec jsonb;
+    k text;
+    msg text;
+begin
+    if jsonb_typeof(p_hooks) <> 'object' then
+        return 'hooks must be a JSON object';
+    end if;
+    for ev, spec in select e.key, e.value from jsonb_each(p_hooks) e order by e.key loop
+        if ev not in ('on_success', 'on_failure', 'on_dead', 'on_recover') then
+            return format('unknown hook "%s": must be on_success, on_failure, on_dead or on_recover',
+                          left(ev, 100));
+        end if;
+        if jsonb_typeof(spec) <> 'object' then
+            return format('%s: a hook is a job spec, a JSON object such as {"type": "noop"}', ev);
+        end if;
+        for k in select jsonb_object_keys(spec) loop
+            if k not in ('type', 'payload', 'queue', 'priority', 'max_attempts', 'timeout') then
+                return format('%s: unrecognized field "%s" (a hook has type, payload, queue, priority, max_attempts, timeout)',
+                              ev, left(k, 100));
+            end if;
+        end loop;
+        if jsonb_typeof(spec->'type') is distinct from 'string' then
+            return format('%s: "type" is required and must be a string', ev);
+        end if;
+        if spec ? 'payload' and jsonb_typeof(spec->'payload') <> 'object' then
+            return format('%s: "payload" must be a JSON object', ev);
+        end if;
+        if spec ? 'queue' and (jsonb_typeof(spec->'queue') <> 'string'
+                               or spec->>'queue' = '' or length(spec->>'queue') > 200
+                               or spec->>'queue' ~ '[[:cntrl:]]') then
+            return format('%s: "queue" must be printable text of 1 to 200 bytes', ev);
+        end if;
+        if spec ? 'priority' and (jsonb_typeof(spec->'priority') <> 'number'
+                                  or (spec->>'priority')::numeric not between -1000000 and 1000000
+                                  or (spec->>'priority')::numeric % 1 <> 0) then
+            return format('%s: "priority" must be an integer from -1000000 to 1000000', ev);
+        end if;
+        if spec ? 'max_attempts' and (jsonb_typeof(spec->'max_attempts') <> 'number'
+                                      or (spec->>'max_attempts')::numeric not between 1 and 1000
+                                      or (spec->>'max_attempts')::numeric % 1 <> 0) then
+            return format('%s: "max_attempts" must be an integer from 1 to 1000', ev);
+        end if;
+        if spec ? 'timeout' and (jsonb_typeof(spec->'timeout') <> 'number'
+                                 or (spec->>'timeout')::numeric not between 1 and 31536000
+                                 or (spec->>'timeout')::numeric % 1 <> 0) then
+            return format('%s: "timeout" must be a whole number of seconds from 1 to 31536000', ev);
+        end if;
+        msg := cronq.payload_error(spec->>'type', coalesce(spec->'payload', '{}'));
+        if msg is not null then
+            return format('%s: %s', ev, msg);
+        end if;
+    end loop;
+    return null;
+end
+$$;
+
+ALTER FUNCTION cronq.hooks_error(p_hooks jsonb) OWNER TO postgres;
+
+--
+-- Name: task_permission_error(text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.task_permission_error(p_type text, p_role text) RETURNS text
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+    if p_type operator(pg_catalog.=) 'exec' then
+        if not (exists (select 1 from pg_catalog.pg_roles
+                        where rolname operator(pg_catalog.=) 'cronq_exec')
+                and exists (select 1 from pg_catalog.pg_roles
+                            where rolname operator(pg_catalog.=) p_role)
+                and pg_catalog.pg_has_role(p_role, 'cronq_exec', 'MEMBER')) then
+            return pg_catalog.format('role "%s" may not enqueue exec jobs: it is not a member of cronq_exec', p_role);
+        end if;
+    elsif p_type operator(pg_catalog.=) 'purge' then
+        if not (exists (select 1 from pg_catalog.pg_roles r
+                        where r.rolname operator(pg_catalog.=) p_role and r.rolsuper)
+                or exists (select 1 from pg_catalog.pg_class c
+                           join pg_catalog.pg_roles r on r.oid operator(pg_catalog.=) c.relowner
+                           where c.oid operator(pg_catalog.=) 'cronq.jobs'::pg_catalog.regclass
+                             and r.rolname operator(pg_catalog.=) p_role)
+                or (exists (select 1 from pg_catalog.pg_roles
+                            where rolname operator(pg_catalog.=) 'cronq_admin')
+                    and exists (select 1 from pg_catalog.pg_roles
+                                where rolname operator(pg_catalog.=) p_role)
+                    and pg_catalog.pg_has_role(p_role, 'cronq_admin', 'MEMBER'))) then
+            return pg_catalog.format('role "%s" may not enqueue purge jobs: only the owner of cronq.jobs or a member of cronq_admin may', p_role);
+        end if;
+    end if;
+    return null;
+end
+$$;
+
+ALTER FUNCTION cronq.task_permission_error(p_type text, p_role text) OWNER TO postgres;
+
+--
+-- Name: hooks_permission_error(jsonb, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.hooks_permission_error(p_hooks jsonb, p_role text) RETURNS text
+    LANGUAGE sql STABLE
+    BEGIN ATOMIC
+ SELECT format('%s: %s'::text, e.key, cronq.task_permission_error((e.value ->> 'type'::text), hooks_permission_error.p_role)) AS format
+    FROM jsonb_each(hooks_permission_error.p_hooks) e(key, value)
+   WHERE (cronq.task_permission_error((e.value ->> 'type'::text), hooks_permission_error.p_role) IS NOT NULL)
+   ORDER BY e.key
+  LIMIT 1;
+END;
+
+ALTER FUNCTION cronq.hooks_permission_error(p_hooks jsonb, p_role text) OWNER TO postgres;
+
+--
 -- Name: is_admin(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -947,6 +1171,22 @@ $$;
 ALTER FUNCTION cronq.jobs_author() OWNER TO postgres;
 
 --
+-- Name: jobs_fixed(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.jobs_fixed() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    raise exception 'job %: its hooks and dependencies are fixed when it is enqueued', old.id
+        using errcode = '42501';
+end
+$$;
+
+ALTER FUNCTION cronq.jobs_fixed() OWNER TO postgres;
+
+--
 -- Name: jobs_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -1019,6 +1259,149 @@ $$;
 ALTER FUNCTION cronq.jobs_guard() OWNER TO postgres;
 
 --
+-- Name: jobs_plan(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.jobs_plan() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    msg text;
+    wanted bigint[];
+    found_ids bigint[];
+    waiting integer;
+    failed_id bigint;
+    failed_status text;
+begin
+    new.dependants := null;
+    new.waiting_for := null;
+    if new.hooks is not null then
+        if starts_with(new.idempotency_key, 'notify:') then
+            new.hooks := null;  -- jobs made by hooks carry none
+        else
+            msg := cronq.hooks_error(new.hooks);
+            if msg is not null then
+                raise exception '%', msg using errcode = '22023';
+            end if;
+            msg := cronq.hooks_permission_error(new.hooks, new.enqueued_by);
+            if msg is not null then
+                raise exception '%', msg using errcode = '42501';
+            end if;
+            if new.hooks = '{}' then
+                new.hooks := null;
+            end if;
+        end if;
+    end if;
+    if new.depends_on is null then
+        return new;
+    end if;
+    wanted := array(select distinct d from unnest(new.depends_on) d order by d);
+    if cardinality(wanted) = 0 then
+        new.depends_on := null;
+        return new;
+    end if;
+    if cardinality(wanted) > 1000000 then
+        raise exception 'a job may depend on at most 1000000 jobs' using errcode = '22023';
+    end if;
+    if wanted[1] is null then
+        raise exception 'depends_on holds a null' using errcode = '22023';
+    end if;
+    with p as (
+        update cronq.jobs p set dependants = coalesce(p.dependants, '{}') || new.id
+        where p.id = any(wanted) and p.enqueued_by = new.enqueued_by
+        returning p.id, p.status
+    )
+    select array_agg(p.id), count(*) filter (where p.status <> 'succeeded'),
+           min(p.id) filter (where p.status in ('dead', 'cancelled'))
+    into found_ids, waiting, failed_id
+    from p;
+    if coalesce(cardinality(found_ids), 0) < cardinality(wanted) then
+        raise exception 'job % does not exist or belongs to another role: a job depends only on its author''s jobs',
+            (select min(w) from unnest(wanted) w where w <> all(coalesce(found_ids, '{}')))
+            using errcode = '22023';
+    end if;
+    if wanted[cardinality(wanted)] >= new.id then
+        raise exception 'job % cannot depend on job %: a job depends only on jobs enqueued before it (no cycles)',
+            new.id, wanted[cardinality(wanted)] using errcode = '22023';
+    end if;
+    new.depends_on := wanted;
+    if failed_id is not null then
+        select j.status into failed_status from cronq.jobs j where j.id = failed_id;
+        new.status := 'cancelled';
+        new.error_code := 'dependency_failed';
+        new.last_error := format('job %s, which it depends on, ended %s', failed_id, failed_status);
+        new.finished_at := now();
+    elsif waiting > 0 then
+        new.status := 'blocked';
+        new.waiting_for := waiting;
+    end if;
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.jobs_plan() OWNER TO postgres;
+
+--
+-- Name: jobs_settle(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.jobs_settle() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    before text;
+begin
+    if new.hooks is not null and old.status = 'running' then
+        if new.status = 'succeeded' then
+            perform cronq.fire_hook(new, 'success');
+            if new.hooks ? 'on_recover' then
+                if new.attempts > 1 then
+                    before := 'failed';
+                elsif new.schedule is not null then
+                    select j.status into before from cronq.jobs j
+                    where j.schedule = new.schedule and j.id < new.id
+                      and j.status in ('succeeded', 'failed', 'dead')
+                    order by j.id desc limit 1;
+                end if;
+                if before in ('failed', 'dead') then
+                    perform cronq.fire_hook(new, 'recover');
+                end if;
+            end if;
+        elsif new.status in ('failed', 'dead') then
+            perform cronq.fire_hook(new, 'failure');
+            if new.status = 'dead' then
+                perform cronq.fire_hook(new, 'dead');
+            end if;
+        end if;
+    end if;
+    if new.dependants is not null then
+        if new.status = 'succeeded' then
+            update cronq.jobs c
+            set waiting_for = c.waiting_for - 1,
+                status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
+                updated_at = now()
+            where c.id = any(new.dependants) and c.status = 'blocked';
+        elsif old.status = 'succeeded' then
+            -- retried after its success: its blocked dependants wait for it again
+            update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
+            where c.id = any(new.dependants) and c.status = 'blocked';
+        elsif new.status in ('dead', 'cancelled') then
+            update cronq.jobs c
+            set status = 'cancelled', error_code = 'dependency_failed',
+                last_error = format('job %s, which it depends on, ended %s', new.id, new.status),
+                finished_at = now(), updated_at = now()
+            where c.id = any(new.dependants) and c.status = 'blocked';
+        end if;
+    end if;
+    return null;
+end
+$$;
+
+ALTER FUNCTION cronq.jobs_settle() OWNER TO postgres;
+
+--
 -- Name: jobs_transition_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -1042,7 +1425,7 @@ begin
        is distinct from (old.attempts, old.locked_by, old.locked_until, old.started_at) then
         null;
     -- cancel
-    elsif old.status in ('queued', 'failed') and new.status = 'cancelled'
+    elsif old.status in ('queued', 'failed', 'blocked') and new.status = 'cancelled'
           and not new.cancel_requested and new.finished_at is not null then
         return new;
     -- a running job's cancellation, carried out by its worker
@@ -1065,6 +1448,26 @@ end
 $$;
 
 ALTER FUNCTION cronq.jobs_transition_guard() OWNER TO postgres;
+
+--
+-- Name: jobs_wait(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.jobs_wait() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    new.waiting_for := (select count(*) from cronq.jobs p
+                        where p.id = any(new.depends_on) and p.status <> 'succeeded');
+    if new.waiting_for > 0 then
+        new.status := 'blocked';
+    end if;
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.jobs_wait() OWNER TO postgres;
 
 --
 -- Name: json_depth(jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1634,9 +2037,9 @@ begin
     k := 'schedule:' || s.name || ':manual:' || to_char(t at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
     insert into cronq.jobs as j (type, payload, queue, priority, max_attempts, timeout,
                                  idempotency_key, schedule, scheduled_for, run_at, enqueued_by,
-                                 expires_at, history)
+                                 expires_at, history, hooks)
     values (s.type, s.payload, s.queue, s.priority, s.max_attempts, s.timeout, k, s.name, t, now(),
-            s.created_by, t + s.start_deadline, s.history)
+            s.created_by, t + s.start_deadline, s.history, s.hooks)
     returning j.id into id;
     if id is null then
         -- The key is held: by this schedule's run of this second, or not at all.
@@ -1655,10 +2058,10 @@ $$;
 ALTER FUNCTION cronq.run_schedule(name text, force boolean) OWNER TO postgres;
 
 --
--- Name: schedule(text, text, text, jsonb, text, text, integer, integer, interval, boolean, text, text, interval, text, integer, timestamp with time zone, interval); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: schedule(text, text, text, jsonb, text, text, integer, integer, interval, boolean, text, text, interval, text, integer, timestamp with time zone, interval, jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb DEFAULT '{}'::jsonb, timezone text DEFAULT NULL::text, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, enabled boolean DEFAULT NULL::boolean, catchup text DEFAULT NULL::text, overlap text DEFAULT NULL::text, start_deadline interval DEFAULT NULL::interval, history text DEFAULT NULL::text, keep integer DEFAULT NULL::integer, anchor timestamp with time zone DEFAULT NULL::timestamp with time zone, spread interval DEFAULT NULL::interval) RETURNS text
+CREATE FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb DEFAULT '{}'::jsonb, timezone text DEFAULT NULL::text, queue text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, max_attempts integer DEFAULT NULL::integer, timeout interval DEFAULT NULL::interval, enabled boolean DEFAULT NULL::boolean, catchup text DEFAULT NULL::text, overlap text DEFAULT NULL::text, start_deadline interval DEFAULT NULL::interval, history text DEFAULT NULL::text, keep integer DEFAULT NULL::integer, anchor timestamp with time zone DEFAULT NULL::timestamp with time zone, spread interval DEFAULT NULL::interval, hooks jsonb DEFAULT NULL::jsonb) RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -1692,7 +2095,7 @@ begin
         end if;
     end;
     if coalesce(queue, priority::text, max_attempts::text, timeout::text, enabled::text,
-                catchup, overlap, start_deadline::text, history, keep::text) is not null then
+                catchup, overlap, start_deadline::text, history, keep::text, hooks::text) is not null then
         update cronq.schedules s
         set queue = coalesce(schedule.queue, s.queue),
             priority = coalesce(schedule.priority, s.priority),
@@ -1703,14 +2106,16 @@ begin
             overlap = coalesce(schedule.overlap, s.overlap),
             start_deadline = coalesce(schedule.start_deadline, s.start_deadline),
             history = coalesce(schedule.history, s.history),
-            keep = coalesce(schedule.keep, s.keep)
+            keep = coalesce(schedule.keep, s.keep),
+            hooks = case when schedule.hooks = '{}' then null
+                         else coalesce(schedule.hooks, s.hooks) end
         where s.name = schedule.name;
     end if;
     return name;
 end
 $$;
 
-ALTER FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval) OWNER TO postgres;
+ALTER FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval, hooks jsonb) OWNER TO postgres;
 
 --
 -- Name: schedules_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1762,6 +2167,33 @@ end
 $$;
 
 ALTER FUNCTION cronq.schedules_guard() OWNER TO postgres;
+
+--
+-- Name: schedules_hooks(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schedules_hooks() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    msg text := cronq.hooks_error(new.hooks);
+begin
+    if msg is not null then
+        raise exception '%', msg using errcode = '22023';
+    end if;
+    msg := cronq.hooks_permission_error(new.hooks, new.created_by);
+    if msg is not null then
+        raise exception '%', msg using errcode = '42501';
+    end if;
+    if new.hooks = '{}' then
+        new.hooks := null;
+    end if;
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.schedules_hooks() OWNER TO postgres;
 
 --
 -- Name: schedules_ledger(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1822,7 +2254,7 @@ ALTER FUNCTION cronq.schedules_spell() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_compatible_from() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 16;
+    RETURN 17;
 
 ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
@@ -1832,7 +2264,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 16;
+    RETURN 17;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -1862,43 +2294,6 @@ end
 $$;
 
 ALTER FUNCTION cronq.set_limit(key text, max_running integer, rate integer, per interval) OWNER TO postgres;
-
---
--- Name: task_permission_error(text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
---
-
-CREATE FUNCTION cronq.task_permission_error(p_type text, p_role text) RETURNS text
-    LANGUAGE plpgsql STABLE
-    AS $$
-begin
-    if p_type operator(pg_catalog.=) 'exec' then
-        if not (exists (select 1 from pg_catalog.pg_roles
-                        where rolname operator(pg_catalog.=) 'cronq_exec')
-                and exists (select 1 from pg_catalog.pg_roles
-                            where rolname operator(pg_catalog.=) p_role)
-                and pg_catalog.pg_has_role(p_role, 'cronq_exec', 'MEMBER')) then
-            return pg_catalog.format('role "%s" may not enqueue exec jobs: it is not a member of cronq_exec', p_role);
-        end if;
-    elsif p_type operator(pg_catalog.=) 'purge' then
-        if not (exists (select 1 from pg_catalog.pg_roles r
-                        where r.rolname operator(pg_catalog.=) p_role and r.rolsuper)
-                or exists (select 1 from pg_catalog.pg_class c
-                           join pg_catalog.pg_roles r on r.oid operator(pg_catalog.=) c.relowner
-                           where c.oid operator(pg_catalog.=) 'cronq.jobs'::pg_catalog.regclass
-                             and r.rolname operator(pg_catalog.=) p_role)
-                or (exists (select 1 from pg_catalog.pg_roles
-                            where rolname operator(pg_catalog.=) 'cronq_admin')
-                    and exists (select 1 from pg_catalog.pg_roles
-                                where rolname operator(pg_catalog.=) p_role)
-                    and pg_catalog.pg_has_role(p_role, 'cronq_admin', 'MEMBER'))) then
-            return pg_catalog.format('role "%s" may not enqueue purge jobs: only the owner of cronq.jobs or a member of cronq_admin may', p_role);
-        end if;
-    end if;
-    return null;
-end
-$$;
-
-ALTER FUNCTION cronq.task_permission_error(p_type text, p_role text) OWNER TO postgres;
 
 --
 -- Name: task_rules(text, jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -2197,16 +2592,40 @@ CREATE TRIGGER jobs_admit BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((new.e
 CREATE TRIGGER jobs_author BEFORE UPDATE OF type, payload ON cronq.jobs FOR EACH ROW WHEN (((old.type IS DISTINCT FROM new.type) OR (old.payload IS DISTINCT FROM new.payload))) EXECUTE FUNCTION cronq.jobs_author();
 
 --
+-- Name: jobs jobs_fixed; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_fixed BEFORE UPDATE OF hooks, depends_on, dependants, waiting_for ON cronq.jobs FOR EACH ROW WHEN ((row_security_active(('cronq.jobs'::regclass)::oid) AND ((((old.hooks IS DISTINCT FROM new.hooks) OR (old.depends_on IS DISTINCT FROM new.depends_on)) OR (old.dependants IS DISTINCT FROM new.dependants)) OR (old.waiting_for IS DISTINCT FROM new.waiting_for)))) EXECUTE FUNCTION cronq.jobs_fixed();
+
+--
 -- Name: jobs jobs_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
 CREATE TRIGGER jobs_guard BEFORE INSERT OR UPDATE OF type, payload, enqueued_by ON cronq.jobs FOR EACH ROW EXECUTE FUNCTION cronq.jobs_guard();
 
 --
+-- Name: jobs jobs_plan; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_plan BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((new.hooks IS NOT NULL) OR (new.depends_on IS NOT NULL) OR (new.dependants IS NOT NULL) OR (new.waiting_for IS NOT NULL))) EXECUTE FUNCTION cronq.jobs_plan();
+
+--
+-- Name: jobs jobs_settle; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_settle AFTER UPDATE OF status ON cronq.jobs FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND ((new.hooks IS NOT NULL) OR (new.dependants IS NOT NULL)))) EXECUTE FUNCTION cronq.jobs_settle();
+
+--
 -- Name: jobs jobs_transition_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
 CREATE TRIGGER jobs_transition_guard BEFORE UPDATE ON cronq.jobs FOR EACH ROW WHEN (row_security_active(('cronq.jobs'::regclass)::oid)) EXECUTE FUNCTION cronq.jobs_transition_guard();
+
+--
+-- Name: jobs jobs_wait; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_wait BEFORE UPDATE OF status ON cronq.jobs FOR EACH ROW WHEN (((new.status = 'queued'::text) AND (old.status = ANY (ARRAY['succeeded'::text, 'failed'::text, 'dead'::text, 'cancelled'::text])) AND (new.depends_on IS NOT NULL))) EXECUTE FUNCTION cronq.jobs_wait();
 
 --
 -- Name: limits limits_serialise; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -2231,6 +2650,12 @@ CREATE TRIGGER pauses_stamp BEFORE INSERT OR UPDATE ON cronq.pauses FOR EACH ROW
 --
 
 CREATE TRIGGER schedules_guard BEFORE INSERT OR UPDATE OF name, cron, timezone, type, payload, queue, priority, max_attempts, timeout, enabled, catchup, overlap, created_by, created_at, updated_at, anchor, spread ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_guard();
+
+--
+-- Name: schedules schedules_hooks; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_hooks BEFORE INSERT OR UPDATE OF hooks, type, created_by ON cronq.schedules FOR EACH ROW WHEN ((new.hooks IS NOT NULL)) EXECUTE FUNCTION cronq.schedules_hooks();
 
 --
 -- Name: schedules schedules_ledger_delete; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -2281,7 +2706,7 @@ ALTER TABLE cronq.jobs ENABLE ROW LEVEL SECURITY;
 -- Name: jobs jobs_own; Type: POLICY; Schema: cronq; Owner: postgres
 --
 
-CREATE POLICY jobs_own ON cronq.jobs USING ((( SELECT cronq.is_admin() AS is_admin) OR (enqueued_by = (CURRENT_USER)::text))) WITH CHECK ((( SELECT cronq.is_admin() AS is_admin) OR ((enqueued_by = (CURRENT_USER)::text) AND ((status = ANY (ARRAY['queued'::text, 'cancelled'::text])) OR ((status = 'running'::text) AND cancel_requested)))));
+CREATE POLICY jobs_own ON cronq.jobs USING ((( SELECT cronq.is_admin() AS is_admin) OR (enqueued_by = (CURRENT_USER)::text))) WITH CHECK ((( SELECT cronq.is_admin() AS is_admin) OR ((enqueued_by = (CURRENT_USER)::text) AND ((status = ANY (ARRAY['queued'::text, 'cancelled'::text, 'blocked'::text])) OR ((status = 'running'::text) AND cancel_requested)))));
 
 --
 -- Name: limits; Type: ROW SECURITY; Schema: cronq; Owner: postgres
@@ -2519,6 +2944,18 @@ GRANT INSERT(unique_key) ON TABLE cronq.jobs TO cronq_user;
 GRANT INSERT(history) ON TABLE cronq.jobs TO cronq_user;
 
 --
+-- Name: COLUMN jobs.hooks; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(hooks) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.depends_on; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(depends_on) ON TABLE cronq.jobs TO cronq_user;
+
+--
 -- Name: FUNCTION cancel_jobs(ids bigint[]); Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -2540,18 +2977,18 @@ GRANT ALL ON FUNCTION cronq.clear_limit(key text) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.clear_limit(key text) TO cronq_admin;
 
 --
--- Name: FUNCTION enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, OUT id bigint, OUT created boolean, OUT note text); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, hooks jsonb, depends_on bigint[], OUT id bigint, OUT created boolean, OUT note text); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, OUT id bigint, OUT created boolean, OUT note text) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, OUT id bigint, OUT created boolean, OUT note text) TO cronq_admin;
+GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, hooks jsonb, depends_on bigint[], OUT id bigint, OUT created boolean, OUT note text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.enqueue_job(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, hooks jsonb, depends_on bigint[], OUT id bigint, OUT created boolean, OUT note text) TO cronq_admin;
 
 --
--- Name: FUNCTION enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, hooks jsonb, depends_on bigint[]); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text) TO cronq_admin;
+GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, hooks jsonb, depends_on bigint[]) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, hooks jsonb, depends_on bigint[]) TO cronq_admin;
 
 --
 -- Name: TABLE schedules; Type: ACL; Schema: cronq; Owner: postgres
@@ -2669,6 +3106,12 @@ GRANT INSERT(anchor),UPDATE(anchor) ON TABLE cronq.schedules TO cronq_user;
 GRANT INSERT(spread),UPDATE(spread) ON TABLE cronq.schedules TO cronq_user;
 
 --
+-- Name: COLUMN schedules.hooks; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(hooks),UPDATE(hooks) ON TABLE cronq.schedules TO cronq_user;
+
+--
 -- Name: FUNCTION enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean); Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -2709,6 +3152,12 @@ GRANT SELECT,DELETE ON TABLE cronq.occurrences TO cronq_admin;
 --
 
 REVOKE ALL ON FUNCTION cronq.expire_jobs(p_worker text, p_ids bigint[]) FROM PUBLIC;
+
+--
+-- Name: FUNCTION fire_hook(j cronq.jobs, event text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.fire_hook(j cronq.jobs, event text) FROM PUBLIC;
 
 --
 -- Name: TABLE limits; Type: ACL; Schema: cronq; Owner: postgres
@@ -2829,11 +3278,11 @@ GRANT ALL ON FUNCTION cronq.run_schedule(name text, force boolean) TO cronq_user
 GRANT ALL ON FUNCTION cronq.run_schedule(name text, force boolean) TO cronq_admin;
 
 --
--- Name: FUNCTION schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval, hooks jsonb); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval) TO cronq_user;
-GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval) TO cronq_admin;
+GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval, hooks jsonb) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval, hooks jsonb) TO cronq_admin;
 
 --
 -- Name: FUNCTION set_limit(key text, max_running integer, rate integer, per interval); Type: ACL; Schema: cronq; Owner: postgres

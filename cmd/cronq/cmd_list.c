@@ -46,8 +46,8 @@ list_help(void)
 		   "Usage:\n"
 		   "  cronq list [OPTION]...\n\n"
 		   "Options:\n"
-		   "      --status STATUS       only jobs in STATUS: queued, running, succeeded,\n"
-		   "                            failed, dead or cancelled; repeatable\n"
+		   "      --status STATUS       only jobs in STATUS: queued, blocked, running,\n"
+		   "                            succeeded, failed, dead or cancelled; repeatable\n"
 		   "      --queue NAME          only jobs of queue NAME; repeatable\n"
 		   "      --type TYPE           only jobs of task TYPE; repeatable\n"
 		   "      --limit N             at most N jobs (default %d)\n"
@@ -81,7 +81,7 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 	switch (opt) {
 		case OPT_STATUS:
 			if (!inspect_status_valid(arg)) {
-				log_error("invalid value \"%s\" for %s: must be queued, running, succeeded, failed, dead or cancelled",
+				log_error("invalid value \"%s\" for %s: must be queued, blocked, running, succeeded, failed, dead or cancelled",
 						  arg, src->name);
 				return EX_USAGE;
 			}

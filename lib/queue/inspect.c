@@ -29,13 +29,17 @@
 	" " TS("j.scheduled_for") " as scheduled_for, j.enqueued_by, j.locked_by," \
 	" " TS("j.locked_until") " as locked_until, j.cancel_requested, j.error_code, j.last_error," \
 	" " TS("j.created_at") " as created_at, " TS("j.updated_at") " as updated_at," \
-	" " TS("j.started_at") " as started_at, " TS("j.finished_at") " as finished_at"
+	" " TS("j.started_at") " as started_at, " TS("j.finished_at") " as finished_at," \
+	" j.hooks, j.depends_on," \
+	" case when j.status = 'blocked' then (select coalesce(json_agg(json_build_object('id', p.id," \
+	"   'status', p.status) order by p.id), '[]') from cronq.jobs p" \
+	"   where p.id = any(j.depends_on) and p.status <> 'succeeded') end as waiting_on"
 
 bool
 inspect_status_valid(const char *s)
 {
 	static const char *const statuses[] = {
-		"queued", "running", "succeeded", "failed", "dead", "cancelled", NULL,
+		"queued", "blocked", "running", "succeeded", "failed", "dead", "cancelled", NULL,
 	};
 
 	for (const char *const *p = statuses; *p; p++)

@@ -31,6 +31,26 @@ utf8_tail(const char *s, size_t n)
 	return p;
 }
 
+/* What a blocked job waits for: "waiting for 12 (running), 13 (queued)". */
+static void
+waiting_text(buf *out, const json_t *waiting_on)
+{
+	size_t i, n = json_array_size(waiting_on);
+	json_t *p;
+
+	if (!json_is_array(waiting_on))
+		return;
+	buf_puts(out, "waiting for ");
+	json_array_foreach(waiting_on, i, p) {
+		if (i == 5) {
+			buf_printf(out, " and %zu more", n - i);
+			break;
+		}
+		buf_printf(out, "%s%" JSON_INTEGER_FORMAT " (%s)", i ? ", " : "",
+				   json_integer_value(json_object_get(p, "id")), cq_json_str(p, "status", "?"));
+	}
+}
+
 void
 jobs_list_text(buf *out, const json_t *list)
 {
@@ -51,6 +71,7 @@ jobs_list_text(buf *out, const json_t *list)
 				 json_integer_value(json_object_get(job, "max_attempts")));
 		if (cq_json_str(job, "error_code", "")[0])
 			buf_printf(&error, "%s: ", cq_json_str(job, "error_code", ""));
+		waiting_text(&error, json_object_get(job, "waiting_on"));
 		clipped = utf8_clip(cq_json_str(job, "last_error", ""), ERROR_WIDTH, UTF8_CLIP_BYTES);
 		buf_puts(&error, clipped);
 		clean = utf8_printable(buf_str(&error), false);
@@ -158,6 +179,14 @@ jobs_show_text(buf *out, const json_t *job)
 		if (strcmp(key, "timeout") == 0) {
 			seconds_text(v, true, dur, sizeof dur);
 			buf_printf(out, "%-17s %s\n", key, dur);
+			continue;
+		}
+		if (strcmp(key, "waiting_on") == 0) {
+			buf w = BUF_INIT;
+
+			waiting_text(&w, v);
+			buf_printf(out, "%-17s %s\n", key, buf_str(&w));
+			buf_free(&w);
 			continue;
 		}
 		text = value_text(v);

@@ -68,7 +68,7 @@ epoch_of(const json_t *o, const char *key)
 void
 prometheus_render(buf *out, const json_t *doc)
 {
-	static const char *const statuses[] = {"queued", "running", "succeeded", "failed", "dead", "cancelled"};
+	static const char *const statuses[] = {"queued", "blocked", "running", "succeeded", "failed", "dead", "cancelled"};
 	const json_t *types = json_object_get(doc, "types");
 	const json_t *queues = json_object_get(doc, "queues");
 	const json_t *scheds = json_object_get(doc, "schedules");

@@ -33,6 +33,7 @@ qt as (
         count(*) filter (where status = 'failed') as failed,
         count(*) filter (where status = 'dead') as dead,
         count(*) filter (where status = 'cancelled') as cancelled,
+        count(*) filter (where status = 'blocked') as blocked,
         count(*) as total,
         count(*) filter (where status in ('queued', 'failed') and run_at <= now()
             and (expires_at is null or expires_at > now())) as due,
@@ -50,7 +51,7 @@ q as (
     select queue, sum(queued)::bigint as queued, sum(running)::bigint as running,
         sum(succeeded)::bigint as succeeded, sum(failed)::bigint as failed,
         sum(dead)::bigint as dead, sum(cancelled)::bigint as cancelled,
-        sum(total)::bigint as total, coalesce(sum(due - held), 0)::bigint as due,
+        sum(blocked)::bigint as blocked, sum(total)::bigint as total, coalesce(sum(due - held), 0)::bigint as due,
         min(oldest_free) as oldest_due, sum(expired)::bigint as expired,
         coalesce(sum(held), 0)::bigint as held
     from qt group by queue),
@@ -86,11 +87,12 @@ select json_build_object(
     'generated_at', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
     'jobs', (select json_build_object('queued', t.queued, 'running', t.running,
             'succeeded', t.succeeded, 'failed', t.failed, 'dead', t.dead,
-            'cancelled', t.cancelled, 'total', t.total)
+            'cancelled', t.cancelled, 'blocked', t.blocked, 'total', t.total)
         from (
             select coalesce(sum(queued), 0)::bigint as queued, coalesce(sum(running), 0)::bigint as running,
                 coalesce(sum(succeeded), 0)::bigint as succeeded, coalesce(sum(failed), 0)::bigint as failed,
                 coalesce(sum(dead), 0)::bigint as dead, coalesce(sum(cancelled), 0)::bigint as cancelled,
+                coalesce(sum(blocked), 0)::bigint as blocked,
                 coalesce(sum(total), 0)::bigint as total from q) t),
     'due', (select coalesce(sum(due), 0)::bigint from q),
     'held', (select coalesce(sum(held), 0)::bigint from q),
@@ -111,7 +113,8 @@ select json_build_object(
         from q),
     'queues', coalesce((select json_agg(json_build_object('queue', q.queue,
             'queued', q.queued, 'running', q.running, 'succeeded', q.succeeded,
-            'failed', q.failed, 'dead', q.dead, 'cancelled', q.cancelled, 'total', q.total,
+            'failed', q.failed, 'dead', q.dead, 'cancelled', q.cancelled, 'blocked', q.blocked,
+            'total', q.total,
             'due', q.due, 'held', q.held,
             'paused', exists (select 1 from pz where pz.key = 'queue:' || q.queue),
             'lag_seconds', coalesce(greatest(0, floor(extract(epoch from now() - q.oldest_due)))::bigint, 0),
@@ -121,7 +124,8 @@ select json_build_object(
         order by q.queue) from q join hist h on h.queue = q.queue), '[]'),
     'types', coalesce((select json_agg(json_build_object('queue', t.queue, 'type', t.type,
             'queued', t.queued, 'running', t.running, 'succeeded', t.succeeded,
-            'failed', t.failed, 'dead', t.dead, 'cancelled', t.cancelled, 'total', t.total)
+            'failed', t.failed, 'dead', t.dead, 'cancelled', t.cancelled, 'blocked', t.blocked,
+            'total', t.total)
         order by t.queue, t.type) from qt t), '[]'),
     'expired_leases', json_build_object(
         'count', (select coalesce(sum(expired), 0)::bigint from q),

@@ -24,12 +24,12 @@ secs(int64_t s, char *out, size_t len)
 
 /* ---- text ---- */
 
-#define STATUS_COLUMNS "QUEUED", "RUNNING", "SUCCEEDED", "FAILED", "DEAD", "CANCELLED"
+#define STATUS_COLUMNS "QUEUED", "BLOCKED", "RUNNING", "SUCCEEDED", "FAILED", "DEAD", "CANCELLED"
 
 static void
 cell_counts(table *t, const json_t *o)
 {
-	static const char *const keys[] = {"queued", "running", "succeeded", "failed", "dead", "cancelled"};
+	static const char *const keys[] = {"queued", "blocked", "running", "succeeded", "failed", "dead", "cancelled"};
 
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		table_cell(t, "%" PRId64, cq_json_int(o, keys[i]));
@@ -109,7 +109,7 @@ text_jobs(buf *out, const json_t *doc)
 {
 	static const char *const head[] = {"QUEUE", "TYPE", STATUS_COLUMNS};
 	static const char *const qhead[] = {"QUEUE", "DUE", "LAG", "OLDEST DUE", "EXPIRED LEASES"};
-	table t = {8, head, 0xFC, NULL, 0, 0};
+	table t = {sizeof head / sizeof head[0], head, 0x1FC, NULL, 0, 0};
 	table q = {5, qhead, 0x12, NULL, 0, 0};
 	const json_t *types = json_object_get(doc, "types");
 	const json_t *queues = json_object_get(doc, "queues");

@@ -39,7 +39,7 @@ expect "show: two ids" 64 "" $'cronq: error: too many command-line arguments (fi
 cronq show abc
 expect "show: bad id" 64 "" 'cronq: error: invalid value "abc" for job id: must be an integer from 1 to 9223372036854775807'
 cronq list --status sleeping
-expect "list: bad status" 64 "" 'cronq: error: invalid value "sleeping" for --status: must be queued, running, succeeded, failed, dead or cancelled'
+expect "list: bad status" 64 "" 'cronq: error: invalid value "sleeping" for --status: must be queued, blocked, running, succeeded, failed, dead or cancelled'
 cronq list --limit 0
 expect "list: bad limit" 64 "" 'cronq: error: invalid value "0" for --limit: must be an integer from 1 to 1000000'
 cronq retry
@@ -98,7 +98,7 @@ eq "list: nothing matches: the header alone" "0|1" "$RC|$(wc -l <<<"$OUT")"
 cronq list --json
 eq "list --json: exit 0" 0 "$RC"
 eq "list --json parses, newest first" "5|$e|$a" "$(qj "$OUT" "select json_array_length(:'j'::json), :'j'::json -> 0 ->> 'id', :'j'::json -> 4 ->> 'id'")"
-keys="id,queue,type,status,payload,priority,attempts,max_attempts,timeout,run_at,expires_at,idempotency_key,unique_key,history,schedule,scheduled_for,enqueued_by,locked_by,locked_until,cancel_requested,error_code,last_error,created_at,updated_at,started_at,finished_at"
+keys="id,queue,type,status,payload,priority,attempts,max_attempts,timeout,run_at,expires_at,idempotency_key,unique_key,history,schedule,scheduled_for,enqueued_by,locked_by,locked_until,cancel_requested,error_code,last_error,created_at,updated_at,started_at,finished_at,hooks,depends_on,waiting_on"
 eq "list --json: stable keys" "$keys" "$(qj "$OUT" "select string_agg(k, ',') from json_object_keys(:'j'::json -> 0) k")"
 eq "list --json: values" "later|queued|3600|0.1" \
     "$(qj "$OUT" "select (:'j'::json -> 0 ->> 'idempotency_key') || '|' || (:'j'::json -> 0 ->> 'status') || '|' || (:'j'::json -> 0 ->> 'timeout') || '|' || (:'j'::json -> 1 -> 'payload' ->> 'seconds')")"

@@ -242,7 +242,7 @@ eq "prometheus: valid exposition format" "" "$perr"
 for s in queued:3 running:2 succeeded:4 failed:1 dead:5 cancelled:6; do
     eq "prometheus: default/noop ${s%:*}" "${s#*:}" "$(prom "cronq_jobs{queue=\"default\",type=\"noop\",status=\"${s%:*}\"}")"
 done
-eq "prometheus: every status of every queue and type, summed" "cancelled 6 dead 6 failed 1 queued 5 running 2 succeeded 5 " \
+eq "prometheus: every status of every queue and type, summed" "blocked 0 cancelled 6 dead 6 failed 1 queued 5 running 2 succeeded 5 " \
     "$(awk '/^cronq_jobs\{/ { match($0, /status="[a-z]+"/); s = substr($0, RSTART + 8, RLENGTH - 9); n[s] += $NF; k[s]++ }
             END { for (s in n) print s, n[s], k[s] }' <<<"$OUT" | sort | awk '$3 == 3 { printf "%s %s ", $1, $2 }')"
 eq "prometheus: label escaping" 1 "$(prom 'cronq_jobs{queue="we\"ird\\q",type="noop",status="succeeded"}')"
@@ -276,7 +276,7 @@ eq "text: rc" 0 "$RC"
 match "text: lag" $'Lag: +(1m[3-5][0-9]s|[2-9]m([0-9]+s)?) \\(4 jobs due, the oldest since [0-9T:Z-]+\\)' "$OUT"
 match "text: expired leases and dead jobs" $'Expired leases: +1\nDead jobs: +6\n' "$OUT"
 match "text: no wake" 'Last wake: +never' "$OUT"
-match "text: table by queue, type and status" $'QUEUE +TYPE +QUEUED +RUNNING +SUCCEEDED +FAILED +DEAD +CANCELLED\ndefault +noop +3 +2 +4 +1 +5 +6\nmail +sleep +2 +0 +0 +0 +1 +0\n' "$OUT"
+match "text: table by queue, type and status" $'QUEUE +TYPE +QUEUED +BLOCKED +RUNNING +SUCCEEDED +FAILED +DEAD +CANCELLED\ndefault +noop +3 +0 +2 +4 +1 +5 +6\nmail +sleep +2 +0 +0 +0 +0 +1 +0\n' "$OUT"
 match "text: the expired lease" $'\n +[0-9]+ +default +noop +1/10 +gone:1:aa +3m[0-9]*s? ago\n' "$OUT"
 match "text: dead jobs, first line of the error" 'fail: it broke\.\.\.' "$OUT"
 match "text: schedules" 'cronq-purge +17 3 \* \* \* +UTC +yes +20[0-9-]+T03:17:00Z' "$OUT"
