@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# Composition (issue 22): hooks and dependencies. Each hook event enqueues
+# its job exactly once, in the transaction that records the outcome: under
+# 4 runners at once, and under kill -9 of runners (the hook exists iff its
+# outcome does); on_recover only after a failure; a hook is its job's
+# author's, with the author's rights, and {error} in an sql hook is a
+# quoted literal whatever it holds. Dependencies: a chain and a diamond run
+# in order, a dead or cancelled parent cancels its dependants down the
+# chain, a retried dependant waits again, backfill --then runs once after
+# the last backfilled job. Bad specs are refused (65) with nothing written.
+# Judged by rows.
+. "$(dirname "$0")/lib.sh"
+
+team_cluster app app2
+q "grant cronq_user to app, app2" >/dev/null
+
+as() { local r=$1; shift; PGUSER=$r cronq "$@"; }
+asq() { PGUSER=$1 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "$2"; }
+# en ROLE ARG…: cronq enqueue as ROLE, printing the id
+en() { local r=$1; shift; PGUSER=$r "$CRONQ" enqueue "$@"; }
+run() { PGUSER=cronq_runner "$CRONQ" run "$@" >/dev/null 2>>"$T_DIR/run.err"; }
+# runs until nothing is queued, blocked or failed (failed ones made due at
+# once), 4 runners at a time
+drain() {
+    local i
+    for i in $(seq 1 30); do
+        run --batch 3 & run --batch 3 & run --batch 3 & run --batch 3 & wait
+        q "update cronq.jobs set run_at = now() where status = 'failed'" >/dev/null
+        [ "$(q "select count(*) from cronq.jobs where status in ('queued', 'failed', 'blocked', 'running')")" = 0 ] \
+            && return 0
+    done
+    fail "drain: jobs left: $(q "select string_agg(id || ' ' || status || ' ' || type || ' ' || run_at || ' ' || enqueued_by || ' ' || coalesce(depends_on::text, '') || ' ' || coalesce(waiting_for, -1), ', ') from cronq.jobs
+                                 where status in ('queued', 'failed', 'blocked', 'running')")"
+}
+jobs() { q "select count(*) from cronq.jobs"; }
+# hooks ID: the events hooks of job ID made, "event:count" sorted
+hooks() { q "select coalesce(string_agg(e || ':' || n, ',' order by e), '')
+             from (select split_part(idempotency_key, ':', 4) e, count(*) n from cronq.jobs
+                   where idempotency_key like 'notify:$1:%' group by 1) x"; }
+
+as cronq_runner migrate
+eq "migrate" 0 "$RC"
+q "update cronq.schedules set enabled = false" >/dev/null
+q "create table public.hooklog (job text, what text, who text default current_user);
+   grant select, insert on public.hooklog to app, app2;
+   create table public.ctl (v int); insert into public.ctl values (0);
+   grant select on public.ctl to app" >/dev/null
+
+# --- bad specs: 65 (78 for a missing grant), nothing written -----------------
+n0=$(jobs)
+as app enqueue noop --on-dead '{"type": "nope"}'
+expect "a hook of an unknown task" 65 "" 'cronq: error: on_dead: unrecognized task type "nope"'
+as app enqueue noop --on-success '{"type": "noop", "key": "k"}'
+eq "a hook with a field it may not set" 65 "$RC"
+as app enqueue noop --on-failure '{"type": '
+match "a hook of bad JSON" 'invalid value for --on-failure: on_failure: malformed JSON' "$ERR"
+eq "... 65" 65 "$RC"
+as app enqueue noop --on-dead '{"type": "exec", "payload": {"command": "page"}}'
+eq "an exec hook of a role not in cronq_exec: refused (78)" 78 "$RC"
+match "... saying why" 'on_dead: role "app" may not enqueue exec jobs' "$ERR"
+out=$(asq app "select cronq.enqueue('noop', hooks => '{\"on_recover\": {\"type\": \"purge\", \"payload\": {\"older_than\": \"30d\"}}}')" 2>&1)
+match "SQL: a purge hook of a role that may not purge" 'on_recover: role "app" may not enqueue purge jobs' "$out"
+out=$(asq app "select cronq.enqueue('noop', hooks => '{\"on_start\": {\"type\": \"noop\"}}')" 2>&1)
+match "SQL: an unknown event" 'unknown hook "on_start"' "$out"
+other=$(en app2 noop --in 1h)
+as app enqueue noop --after "$other"
+expect "a dependency on another role's job" 65 "" \
+    "cronq: error: job $other does not exist or belongs to another role: a job depends only on its author's jobs"
+as app enqueue noop --after 999999
+eq "a dependency on no job" 65 "$RC"
+as app enqueue noop --after 12x
+expect "a dependency that is no id" 65 "" \
+    'cronq: error: invalid value for --after: "12x" is not a job id (a positive integer, or several separated by commas)'
+cronq_in '{"type": "noop"}
+{"type": "noop", "depends_on": ['"$other"']}' enqueue --jsonl
+eq "--jsonl: a dependency on another role's job (as app2's neighbour, the owner sees it but it is not its own)" 65 "$RC"
+PGUSER=app cronq_in '{"type": "noop", "depends_on": "1"}' enqueue --jsonl
+expect "--jsonl: depends_on not an array" 65 "" 'cronq: error: line 1: "depends_on" must be an array of job ids'
+out=$(q "insert into cronq.jobs (id, type, enqueued_by, depends_on) values (-5, 'noop', 'app2', array[$other])" 2>&1)
+match "a job depending on a later one (what a cycle needs)" "job -5 cannot depend on job $other: a job depends only on jobs enqueued before it \\(no cycles\\)" "$out"
+next=$(q "select last_value + 100 from cronq.jobs_id_seq")
+out=$(q "insert into cronq.jobs (id, type, depends_on) values ($next, 'noop', array[$next])" 2>&1)
+match "a job depending on itself" "job $next does not exist" "$out"
+eq "nothing written by any of them" "$((n0 + 1))" "$(jobs)"
+as app schedule add s-bad '* * * * *' noop --on-dead '{"type": "nope"}'
+eq "schedule add: a hook of an unknown task" 65 "$RC"
+out=$(asq app "select cronq.schedule('s-bad', '* * * * *', 'noop', hooks => '{\"on_dead\": {\"type\": \"exec\", \"payload\": {\"command\": \"x\"}}}')" 2>&1)
+match "cronq.schedule: an exec hook of a role not in cronq_exec" 'may not enqueue exec jobs' "$out"
+eq "no schedule written" 0 "$(q "select count(*) from cronq.schedules where name = 's-bad'")"
+as app cancel "$other" >/dev/null 2>&1
+q "delete from cronq.jobs" >/dev/null
+
+# --- hooks under 4 runners: once per event ----------------------------------
+log_hook() { printf '{"type": "sql", "payload": {"sql": "insert into public.hooklog (job, what) values ({job_id}, {error})"}}'; }
+ok=(); bad=(); flaky=()
+evil="it's {status} broken\\\\ '); drop table public.hooklog; --"
+for i in $(seq 1 8); do
+    ok+=("$(en app noop --on-success "$(log_hook)" --on-recover noop --on-failure noop)")
+    bad+=("$(en app fail "{\"message\": \"$evil\"}" \
+        --max-attempts 2 --on-failure "$(log_hook)" --on-dead noop --on-success noop)")
+    q "create sequence if not exists public.flaky_$i; grant usage on public.flaky_$i to app" >/dev/null
+    flaky+=("$(en app sql '{"sql": "select 1 / (nextval('"'public.flaky_$i'"') - 1)::int"}' \
+        --on-recover "$(log_hook)" --on-failure noop --on-dead noop)")
+done
+eq "the jobs carry their hooks" '{"on_dead": {"type": "noop"}, "on_failure": {"type": "noop"}, "on_recover": {"type": "sql", "payload": {"sql": "insert into public.hooklog (job, what) values ({job_id}, {error})"}}}' \
+    "$(q "select hooks from cronq.jobs where id = ${flaky[0]}")"
+drain
+per=""
+for j in "${ok[@]}"; do per+="$(hooks "$j") "; done
+eq "on_success once per success, no recover without a failure" "$(printf 'success:1 %.0s' $(seq 1 8))" "$per"
+per=""
+for j in "${bad[@]}"; do per+="$(hooks "$j") "; done
+eq "on_failure once per failed attempt, on_dead once" "$(printf 'dead:1,failure:2 %.0s' $(seq 1 8))" "$per"
+per=""
+for j in "${flaky[@]}"; do per+="$(hooks "$j") "; done
+eq "a success after a failed attempt: on_recover once" "$(printf 'failure:1,recover:1 %.0s' $(seq 1 8))" "$per"
+eq "hook keys name job, attempt and event" "notify:${bad[0]}:1:failure,notify:${bad[0]}:2:dead,notify:${bad[0]}:2:failure" \
+    "$(q "select string_agg(idempotency_key, ',' order by idempotency_key) from cronq.jobs where idempotency_key like 'notify:${bad[0]}:%'")"
+eq "hook jobs are the author's, and carry no hooks" "app|0" \
+    "$(q "select string_agg(distinct enqueued_by, ','), count(*) filter (where hooks is not null)
+          from cronq.jobs where idempotency_key like 'notify:%'")"
+eq "every sql hook ran as the author" "32|app" \
+    "$(q "select count(*), string_agg(distinct who, ',') from public.hooklog")"
+eq "{error} reached the sql hook as one literal, quotes and placeholders kept" \
+    "2|it's {status} broken\\ '); drop table public.hooklog; --" \
+    "$(q "select count(*), min(what) from public.hooklog where job = '${bad[0]}'")"
+eq "{job_id} substituted; the recover hook's {error} of a success is NULL" "8|8" \
+    "$(q "select count(*), count(*) filter (where what is null) from public.hooklog where job::bigint in ($(IFS=,; echo "${flaky[*]}"))")"
+q "delete from cronq.jobs; delete from public.hooklog" >/dev/null
+
+# --- kill -9: a hook exists iff its outcome does ----------------------------
+for i in $(seq 1 30); do
+    as app enqueue sleep '{"seconds": 0.2}' --on-success noop --on-failure noop >/dev/null
+done
+kills=0
+for i in $(seq 1 40); do
+    PGUSER=cronq_runner "$CRONQ" run --lease 1s --batch 2 >/dev/null 2>&1 &
+    pid=$!
+    sleep "0.$((RANDOM % 9 + 1))"
+    kill -9 "$pid" 2>/dev/null && kills=$((kills + 1))
+    wait "$pid" 2>/dev/null
+    [ "$(q "select count(*) from cronq.jobs where status <> 'succeeded' and idempotency_key is null")" = 0 ] && break
+    sleep 1   # the lease of a killed runner's job runs out; the next run rescues it
+done
+drain
+check "runners were killed ($kills)" [ "$kills" -gt 3 ]
+eq "every job succeeded, with one success hook each" "30|30" \
+    "$(q "select count(*) filter (where status = 'succeeded'),
+                 (select count(*) from cronq.jobs h where h.idempotency_key like 'notify:%:success')
+          from cronq.jobs where idempotency_key is null")"
+eq "one failure hook per failed attempt recorded (lease expired), none without" "0|0" \
+    "$(q "select (select count(*) from cronq.job_runs r join cronq.jobs j on j.id = r.job_id
+                  where j.idempotency_key is null and r.outcome in ('failed', 'timeout', 'lease_expired')
+                    and not exists (select 1 from cronq.jobs h
+                                    where h.idempotency_key = 'notify:' || r.job_id || ':' || r.attempt || ':failure')),
+                 (select count(*) from cronq.jobs h where h.idempotency_key like 'notify:%:failure'
+                    and not exists (select 1 from cronq.job_runs r
+                                    where h.idempotency_key = 'notify:' || r.job_id || ':' || r.attempt || ':failure'
+                                      and r.outcome in ('failed', 'timeout', 'lease_expired')))")"
+q "delete from cronq.jobs" >/dev/null
+
+# --- a schedule's hooks; on_recover after its dead job, once ----------------
+as app schedule add rec '0 0 1 1 *' sql '{"sql": "select 1 / (select v from public.ctl)"}' --max-attempts 1 \
+    --on-recover "$(log_hook)" --on-dead noop
+eq "schedule add --on-recover" 0 "$RC"
+eq "the schedule keeps its hooks" '{"on_dead": {"type": "noop"}, "on_recover": {"type": "sql", "payload": {"sql": "insert into public.hooklog (job, what) values ({job_id}, {error})"}}}' \
+    "$(q "select hooks from cronq.schedules where name = 'rec'")"
+r1=$(PGUSER=app "$CRONQ" schedule run rec); run
+q "update public.ctl set v = 1" >/dev/null
+sleep 1; r2=$(PGUSER=app "$CRONQ" schedule run rec); run
+sleep 1; r3=$(PGUSER=app "$CRONQ" schedule run rec); run
+drain
+eq "its jobs carry its hooks; dead, then two successes" "dead:true succeeded:true succeeded:true" \
+    "$(q "select string_agg(status || ':' || (hooks is not null), ' ' order by id) from cronq.jobs where id in ($r1, $r2, $r3)")"
+eq "on_dead for the first, on_recover for the second only" "dead:1|recover:1|" "$(hooks "$r1")|$(hooks "$r2")|$(hooks "$r3")"
+eq "the recover hook ran (as app)" "app" "$(q "select who from public.hooklog where job = '$r2'")"
+out=$(asq app "select cronq.schedule('rec', '0 0 1 1 *', 'noop', hooks => '{}')" 2>&1)
+eq "cronq.schedule(hooks => '{}') removes them" "" "$(q "select hooks from cronq.schedules where name = 'rec'")"
+q "delete from cronq.jobs; delete from cronq.schedules where name = 'rec'" >/dev/null
+
+# --- dependencies -----------------------------------------------------------
+a=$(en app sleep '{"seconds": 0.3}')
+b=$(en app sleep '{"seconds": 0.3}' --after "$a")
+c=$(en app noop --after "$b")
+p2=$(en app sleep '{"seconds": 0.5}')
+d=$(en app noop --after "$a,$p2")
+eq "dependants wait, blocked, counting their parents" "blocked:1 blocked:1 blocked:2" \
+    "$(q "select string_agg(status || ':' || waiting_for, ' ' order by id) from cronq.jobs where id in ($b, $c, $d)")"
+as app list --status blocked
+match "list: what a blocked job waits for" "$d +blocked +noop .*waiting for $a \\(queued\\), $p2 \\(queued\\)" "$OUT"
+as app show "$c"
+match "show: waiting_on" "waiting_on +waiting for $b \\(blocked\\)" "$OUT"
+as app status
+match "status: a BLOCKED column" $'QUEUED +BLOCKED +RUNNING[^\n]*\ndefault +noop +0 +2 ' "$OUT"
+drain
+eq "a chain runs in order" "t|t" \
+    "$(q "select (select finished_at from cronq.jobs where id = $a) <= (select started_at from cronq.jobs where id = $b),
+                 (select finished_at from cronq.jobs where id = $b) <= (select started_at from cronq.jobs where id = $c)")"
+eq "a diamond's child runs after both parents" "t|succeeded" \
+    "$(q "select (select max(finished_at) from cronq.jobs where id in ($a, $p2)) <= started_at, status
+          from cronq.jobs where id = $d")"
+
+f1=$(en app fail --max-attempts 1)
+f2=$(en app noop --after "$f1")
+f3=$(en app noop --after "$f2")
+drain
+q1=$(en app noop --in 1h)
+q2=$(en app noop --after "$q1")
+eq "a dead parent cancels its dependants, down the chain" \
+    "dead||cancelled|dependency_failed|job $f1, which it depends on, ended dead|cancelled|dependency_failed|job $f2, which it depends on, ended cancelled" \
+    "$(q "select string_agg(status || '|' || coalesce(error_code, '') || '|' || coalesce(last_error, ''), '|' order by id)
+          from cronq.jobs where id in ($f2, $f3)" | sed "s/^/dead||/")"
+eq "... the parent itself dead" dead "$(q "select status from cronq.jobs where id = $f1")"
+as app cancel "$q1" >/dev/null
+eq "cancelling a parent cancels its blocked dependant" "cancelled|dependency_failed" \
+    "$(q "select status || '|' || error_code from cronq.jobs where id = $q2")"
+f4=$(en app noop --after "$f1")
+eq "a dependant of a job already dead is cancelled at once" "cancelled|dependency_failed" \
+    "$(q "select status || '|' || error_code from cronq.jobs where id = $f4")"
+as app retry "$f2" >/dev/null
+eq "a retried dependant whose parent is dead waits again" "blocked|1" \
+    "$(q "select status || '|' || waiting_for from cronq.jobs where id = $f2")"
+as app cancel "$f2" >/dev/null
+eq "a blocked job is cancelled like a queued one" cancelled "$(q "select status from cronq.jobs where id = $f2")"
+out=$(asq app "update cronq.jobs set depends_on = null, waiting_for = 0 where id = $f2" 2>&1)
+match "a role may not rewrite its job's dependencies" 'permission denied for table jobs' "$out"
+out=$(asq app "update cronq.jobs set hooks = '{\"on_success\": {\"type\": \"noop\"}}' where id = $f2" 2>&1)
+match "... nor its hooks" 'permission denied|fixed when it is enqueued|changed only by' "$out"
+
+# SQL and JSONL
+s1=$(asq app "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+s2=$(asq app "select cronq.enqueue('noop', depends_on => array[$s1], hooks => '{\"on_success\": {\"type\": \"noop\"}}')")
+printf '{"type": "noop", "depends_on": [%s], "on_dead": {"type": "noop"}}\n' "$s2" | PGUSER=app "$CRONQ" enqueue --jsonl 2>"$T_DIR/jl.err"
+eq "SQL and --jsonl: depends_on and hooks" "blocked|{$s1}|{\"on_success\": {\"type\": \"noop\"}} blocked|{$s2}|{\"on_dead\": {\"type\": \"noop\"}}" \
+    "$(q "select string_agg(status || '|' || depends_on::text || '|' || hooks::text, ' ' order by id) from cronq.jobs where id > $s1")"
+q "delete from cronq.jobs" >/dev/null
+
+# --- backfill --then: once, after the last backfilled job -------------------
+as app backfill sleep --from 2026-01-01 --to 2026-01-08 --payload '{"seconds": 0.1}' --then noop
+eq "backfill --then" 0 "$RC"
+then_id=$(q "select id from cronq.jobs where idempotency_key like 'backfill:then:%'")
+match "... says which job follows" "then: job $then_id after them" "$OUT"
+eq "the then job waits for the 8" "blocked|8" "$(q "select status || '|' || waiting_for from cronq.jobs where id = $then_id")"
+as app backfill sleep --from 2026-01-01 --to 2026-01-08 --payload '{"seconds": 0.1}' --then noop
+match "the same backfill again: the then job exists" "then: job $then_id after them \\(already existed\\)" "$OUT"
+drain
+eq "it ran once, after the last backfilled job" "1|t" \
+    "$(q "select count(*), bool_and(started_at >= (select max(finished_at) from cronq.jobs where type = 'sleep'))
+          from cronq.jobs where type = 'noop'")"
+as app backfill noop --from 2026-01-01 --to 2026-01-02 --then nope
+expect "--then of an unknown task" 65 "" 'cronq: error: --then: unrecognized task type "nope"'
+
+done_testing
