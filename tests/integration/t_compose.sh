@@ -11,8 +11,8 @@
 # Judged by rows.
 . "$(dirname "$0")/lib.sh"
 
-team_cluster app app2
-q "grant cronq_user to app, app2" >/dev/null
+team_cluster app app2 boss
+q "grant cronq_user to app, app2; grant cronq_admin to boss" >/dev/null
 
 as() { local r=$1; shift; PGUSER=$r cronq "$@"; }
 asq() { PGUSER=$1 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "$2"; }
@@ -225,7 +225,12 @@ eq "a blocked job is cancelled like a queued one" cancelled "$(q "select status 
 out=$(asq app "update cronq.jobs set depends_on = null, waiting_for = 0 where id = $f2" 2>&1)
 match "a role may not rewrite its job's dependencies" 'permission denied for table jobs' "$out"
 out=$(asq app "update cronq.jobs set hooks = '{\"on_success\": {\"type\": \"noop\"}}' where id = $f2" 2>&1)
-match "... nor its hooks" 'permission denied|fixed when it is enqueued|changed only by' "$out"
+match "... nor its hooks" 'permission denied for table jobs' "$out"
+out=$(asq boss "update cronq.jobs set hooks = '{\"on_success\": {\"type\": \"sql\", \"payload\": {\"sql\": \"select 1\"}}}' where id = $f2" 2>&1)
+match "nor may an admin add a hook to another role's job" "job $f2: its hooks and dependencies are fixed when it is enqueued" "$out"
+out=$(asq boss "update cronq.jobs set depends_on = '{}' where id = $f2" 2>&1)
+match "... nor change its dependencies" "fixed when it is enqueued" "$out"
+eq "... the job as it was" "|{$f1}" "$(q "select coalesce(hooks::text, '') || '|' || depends_on::text from cronq.jobs where id = $f2")"
 
 # SQL and JSONL
 s1=$(asq app "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
