@@ -7,8 +7,9 @@
 # interleaved (a, b, a, b, …) so that noise hits both.
 #   CRONQ       the binary (absolute path; copied for the run, so that a
 #               rebuild during the run cannot change or break it)
-#   BENCH_ONLY  targets to run, comma-separated (default 1,2,3,4,5,6,7,8,9)
-#   CRONQ_BASE  an older binary for target 9's no-limit comparison (optional)
+#   BENCH_ONLY  targets to run, comma-separated (default 1,2,3,4,5,6,7,8,9,10)
+#   CRONQ_BASE  an older binary for targets 9 and 10's comparisons (optional)
+#   HOOK_N      jobs per drain of target 10 (default 20000)
 #   LIM_N       jobs per drain of target 9 (default 20000)
 #   REPS        repetitions of timings under a second (default 31, minimum 5)
 #   REPS_LONG   repetitions of longer timings (default 3, minimum 3)
@@ -26,7 +27,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 REPS=${REPS:-31}; REPS_LONG=${REPS_LONG:-3}
 DRAIN_N=${DRAIN_N:-100000}; ENQ_N=${ENQ_N:-100000}; HIST_N=${HIST_N:-1000000}
 SCHED_N=${SCHED_N:-10000}; RSS_N=${RSS_N:-100000}; PLAN_PENDING=${PLAN_PENDING:-3000}
-BENCH_ONLY=${BENCH_ONLY:-1,2,3,4,5,6,7,8,9}; BENCH_PLANS=${BENCH_PLANS:-$root/build/bench-plans.txt}
+BENCH_ONLY=${BENCH_ONLY:-1,2,3,4,5,6,7,8,9,10}; BENCH_PLANS=${BENCH_PLANS:-$root/build/bench-plans.txt}
 [ "$REPS" -ge 5 ] || { echo "bench: REPS=$REPS raised to 5" >&2; REPS=5; }
 [ "$REPS_LONG" -ge 3 ] || { echo "bench: REPS_LONG=$REPS_LONG raised to 3" >&2; REPS_LONG=3; }
 selected() { case ",$BENCH_ONLY," in *",$1,"*) return 0 ;; esac; return 1; }
@@ -610,6 +611,64 @@ if selected 9; then
         detail="$detail; no limit: wake $rw, drain time $rd of CRONQ_BASE's"
     fi
     verdict "9 limits: --max-running 64 drain >= 0.8x unlimited (cron's flags); none defined: wake and drain <= 1.05x CRONQ_BASE" \
+        "$ok" "$detail$([ "$checks" = 1 ] || echo ', checks failed')"
+    q "truncate cronq.jobs, cronq.job_runs"
+fi
+
+# 10. Composition. (a) A drain of HOOK_N noop jobs each with an on_success
+# hook (a noop job enqueued, by a trigger, in the statement that records
+# each outcome; the same run drains those too: twice the jobs written and
+# run) against the drain of HOOK_N plain noop jobs, interleaved, with
+# --batch 1000; rates count the HOOK_N jobs enqueued (>= 0.5x). (b) Jobs
+# without hooks or dependencies must not pay for them: the drain of this
+# binary against CRONQ_BASE (built before them), each in a database it
+# migrated itself, interleaved (<= 1.05x its time). Without CRONQ_BASE,
+# (b) is skipped.
+HOOK_N=${HOOK_N:-20000}
+hook_file() {
+    [ -f "$tmp/noop-hook-$1.jsonl" ] ||
+        seq 1 "$1" | awk '{ print "{\"type\":\"noop\",\"on_success\":{\"type\":\"noop\"}}" }' >"$tmp/noop-hook-$1.jsonl"
+    echo "$tmp/noop-hook-$1.jsonl"
+}
+if selected 10; then
+    a=(); b=(); checks=1
+    for _ in $(seq "$REPS_LONG"); do
+        q "truncate cronq.jobs, cronq.job_runs"; enqueue_noop "$HOOK_N"; q "vacuum analyze cronq.jobs"
+        a+=("$(time_ms "$CRONQ" run --batch 1000)")
+        verify_drain "$HOOK_N" "plain drain" || checks=0
+        q "truncate cronq.jobs, cronq.job_runs"
+        "$CRONQ" enqueue --jsonl <"$(hook_file "$HOOK_N")" >/dev/null; q "vacuum analyze cronq.jobs"
+        b+=("$(time_ms "$CRONQ" run --batch 1000)")
+        got=$(q "select count(*) filter (where status = 'succeeded') || ' ' ||
+                        count(*) filter (where idempotency_key like 'notify:%:success') from cronq.jobs")
+        [ "$got" = "$((2 * HOOK_N)) $HOOK_N" ] ||
+            { echo "warning: drain with hooks: $got (succeeded, hook jobs), expected $((2 * HOOK_N)) $HOOK_N"; checks=0; }
+    done
+    rp=$(rate "$HOOK_N" "$(med "${a[@]}")"); rh=$(rate "$HOOK_N" "$(med "${b[@]}")"); r=$(ratio "$rh" "$rp")
+    line "drain $HOOK_N noop, each with on_success (jobs/s; ref without)" "$rh" "$rp" "$r"
+    ok=1; ge "$r" 0.5 || ok=0; [ "$checks" = 1 ] || ok=0
+    detail="$r"
+    if [ -n "${CRONQ_BASE:-}" ]; then
+        cp "$CRONQ_BASE" "$tmp/cronq-base"
+        base_url="host=$PGHOST port=$PGPORT user=postgres dbname=hooks_base"
+        q "create database hooks_base"; "$tmp/cronq-base" migrate --db "$base_url" >/dev/null
+        qd "$base_url" "delete from cronq.schedules"
+        da=(); db=()
+        for _ in $(seq "$REPS_LONG"); do
+            q "truncate cronq.jobs, cronq.job_runs"; enqueue_noop "$HOOK_N"; q "vacuum analyze cronq.jobs"
+            da+=("$(time_ms "$CRONQ" run --batch 1000)")
+            qd "$base_url" "truncate cronq.jobs, cronq.job_runs"; enqueue_noop "$HOOK_N" "$base_url" "$tmp/cronq-base"
+            qd "$base_url" "vacuum analyze cronq.jobs"
+            db+=("$(time_ms "$tmp/cronq-base" run --db "$base_url" --batch 1000)")
+        done
+        rd=$(ratio "$(med "${da[@]}")" "$(med "${db[@]}")")
+        line "drain $HOOK_N noop, no hooks (jobs/s; ref CRONQ_BASE)" \
+            "$(rate "$HOOK_N" "$(med "${da[@]}")")" "$(rate "$HOOK_N" "$(med "${db[@]}")")" \
+            "$(ratio "$(rate "$HOOK_N" "$(med "${da[@]}")")" "$(rate "$HOOK_N" "$(med "${db[@]}")")")"
+        le "$rd" 1.05 || ok=0
+        detail="$detail; no hooks: drain time $rd of CRONQ_BASE's"
+    fi
+    verdict "10 hooks: drain with on_success >= 0.5x without; none: drain <= 1.05x CRONQ_BASE" \
         "$ok" "$detail$([ "$checks" = 1 ] || echo ', checks failed')"
     q "truncate cronq.jobs, cronq.job_runs"
 fi

@@ -87,7 +87,7 @@ test_full_document(void)
 
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
 		CHECK(has_line(t, want[i]), "missing line: %s\n%s", want[i], t);
-	CHECK(count_lines(t, "cronq_jobs{") == 6, "one sample per status: %d", count_lines(t, "cronq_jobs{"));
+	CHECK(count_lines(t, "cronq_jobs{") == 7, "one sample per status: %d", count_lines(t, "cronq_jobs{"));
 	CHECK(strstr(t, "cronq_schedule_next_run_timestamp_seconds{schedule=\"off\"}") == NULL,
 		  "no next-run sample for a schedule without a next run");
 	CHECK(strstr(t, "cronq_schedule_last_job_status{schedule=\"off\"") == NULL,
