@@ -557,6 +557,25 @@ fi
 # e.g. of the previous release), each in a database it migrated itself,
 # interleaved. Without CRONQ_BASE, (b) is skipped.
 LIM_N=${LIM_N:-20000}
+# base_db NAME: a database of this cluster migrated by CRONQ_BASE (a copy in
+# $tmp/cronq-base), no schedules; its URL in base_url.
+base_db() {
+    cp "$CRONQ_BASE" "$tmp/cronq-base"
+    base_url="host=$PGHOST port=$PGPORT user=postgres dbname=$1"
+    q "create database $1"; "$tmp/cronq-base" migrate --db "$base_url" >/dev/null
+    qd "$base_url" "delete from cronq.schedules"
+}
+# base_drains N: REPS_LONG drains of N noop jobs by this binary (times
+# appended to da) and by CRONQ_BASE in base_url (to db), interleaved.
+base_drains() {
+    for _ in $(seq "$REPS_LONG"); do
+        q "truncate cronq.jobs, cronq.job_runs"; enqueue_noop "$1"; q "vacuum analyze cronq.jobs"
+        da+=("$(time_ms "$CRONQ" run --batch 1000)")
+        qd "$base_url" "truncate cronq.jobs, cronq.job_runs"; enqueue_noop "$1" "$base_url" "$tmp/cronq-base"
+        qd "$base_url" "vacuum analyze cronq.jobs"
+        db+=("$(time_ms "$tmp/cronq-base" run --db "$base_url" --batch 1000)")
+    done
+}
 # lim_drain LABEL ARGS…: LIM_N noop jobs drained by cronq run ARGS…, timed
 # into t and verified.
 lim_drain() {
@@ -587,21 +606,11 @@ if selected 9; then
     ok=1; ge "$r" 0.8 || ok=0; [ "$checks" = 1 ] || ok=0
     detail="$r; with --batch 1000: $r2, $r3 of unlimited --batch 64"
     if [ -n "${CRONQ_BASE:-}" ]; then
-        cp "$CRONQ_BASE" "$tmp/cronq-base"
-        base_url="host=$PGHOST port=$PGPORT user=postgres dbname=limits_base"
-        q "create database limits_base"; "$tmp/cronq-base" migrate --db "$base_url" >/dev/null
-        qd "$base_url" "delete from cronq.schedules"
-        wa=(); wb=(); da=(); db=()
+        base_db limits_base; wa=(); wb=(); da=(); db=()
         for _ in $(seq "$REPS"); do
             wa+=("$(wake_cronq)"); wb+=("$(time_ms "$tmp/cronq-base" run --db "$base_url")")
         done
-        for _ in $(seq "$REPS_LONG"); do
-            q "truncate cronq.jobs, cronq.job_runs"; enqueue_noop "$LIM_N"; q "vacuum analyze cronq.jobs"
-            da+=("$(time_ms "$CRONQ" run --batch 1000)")
-            qd "$base_url" "truncate cronq.jobs, cronq.job_runs"; enqueue_noop "$LIM_N" "$base_url" "$tmp/cronq-base"
-            qd "$base_url" "vacuum analyze cronq.jobs"
-            db+=("$(time_ms "$tmp/cronq-base" run --db "$base_url" --batch 1000)")
-        done
+        base_drains "$LIM_N"
         rw=$(ratio "$(med "${wa[@]}")" "$(med "${wb[@]}")")
         rd=$(ratio "$(rate "$LIM_N" "$(med "${db[@]}")")" "$(rate "$LIM_N" "$(med "${da[@]}")")")
         line "idle wake, no limit defined (ms; ref CRONQ_BASE)" "$(med "${wa[@]}")" "$(med "${wb[@]}")" "$rw"
@@ -649,18 +658,8 @@ if selected 10; then
     ok=1; ge "$r" 0.5 || ok=0; [ "$checks" = 1 ] || ok=0
     detail="$r"
     if [ -n "${CRONQ_BASE:-}" ]; then
-        cp "$CRONQ_BASE" "$tmp/cronq-base"
-        base_url="host=$PGHOST port=$PGPORT user=postgres dbname=hooks_base"
-        q "create database hooks_base"; "$tmp/cronq-base" migrate --db "$base_url" >/dev/null
-        qd "$base_url" "delete from cronq.schedules"
-        da=(); db=()
-        for _ in $(seq "$REPS_LONG"); do
-            q "truncate cronq.jobs, cronq.job_runs"; enqueue_noop "$HOOK_N"; q "vacuum analyze cronq.jobs"
-            da+=("$(time_ms "$CRONQ" run --batch 1000)")
-            qd "$base_url" "truncate cronq.jobs, cronq.job_runs"; enqueue_noop "$HOOK_N" "$base_url" "$tmp/cronq-base"
-            qd "$base_url" "vacuum analyze cronq.jobs"
-            db+=("$(time_ms "$tmp/cronq-base" run --db "$base_url" --batch 1000)")
-        done
+        base_db hooks_base; da=(); db=()
+        base_drains "$HOOK_N"
         rd=$(ratio "$(med "${da[@]}")" "$(med "${db[@]}")")
         line "drain $HOOK_N noop, no hooks (jobs/s; ref CRONQ_BASE)" \
             "$(rate "$HOOK_N" "$(med "${da[@]}")")" "$(rate "$HOOK_N" "$(med "${db[@]}")")" \

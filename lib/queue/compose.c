@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "queue/enqueue.h"
 #include "util/xalloc.h"
 
 const char *const compose_events[] = {"on_success", "on_failure", "on_dead", "on_recover", NULL};
@@ -49,16 +50,6 @@ compose_hook_add(json_t **hooks, const char *event, const char *spec, char *why,
 	return 0;
 }
 
-/* Whether s holds no control character (as PostgreSQL's [[:cntrl:]]). */
-static bool
-printable(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char) *s < 0x20 || *s == 0x7f)
-			return false;
-	return true;
-}
-
 /* Whether v is a JSON integer from min to max. */
 static bool
 integer_in(const json_t *v, json_int_t min, json_int_t max)
@@ -96,7 +87,7 @@ spec_check(const json_t *spec, compose_rules_fn rules, char *why, size_t len)
 		return -1;
 	}
 	if (queue && (!json_is_string(queue) || json_string_length(queue) == 0 ||
-				  json_string_length(queue) > 200 || !printable(json_string_value(queue)))) {
+				  json_string_length(queue) > 200 || enqueue_has_control(json_string_value(queue)))) {
 		snprintf(why, len, "\"queue\" must be printable text of 1 to 200 bytes");
 		return -1;
 	}

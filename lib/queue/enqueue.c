@@ -59,9 +59,8 @@ static const char stage_insert_sql[] =
 	"insert into cronq.jobs (" COPY_COLUMNS ")"
 	" select " COPY_COLUMNS " from pg_temp.cronq_jsonl order by n";
 
-/* Whether s holds a control character (as PostgreSQL's [[:cntrl:]]). */
-static bool
-has_control(const char *s)
+bool
+enqueue_has_control(const char *s)
 {
 	for (; *s; s++)
 		if ((unsigned char) *s < 0x20 || *s == 0x7f)
@@ -114,7 +113,7 @@ enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
 		rc = cq_fail(err, EX_DATAERR, "limit key: %s", why);
 	else if (req->unique_key && (req->unique_key[0] == '\0' || strlen(req->unique_key) > ENQUEUE_MAX_KEY))
 		rc = cq_fail(err, EX_DATAERR, "unique key must be 1 to %d bytes", ENQUEUE_MAX_KEY);
-	else if (req->unique_key && has_control(req->unique_key))
+	else if (req->unique_key && enqueue_has_control(req->unique_key))
 		rc = cq_fail(err, EX_DATAERR, "unique key may not contain control characters");
 	else if (req->replace && req->unique_key == NULL)
 		rc = cq_fail(err, EX_DATAERR, "replace needs a unique key");

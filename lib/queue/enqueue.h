@@ -73,6 +73,9 @@ typedef enum enqueue_note {
  */
 typedef int (*enqueue_rules_fn) (const char *type, const json_t *payload, char *err, size_t errlen);
 
+/* Whether s holds a control character (as PostgreSQL's [[:cntrl:]]). */
+bool enqueue_has_control(const char *s);
+
 /*
  * Whether s is a history policy: "all" (every attempt leaves a job_runs
  * row) or "errors" (a succeeded attempt with no output leaves none).
