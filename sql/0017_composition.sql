@@ -248,6 +248,11 @@ begin
         new.depends_on := null;
         return new;
     end if;
+    -- Unblocking makes a job queued, where a unique key is held: two
+    -- blocked jobs of one key would make the parent's outcome fail.
+    if new.unique_key is not null then
+        raise exception 'a job with a unique key cannot depend on other jobs' using errcode = '22023';
+    end if;
     if cardinality(wanted) > 1000000 then
         raise exception 'a job may depend on at most 1000000 jobs' using errcode = '22023';
     end if;

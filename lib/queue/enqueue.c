@@ -115,6 +115,8 @@ enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
 		rc = cq_fail(err, EX_DATAERR, "unique key must be 1 to %d bytes", ENQUEUE_MAX_KEY);
 	else if (req->unique_key && enqueue_has_control(req->unique_key))
 		rc = cq_fail(err, EX_DATAERR, "unique key may not contain control characters");
+	else if (req->unique_key && req->depends_on && strcmp(req->depends_on, "{}") != 0)
+		rc = cq_fail(err, EX_DATAERR, "a job with a unique key cannot depend on other jobs");
 	else if (req->replace && req->unique_key == NULL)
 		rc = cq_fail(err, EX_DATAERR, "replace needs a unique key");
 	else if (req->expires_ms < 0)
