@@ -353,7 +353,9 @@ $$;
 drop trigger if exists jobs_settle on cronq.jobs;
 create trigger jobs_settle after update of status on cronq.jobs for each row
     when (old.status is distinct from new.status
-          and (new.hooks is not null or new.dependants is not null))
+          and ((new.hooks is not null and old.status = 'running')
+               or (new.dependants is not null
+                   and (new.status in ('succeeded', 'dead', 'cancelled') or old.status = 'succeeded'))))
     execute function cronq.jobs_settle();
 
 -- A dependant put back to queued by a retry waits again for those of its

@@ -2618,7 +2618,7 @@ CREATE TRIGGER jobs_plan BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((new.ho
 -- Name: jobs jobs_settle; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER jobs_settle AFTER UPDATE OF status ON cronq.jobs FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND ((new.hooks IS NOT NULL) OR (new.dependants IS NOT NULL)))) EXECUTE FUNCTION cronq.jobs_settle();
+CREATE TRIGGER jobs_settle AFTER UPDATE OF status ON cronq.jobs FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND (((new.hooks IS NOT NULL) AND (old.status = 'running'::text)) OR ((new.dependants IS NOT NULL) AND ((new.status = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])) OR (old.status = 'succeeded'::text)))))) EXECUTE FUNCTION cronq.jobs_settle();
 
 --
 -- Name: jobs jobs_transition_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
