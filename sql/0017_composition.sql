@@ -88,17 +88,17 @@ begin
         end if;
         if spec ? 'priority' and (jsonb_typeof(spec->'priority') <> 'number'
                                   or (spec->>'priority')::numeric not between -1000000 and 1000000
-                                  or (spec->>'priority')::numeric % 1 <> 0) then
+                                  or spec->>'priority' !~ '^-?[0-9]{1,9}$') then
             return format('%s: "priority" must be an integer from -1000000 to 1000000', ev);
         end if;
         if spec ? 'max_attempts' and (jsonb_typeof(spec->'max_attempts') <> 'number'
                                       or (spec->>'max_attempts')::numeric not between 1 and 1000
-                                      or (spec->>'max_attempts')::numeric % 1 <> 0) then
+                                      or spec->>'max_attempts' !~ '^-?[0-9]{1,9}$') then
             return format('%s: "max_attempts" must be an integer from 1 to 1000', ev);
         end if;
         if spec ? 'timeout' and (jsonb_typeof(spec->'timeout') <> 'number'
                                  or (spec->>'timeout')::numeric not between 1 and 31536000
-                                 or (spec->>'timeout')::numeric % 1 <> 0) then
+                                 or spec->>'timeout' !~ '^-?[0-9]{1,9}$') then
             return format('%s: "timeout" must be a whole number of seconds from 1 to 31536000', ev);
         end if;
         msg := cronq.payload_error(spec->>'type', coalesce(spec->'payload', '{}'));

@@ -62,6 +62,8 @@ out=$(asq app "select cronq.enqueue('noop', hooks => '{\"on_recover\": {\"type\"
 match "SQL: a purge hook of a role that may not purge" 'on_recover: role "app" may not enqueue purge jobs' "$out"
 out=$(asq app "select cronq.enqueue('noop', hooks => '{\"on_start\": {\"type\": \"noop\"}}')" 2>&1)
 match "SQL: an unknown event" 'unknown hook "on_start"' "$out"
+out=$(asq app "select cronq.enqueue('noop', hooks => '{\"on_dead\": {\"type\": \"noop\", \"priority\": 1.0}}')" 2>&1)
+match "SQL: a priority that is no integer" 'on_dead: "priority" must be an integer' "$out"
 other=$(en app2 noop --in 1h)
 as app enqueue noop --after "$other"
 expect "a dependency on another role's job" 65 "" \
