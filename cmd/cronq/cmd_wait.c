@@ -1,9 +1,11 @@
 /*
  * cmd_wait — "cronq wait ID… [--timeout D] [--json]": options, then
  * lib/queue/wait; the exit code says how the jobs ended. SIGINT and
- * SIGTERM keep their default action: the wait ends at once.
+ * SIGTERM end the wait at once, with their default action, even where
+ * the caller ignored them (a shell's background job ignores SIGINT).
  */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +75,15 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 	return 0;
 }
 
+/* Nothing to undo: the wait writes nothing. Die of the signal, as the
+ * default action would have. */
+static void
+on_signal(int sig)
+{
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 /* The last poll, sent at the deadline, gets LAST_POLL_MS to answer. */
 static bool
 past_deadline(int64_t started_ms)
@@ -132,6 +143,8 @@ cmd_wait(int argc, char **argv)
 		rc = EX_DATAERR;
 		goto out;
 	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	if (a.timeout_ms >= 0) {
 		deadline = mono_ms() + a.timeout_ms;
 		pg_set_wait_stop(past_deadline);
