@@ -112,6 +112,16 @@ q "update cronq.jobs set result = '{\"old\": 1}' where id = $n1" >/dev/null
 run
 eq "a plain success (record_plain) clears it too" "null" "$(result_of $n1)"
 
+sl=$("$CRONQ" enqueue sleep '{"seconds": 30}')
+q "update cronq.jobs set result = '{\"old\": 1}' where id = $sl" >/dev/null
+"$CRONQ" run --grace 100ms >/dev/null 2>&1 &
+runner=$!
+wait_for "the sleep job runs" 10 "select status = 'running' from cronq.jobs where id = $sl" || fail "the sleep job never ran"
+kill -TERM $runner
+wait $runner
+eq "an attempt given back leaves the job's result" 'queued|{"old": 1}' "$(q "select status from cronq.jobs where id = $sl")|$(result_of $sl)"
+q "update cronq.jobs set status = 'cancelled', finished_at = now() where id = $sl" >/dev/null
+
 # --- history=errors: a success with a result or stderr keeps its row ---------
 prog quietres 'printf 1 >&3'
 prog quieterr 'echo oops >&2'
