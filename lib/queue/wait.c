@@ -41,6 +41,22 @@ wait_next_delay_ms(int64_t prev_ms)
 	return prev_ms * 2 < WAIT_MAX_DELAY_MS ? prev_ms * 2 : WAIT_MAX_DELAY_MS;
 }
 
+/* The bigint[] literal of the jobs' ids, or of the pending ones'. */
+static void
+ids_array(buf *b, const wait_job *jobs, int n, bool pending_only)
+{
+	pg_array_begin(b);
+	for (int i = 0; i < n; i++) {
+		char num[32];
+
+		if (pending_only && jobs[i].finished)
+			continue;
+		snprintf(num, sizeof num, "%" PRId64, jobs[i].id);
+		pg_array_raw(b, num);
+	}
+	pg_array_end(b);
+}
+
 int
 wait_poll(PGconn *conn, wait_job *jobs, int n, cq_err *err)
 {
@@ -48,16 +64,7 @@ wait_poll(PGconn *conn, wait_job *jobs, int n, cq_err *err)
 	const char *params[1];
 	PGresult *res;
 
-	pg_array_begin(&arr);
-	for (int i = 0; i < n; i++) {
-		char num[32];
-
-		if (jobs[i].finished)
-			continue;
-		snprintf(num, sizeof num, "%" PRId64, jobs[i].id);
-		pg_array_raw(&arr, num);
-	}
-	pg_array_end(&arr);
+	ids_array(&arr, jobs, n, true);
 	params[0] = buf_str(&arr);
 	res = pg_exec(conn, poll_sql, 1, params, PG_ANY, err, NULL);
 	buf_free(&arr);
@@ -145,14 +152,7 @@ wait_report_json(PGconn *conn, const wait_job *jobs, int n, char **json, cq_err 
 	PGresult *res;
 
 	*json = NULL;
-	pg_array_begin(&arr);
-	for (int i = 0; i < n; i++) {
-		char num[32];
-
-		snprintf(num, sizeof num, "%" PRId64, jobs[i].id);
-		pg_array_raw(&arr, num);
-	}
-	pg_array_end(&arr);
+	ids_array(&arr, jobs, n, false);
 	params[0] = buf_str(&arr);
 	res = pg_exec(conn, report_sql, 1, params, PG_ONE, err, NULL);
 	buf_free(&arr);
