@@ -46,6 +46,7 @@ CREATE TABLE cronq.jobs (
     depends_on bigint[],
     dependants bigint[],
     waiting_for integer,
+    result jsonb,
     CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT jobs_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
     CONSTRAINT jobs_idempotency_key_check CHECK (((idempotency_key <> ''::text) AND (length(idempotency_key) <= 1000))),
@@ -87,6 +88,12 @@ COMMENT ON COLUMN cronq.jobs.unique_key IS 'at most one job with this key is que
 --
 
 COMMENT ON COLUMN cronq.jobs.history IS 'all: every attempt leaves a job_runs row; errors: a succeeded attempt with no output leaves none';
+
+--
+-- Name: COLUMN jobs.result; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.jobs.result IS 'the result of the latest recorded attempt (see cronq.job_runs.result)';
 
 --
 -- Name: cancel_jobs(bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -659,10 +666,24 @@ CREATE TABLE cronq.job_runs (
     error text,
     output text,
     duration interval,
+    stderr text,
+    result jsonb,
     CONSTRAINT job_runs_outcome_check CHECK ((outcome = ANY (ARRAY['succeeded'::text, 'failed'::text, 'timeout'::text, 'lease_expired'::text, 'cancelled'::text, 'given_back'::text, 'lease_lost'::text])))
 );
 
 ALTER TABLE cronq.job_runs OWNER TO postgres;
+
+--
+-- Name: COLUMN job_runs.stderr; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.job_runs.stderr IS 'an exec program''s standard error (its last 64 KiB); output holds its standard output';
+
+--
+-- Name: COLUMN job_runs.result; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.job_runs.result IS 'the attempt''s result: a sql job''s {"tag", "row"}, an exec program''s JSON from descriptor 3; null: none';
 
 --
 -- Name: occurrences; Type: TABLE; Schema: cronq; Owner: postgres
@@ -2269,7 +2290,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 17;
+    RETURN 18;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 

@@ -62,7 +62,7 @@ static void
 show_help(void)
 {
 	printf("cronq show shows one job and every attempt of it (outcome, error,\n"
-		   "duration and the tail of its output).\n\n"
+		   "duration, the tails of its output and stderr, its result).\n\n"
 		   "Usage:\n"
 		   "  cronq show ID [OPTION]...\n\n"
 		   "Options:\n"
@@ -165,7 +165,7 @@ cmd_list(int argc, char **argv)
 	if ((rc = cli_check_args("list", argc, argv, first, 0, 0)) != 0)
 		return rc;
 	if ((rc = cli_connect(&common, &conn, &err)) != 0 ||
-		(rc = inspect_list(conn, &a.filter, &text, &count, &err)) != 0)
+		(rc = inspect_list(conn, &a.filter, !a.json, &text, &count, &err)) != 0)
 		goto out;
 	rc = print_answer(text, a.json, jobs_list_text, &err);
 out:
@@ -202,7 +202,7 @@ cmd_show(int argc, char **argv)
 		(rc = cli_int(&src, argv[first], 1, INT64_MAX, &id)) != 0)
 		return rc;
 	if ((rc = cli_connect(&common, &conn, &err)) != 0 ||
-		(rc = inspect_show(conn, id, &text, &err)) != 0)
+		(rc = inspect_show(conn, id, !a.json, &text, &err)) != 0)
 		goto out;
 	rc = print_answer(text, a.json, jobs_show_text, &err);
 out:

@@ -20,5 +20,6 @@ int cmd_pause(int argc, char **argv);
 int cmd_limit(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
 int cmd_why(int argc, char **argv);
+int cmd_wait(int argc, char **argv);
 
 #endif

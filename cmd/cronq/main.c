@@ -29,6 +29,7 @@ static const command commands[] = {
 	{"limit", cmd_limit, "cap how many jobs of a key run at once, or start per window"},
 	{"list", cmd_list, "list jobs"},
 	{"show", cmd_show, "show a job with every attempt"},
+	{"wait", cmd_wait, "wait until jobs are finished; exit 0 when all succeeded"},
 	{"status", cmd_status, "counts, lag, dead jobs, schedules, last wake"},
 	{"check", cmd_check, "one-line health check for monitoring (exit 0/1/2/3)"},
 	{"purge", cmd_purge, "delete old finished jobs and their runs"},

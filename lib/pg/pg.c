@@ -987,14 +987,17 @@ end_copy(watcher *w, ExecStatusType status)
 
 PGresult *
 pg_exec_watched(PGconn *conn, const char *sql, int nparams, const char *const *values,
-				bool (*stop) (void *arg), void *arg, int64_t abandon_ms, int *failed_at, bool *stopped)
+				bool (*stop) (void *arg), void *arg, int64_t abandon_ms, int *failed_at, bool *stopped,
+				PGresult **first_row)
 {
 	watcher w = {conn, stop, arg, abandon_ms, stopped, 0, 0};
-	PGresult *keep = NULL, *res;
+	PGresult *keep = NULL, *res, *first = NULL;
 	int index = 0, sent;
 
 	*failed_at = -1;
 	*stopped = false;
+	if (first_row)
+		*first_row = NULL;
 	sent = nparams < 0 ? PQsendQuery(conn, sql)
 		: PQsendQueryParams(conn, sql, nparams, NULL, values, NULL, NULL, 0);
 	if (!sent)
@@ -1009,7 +1012,11 @@ pg_exec_watched(PGconn *conn, const char *sql, int nparams, const char *const *v
 			break;
 		switch (PQresultStatus(res)) {
 		case PGRES_SINGLE_TUPLE:
-			PQclear(res);
+			/* The statement's first row, kept until its end says whether it is the last's. */
+			if (first_row && first == NULL)
+				first = res;
+			else
+				PQclear(res);
 			continue;
 		case PGRES_COPY_IN:
 		case PGRES_COPY_OUT:
@@ -1031,17 +1038,30 @@ pg_exec_watched(PGconn *conn, const char *sql, int nparams, const char *const *v
 		} else if (*failed_at < 0) {
 			PQclear(keep);
 			keep = res;
+			if (first_row) {
+				PQclear(*first_row);
+				*first_row = first;
+				first = NULL;
+			}
 		} else
 			PQclear(res);
+		PQclear(first);
+		first = NULL;
 		index++;
 		if (PQstatus(conn) == CONNECTION_BAD)
 			break;
 	}
-	return keep;
+	goto out;
 
 given_up:
 	/* The connection failed, or the statement is left running. */
 	if (*failed_at < 0)
 		*failed_at = index;
+out:
+	PQclear(first);
+	if (first_row && *failed_at >= 0) {
+		PQclear(*first_row);
+		*first_row = NULL;
+	}
 	return keep;
 }

@@ -146,11 +146,15 @@ void pg_set_needed_role(const char *role);
  * first error result, else the last statement's result (the caller
  * PQclear()s it; NULL only when the connection failed before any result).
  * *failed_at gets the 0-based index of the statement that failed, or -1;
- * *stopped whether stop() cancelled it.
+ * *stopped whether stop() cancelled it. With first_row, it gets the last
+ * statement's first row (a PGRES_SINGLE_TUPLE result the caller
+ * PQclear()s), or NULL when that statement returned none or one failed:
+ * the one row kept.
  */
 PGresult *pg_exec_watched(PGconn *conn, const char *sql, int nparams,
 						  const char *const *values, bool (*stop) (void *arg),
-						  void *arg, int64_t abandon_ms, int *failed_at, bool *stopped);
+						  void *arg, int64_t abandon_ms, int *failed_at, bool *stopped,
+						  PGresult **first_row);
 
 /*
  * Open a session logged in as role: the runner's conninfo with "user"

@@ -20,8 +20,11 @@
 /* An interval as seconds, to the millisecond ("3600", "0.25"). */
 #define SECONDS(col) "round(extract(epoch from " col ")::numeric, 3)::float8"
 
-/* The job object's keys, in order (inspect.h promises them). */
-#define JOB_COLUMNS \
+/*
+ * The job object's keys, in order (inspect.h promises them); RESULT is
+ * the result's column, as jsonb or as its text (see inspect.h).
+ */
+#define JOB_COLUMNS(RESULT) \
 	"j.id, j.queue, j.type, j.status, j.payload, j.priority, j.attempts, j.max_attempts," \
 	" " SECONDS("j.timeout") " as timeout," \
 	" " TS("j.run_at") " as run_at, " TS("j.expires_at") " as expires_at," \
@@ -33,7 +36,7 @@
 	" j.hooks, j.depends_on," \
 	" case when j.status = 'blocked' then (select coalesce(json_agg(json_build_object('id', p.id," \
 	"   'status', p.status) order by p.id), '[]') from cronq.jobs p" \
-	"   where p.id = any(j.depends_on) and p.status <> 'succeeded') end as waiting_on"
+	"   where p.id = any(j.depends_on) and p.status <> 'succeeded') end as waiting_on, " RESULT
 
 bool
 inspect_status_valid(const char *s)
@@ -63,17 +66,22 @@ text_array(const char **names, int n)
 	return buf_steal(&b);
 }
 
-static const char list_sql[] =
-	"select coalesce(string_agg(row_to_json(x)::text, E',\\n' order by x.id desc), ''), count(*)"
-	" from (select " JOB_COLUMNS
-	"  from cronq.jobs j"
-	"  where ($1::text[] is null or j.status = any ($1::text[]))"
-	"    and ($2::text[] is null or j.queue = any ($2::text[]))"
-	"    and ($3::text[] is null or j.type = any ($3::text[]))"
-	"  order by j.id desc limit $4::bigint) x";
+#define RESULT_JSON(t) t ".result"
+#define RESULT_TEXT(t) t ".result::text as result"
+
+#define LIST_SQL(RESULT) \
+	"select coalesce(string_agg(row_to_json(x)::text, E',\\n' order by x.id desc), ''), count(*)" \
+	" from (select " JOB_COLUMNS(RESULT) \
+	"  from cronq.jobs j" \
+	"  where ($1::text[] is null or j.status = any ($1::text[]))" \
+	"    and ($2::text[] is null or j.queue = any ($2::text[]))" \
+	"    and ($3::text[] is null or j.type = any ($3::text[]))" \
+	"  order by j.id desc limit $4::bigint) x"
+static const char *const list_sql[] = {LIST_SQL(RESULT_JSON("j")), LIST_SQL(RESULT_TEXT("j"))};
 
 int
-inspect_list(PGconn *conn, const inspect_filter *f, char **json, int64_t *count, cq_err *err)
+inspect_list(PGconn *conn, const inspect_filter *f, bool results_as_text, char **json, int64_t *count,
+			 cq_err *err)
 {
 	char *statuses = text_array(f->statuses, f->nstatuses);
 	char *queues = text_array(f->queues, f->nqueues);
@@ -84,7 +92,7 @@ inspect_list(PGconn *conn, const inspect_filter *f, char **json, int64_t *count,
 
 	*json = NULL;
 	snprintf(limit, sizeof limit, "%" PRId64, f->limit);
-	res = pg_exec(conn, list_sql, 4, params, PG_ONE, err, NULL);
+	res = pg_exec(conn, list_sql[results_as_text], 4, params, PG_ONE, err, NULL);
 	free(statuses);
 	free(queues);
 	free(types);
@@ -96,18 +104,21 @@ inspect_list(PGconn *conn, const inspect_filter *f, char **json, int64_t *count,
 	return 0;
 }
 
-static const char show_sql[] =
-	"select row_to_json(x)::text from ("
-	" select " JOB_COLUMNS ","
-	"  (select coalesce('[' || string_agg(row_to_json(r)::text, ',' order by r.id) || ']', '[]')::json"
-	"   from (select rr.id, rr.attempt, rr.outcome, rr.worker,"
-	"           " TS("rr.started_at") " as started_at, " TS("rr.finished_at") " as finished_at,"
-	"           " SECONDS("rr.duration") " as duration, rr.error_code, rr.error, rr.output"
-	"         from cronq.job_runs rr where rr.job_id = j.id) r) as runs"
-	" from cronq.jobs j where j.id = $1::bigint) x";
+#define SHOW_SQL(RESULT, RUN_RESULT) \
+	"select row_to_json(x)::text from (" \
+	" select " JOB_COLUMNS(RESULT) "," \
+	"  (select coalesce('[' || string_agg(row_to_json(r)::text, ',' order by r.id) || ']', '[]')::json" \
+	"   from (select rr.id, rr.attempt, rr.outcome, rr.worker," \
+	"           " TS("rr.started_at") " as started_at, " TS("rr.finished_at") " as finished_at," \
+	"           " SECONDS("rr.duration") " as duration, rr.error_code, rr.error, rr.output," \
+	"           rr.stderr, " RUN_RESULT \
+	"         from cronq.job_runs rr where rr.job_id = j.id) r) as runs" \
+	" from cronq.jobs j where j.id = $1::bigint) x"
+static const char *const show_sql[] = {SHOW_SQL(RESULT_JSON("j"), RESULT_JSON("rr")),
+									   SHOW_SQL(RESULT_TEXT("j"), RESULT_TEXT("rr"))};
 
 int
-inspect_show(PGconn *conn, int64_t id, char **json, cq_err *err)
+inspect_show(PGconn *conn, int64_t id, bool results_as_text, char **json, cq_err *err)
 {
 	char idtext[32];
 	const char *params[1] = {idtext};
@@ -115,7 +126,7 @@ inspect_show(PGconn *conn, int64_t id, char **json, cq_err *err)
 
 	*json = NULL;
 	snprintf(idtext, sizeof idtext, "%" PRId64, id);
-	if ((res = pg_exec(conn, show_sql, 1, params, PG_MAYBE_ONE, err, NULL)) == NULL)
+	if ((res = pg_exec(conn, show_sql[results_as_text], 1, params, PG_MAYBE_ONE, err, NULL)) == NULL)
 		return err->code;
 	if (PQntuples(res) == 0) {
 		PQclear(res);

@@ -37,20 +37,25 @@ bool inspect_status_valid(const char *s);
  * (seconds), run_at, expires_at (the start deadline), idempotency_key,
  * unique_key, schedule, scheduled_for, enqueued_by,
  * locked_by, locked_until, cancel_requested, error_code, last_error,
- * created_at, updated_at, started_at, finished_at. Times are RFC 3339 UTC
+ * created_at, updated_at, started_at, finished_at, result (the latest
+ * attempt's result, JSON, or null). Times are RFC 3339 UTC
  * to the second; absent values are null. *count gets the number of jobs.
+ * With results_as_text, each result is a JSON string holding its JSON
+ * text instead: what a program reads with a parser that cannot hold every
+ * number a result may have (jansson: no integer past 64 bits).
  */
-int inspect_list(PGconn *conn, const inspect_filter *filter, char **json, int64_t *count,
-				 cq_err *err) __attribute__((warn_unused_result));
+int inspect_list(PGconn *conn, const inspect_filter *filter, bool results_as_text, char **json,
+				 int64_t *count, cq_err *err) __attribute__((warn_unused_result));
 
 /*
  * One job as a JSON object: the keys of inspect_list(), then "runs", every
  * row of cronq.job_runs for it in the order they were recorded, each with
  * id, attempt, outcome, worker, started_at, finished_at, duration (seconds, to
- * the millisecond), error_code, error and output. EX_DATAERR when the job
+ * the millisecond), error_code, error, output, stderr and result (as
+ * text with results_as_text, like the job's). EX_DATAERR when the job
  * does not exist.
  */
-int inspect_show(PGconn *conn, int64_t id, char **json, cq_err *err)
+int inspect_show(PGconn *conn, int64_t id, bool results_as_text, char **json, cq_err *err)
 	__attribute__((warn_unused_result));
 
 /* What retrying one id did. */

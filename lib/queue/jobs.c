@@ -312,24 +312,28 @@ outcomes_plain(const job_outcome *o, int n)
 {
 	for (int i = 0; i < n; i++) {
 		if (o[i].outcome != OUTCOME_SUCCEEDED || o[i].permanent || o[i].error_code ||
-			o[i].error || o[i].output || o[i].end_ms < 0 || o[i].base_time == NULL ||
+			o[i].error || o[i].output || o[i].err_output || o[i].result || o[i].end_ms < 0 || o[i].base_time == NULL ||
 			strcmp(o[i].worker, o[0].worker) != 0 || strcmp(o[i].base_time, o[0].base_time) != 0)
 			return false;
 	}
 	return n > 0;
 }
 
+/* The arrays of record.sql's parameters ($1 to $12, $14 and $15). */
+#define RECORD_ARRAYS 14
+#define RECORD_NPARAMS 15
+
 /*
  * The parameters of the outcome statement, held by a[]: with plain, the six
- * of record_plain.sql, else the thirteen of record.sql. Returns how many.
+ * of record_plain.sql, else the fifteen of record.sql. Returns how many.
  */
 static int
-outcome_params(job_outcome *o, int n, bool plain, bool expired_only, buf a[12],
-			   const char *params[13])
+outcome_params(job_outcome *o, int n, bool plain, bool expired_only, buf a[RECORD_ARRAYS],
+			   const char *params[RECORD_NPARAMS])
 {
 	char num[32];
 
-	for (int k = 0; k < 12; k++)
+	for (int k = 0; k < RECORD_ARRAYS; k++)
 		pg_array_begin(&a[k]);
 	for (int i = 0; i < n; i++) {
 		o[i].new_status = JOB_STATUS_NONE;
@@ -352,10 +356,12 @@ outcome_params(job_outcome *o, int n, bool plain, bool expired_only, buf a[12],
 		snprintf(num, sizeof num, "%" PRId64, o[i].delay_ms);
 		pg_array_raw(&a[8], num);
 		pg_array_text(&a[9], o[i].base_time);
+		pg_array_text(&a[12], o[i].err_output);
+		pg_array_text(&a[13], o[i].result);
 	}
-	for (int k = 0; k < 12; k++) {
+	for (int k = 0; k < RECORD_ARRAYS; k++) {
 		pg_array_end(&a[k]);
-		params[k] = buf_str(&a[k]);
+		params[k < 12 ? k : k + 1] = buf_str(&a[k]);
 	}
 	if (plain) {
 		params[2] = o[0].base_time;
@@ -365,7 +371,7 @@ outcome_params(job_outcome *o, int n, bool plain, bool expired_only, buf a[12],
 		return 6;
 	}
 	params[12] = expired_only ? "t" : "f";
-	return 13;
+	return RECORD_NPARAMS;
 }
 
 /* Copy each recorded job's new status from list ("id status,…", or NULL). */
@@ -390,8 +396,8 @@ apply_statuses(const char *list, job_outcome *o, int n)
 int
 jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 {
-	buf a[12] = {BUF_INIT};
-	const char *params[13];
+	buf a[RECORD_ARRAYS] = {BUF_INIT};
+	const char *params[RECORD_NPARAMS];
 	PGresult *res;
 	bool plain;
 	int np;
@@ -401,7 +407,7 @@ jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 	plain = !expired_only && outcomes_plain(o, n);
 	np = outcome_params(o, n, plain, expired_only, a, params);
 	res = pg_exec(conn, plain ? sql_queue_record_plain : sql_queue_record, np, params, PG_ONE, err, NULL);
-	for (int k = 0; k < 12; k++)
+	for (int k = 0; k < RECORD_ARRAYS; k++)
 		buf_free(&a[k]);
 	if (res == NULL)
 		return err->code;
@@ -446,8 +452,8 @@ int
 jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, int limit,
 					  int64_t lease_ms, const claim_filter *filter, claim_batch *out, cq_err *err)
 {
-	buf a[12] = {BUF_INIT};
-	const char *rp[13], *cp_params[CLAIM_NPARAMS];
+	buf a[RECORD_ARRAYS] = {BUF_INIT};
+	const char *rp[RECORD_NPARAMS], *cp_params[CLAIM_NPARAMS];
 	claim_params cp;
 	PGresult *res[2];
 	bool plain;
@@ -462,7 +468,7 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	rc = pg_exec_pair(conn, (const char *const[]) {plain ? sql_queue_record_plain : sql_queue_record,
 													sql_queue_claim},
 					  (const int[]) {np, CLAIM_NPARAMS}, (const char *const *const[]) {rp, cp_params}, res, err);
-	for (int k = 0; k < 12; k++)
+	for (int k = 0; k < RECORD_ARRAYS; k++)
 		buf_free(&a[k]);
 	claim_params_free(&cp);
 	if (rc != 0)

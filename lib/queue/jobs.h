@@ -94,7 +94,9 @@ typedef struct job_outcome {
 	bool		permanent;		/* failed with no retry possible: dead now */
 	const char *error_code;		/* NULL when none */
 	const char *error;
-	const char *output;
+	const char *output;			/* standard output, or a task's own report */
+	const char *err_output;		/* an exec program's standard error, or NULL */
+	const char *result;			/* JSON text (cronq.job_runs.result), or NULL */
 	int64_t		delay_ms;		/* backoff before the retry, if one follows */
 	const char *base_time;		/* started_at = base + start_ms */
 	int64_t		start_ms;

@@ -5,8 +5,9 @@
 -- but success (which stands: the work is done), even when the worker had
 -- not heard of the request yet; its job_runs row keeps the attempt's own
 -- outcome. A job whose history policy is errors leaves no job_runs row
--- for a success with no output (any other outcome, and a success with
--- output, keep theirs). A batch of plain successes goes through
+-- for a success with no output, standard error or result (any other
+-- outcome, and a success with one of them, keep theirs). cronq.jobs.result
+-- gets the attempt's result (an attempt given back leaves it alone). A batch of plain successes goes through
 -- record_plain.sql.
 -- Returns one text: the recorded jobs as "id status,id status,...", or
 -- null when none was.
@@ -29,18 +30,21 @@
 --                      row for the others (the rescue); a row another
 --                      transaction holds locked is skipped, not waited for
 --                      (a later rescue takes it)
+--   $14 text[]         standard errors, or nulls
+--   $15 jsonb[]        results, or nulls (the rescue: all nulls)
 --
 -- Try it by hand (psql 15 has no \bind): paste this file after
 --   PREPARE record AS
 -- then
 --   EXPLAIN EXECUTE record('{1}', '{1}', '{me}', '{failed}', '{f}', '{boom}',
---     '{"it broke"}', '{null}', '{10000}', array[now()], '{0}', '{25}', false);
+--     '{"it broke"}', '{null}', '{10000}', array[now()], '{0}', '{25}', false,
+--     '{null}', '{null}');
 with o as (
     select * from unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::bool[],
         $6::text[], $7::text[], $8::text[], $9::bigint[], $10::timestamptz[],
-        $11::bigint[], $12::bigint[])
+        $11::bigint[], $12::bigint[], $14::text[], $15::jsonb[])
         as o(id, attempt, worker, outcome, permanent, error_code, error, output,
-             delay_ms, base, start_ms, end_ms)
+             delay_ms, base, start_ms, end_ms, stderr, result)
 ), t as (
     select o.*, o.base + o.start_ms * interval '1 millisecond' as started,
         coalesce(o.base + o.end_ms * interval '1 millisecond', now()) as finished
@@ -66,6 +70,7 @@ with o as (
             else t.error end,
         error_code = case when j.cancel_requested and t.outcome <> 'succeeded' then 'cancelled'
             when t.outcome = 'given_back' then j.error_code else t.error_code end,
+        result = case when t.outcome = 'given_back' then j.result else t.result end,
         started_at = t.started,
         finished_at = case
             when t.outcome in ('succeeded', 'cancelled') or j.cancel_requested or t.permanent
@@ -80,7 +85,7 @@ with o as (
     returning j.id, j.status, j.history
 ), runs as (
     insert into cronq.job_runs (job_id, attempt, worker, started_at, finished_at,
-        outcome, error_code, error, output, duration)
+        outcome, error_code, error, output, duration, stderr, result)
     select t.id, t.attempt, t.worker, t.started, t.finished,
         case when upd.id is null then 'lease_lost'
              when t.permanent then 'failed' else t.outcome end,
@@ -88,10 +93,11 @@ with o as (
         case when upd.id is null and t.outcome <> 'lease_lost'
              then 'lease lost: outcome ' || t.outcome || ' not recorded'
              else t.error end,
-        t.output, t.finished - t.started
+        t.output, t.finished - t.started, t.stderr, t.result
     from t left join upd on upd.id = t.id
     where (upd.id is not null or not $13::bool)
         and (upd.history is distinct from 'errors' or t.outcome <> 'succeeded'
-             or coalesce(t.output, '') <> '')
+             or coalesce(t.output, '') <> '' or coalesce(t.stderr, '') <> ''
+             or t.result is not null)
 )
 select (select string_agg(id || ' ' || status, ',') from upd);

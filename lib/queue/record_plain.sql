@@ -1,5 +1,5 @@
 -- record_plain: record.sql for a batch of plain successes (no error, no
--- output) of one worker against one base time, the common case of a
+-- output, standard error or result: cronq.jobs.result is cleared) of one worker against one base time, the common case of a
 -- drain: four arrays instead of twelve. Fenced the same way; returns the
 -- same text: "id status,id status,...", or null. A job whose history
 -- policy is errors leaves no job_runs row for its quiet success (a fenced
@@ -24,7 +24,7 @@ with t as (
         as o(id, attempt, start_ms, end_ms)
 ), upd as (
     update cronq.jobs j set status = 'succeeded', locked_by = null, locked_until = null,
-        cancel_requested = false, last_error = null, error_code = null,
+        cancel_requested = false, last_error = null, error_code = null, result = null,
         started_at = t.started, finished_at = t.finished, updated_at = now()
     from t
     where j.id = any($1::bigint[]) and j.id = t.id

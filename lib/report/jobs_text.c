@@ -15,6 +15,7 @@
 #define ERROR_WIDTH 80
 #define TAIL_LINES 10
 #define TAIL_BYTES 4096
+#define RESULT_BYTES 4096
 
 /* The start of the last n bytes of s, not inside a UTF-8 sequence. */
 static const char *
@@ -162,6 +163,18 @@ put_tail(buf *out, const char *output)
 	}
 }
 
+/* A result (compact JSON) on one line, its first RESULT_BYTES at most. */
+static void
+put_result(buf *out, const char *text)
+{
+	char *clipped = utf8_clip(text, RESULT_BYTES, UTF8_CLIP_BYTES);
+	char *clean = utf8_printable(clipped, false);
+
+	buf_printf(out, "%s\n", clean);
+	free(clean);
+	free(clipped);
+}
+
 void
 jobs_show_text(buf *out, const json_t *job)
 {
@@ -193,6 +206,8 @@ jobs_show_text(buf *out, const json_t *job)
 		buf_printf(out, "%-17s ", key);
 		if (strcmp(key, "last_error") == 0)
 			put_indented(out, text, 18);
+		else if (strcmp(key, "result") == 0)
+			put_result(out, text);
 		else {
 			/* One line each: a queue or key holding a line break stays on its own. */
 			char *clean = utf8_printable(text, false);
@@ -206,6 +221,8 @@ jobs_show_text(buf *out, const json_t *job)
 	json_array_foreach(runs, i, run) {
 		char dur[64];
 		const char *output = cq_json_str(run, "output", "");
+		const char *err_output = cq_json_str(run, "stderr", "");
+		json_t *result = json_object_get(run, "result");
 
 		seconds_text(json_object_get(run, "duration"), false, dur, sizeof dur);
 		buf_printf(out, "  attempt %" JSON_INTEGER_FORMAT ": %s", json_integer_value(json_object_get(run, "attempt")),
@@ -229,6 +246,17 @@ jobs_show_text(buf *out, const json_t *job)
 		if (output[0]) {
 			buf_printf(out, "    output:\n");
 			put_tail(out, output);
+		}
+		if (err_output[0]) {
+			buf_printf(out, "    stderr:\n");
+			put_tail(out, err_output);
+		}
+		if (result && !json_is_null(result)) {
+			char *text = value_text(result);
+
+			buf_printf(out, "    result: ");
+			put_result(out, text);
+			free(text);
 		}
 	}
 }

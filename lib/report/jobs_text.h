@@ -2,7 +2,7 @@
  * jobs_text — jobs for people, as `cronq list` and `cronq show` print them
  * from the JSON of lib/queue/inspect: a list as fixed-width rows (each
  * error on its line, clipped), one job as its fields then every attempt
- * (outcome, error, duration, the tail of its output). Whatever a job or
+ * (outcome, error, duration, the tails of its output and stderr, its result). Whatever a job or
  * its author wrote is escaped for the terminal.
  */
 #ifndef CRONQ_JOBS_TEXT_H

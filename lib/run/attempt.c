@@ -85,5 +85,7 @@ attempt_run(worker *w, int i)
 	o->error_code = r->error_code[0] ? r->error_code : NULL;
 	o->error = r->error;
 	o->output = r->output;
+	o->err_output = r->err_output;
+	o->result = r->result;
 	s->state = SLOT_PENDING;
 }

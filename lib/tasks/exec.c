@@ -2,8 +2,11 @@
  * exec — {"command": "NAME", "args": ["..."], "env": {"K": "V"}}: runs the
  * program NAME found directly in the exec directory, with no shell. Exit 0
  * succeeds, 75 (EX_TEMPFAIL) is a retryable failure, any other status is a
- * permanent one; death by a signal is retryable. The tail of stdout and
- * stderr (64 KiB) is kept.
+ * permanent one; death by a signal is retryable. The tails of stdout and of
+ * stderr (64 KiB each) are kept apart. What the program writes to its
+ * descriptor 3 is its result: one JSON value of at most RESULT_MAX bytes;
+ * anything else there fails a program that exited 0, for good
+ * (bad_result, result_too_large): it would write the same again.
  *
  * The program runs under a supervisor process of its own (supervisor.c):
  * a stop (timeout, cancel, shutdown, lost lease) has it send SIGTERM to the
@@ -38,11 +41,14 @@
 
 #include "pg/pg.h"
 #include "tasks/supervisor.h"
+#include "util/buf.h"
 #include "util/clock.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
 #define OUTPUT_TAIL (64 * 1024)
+/* The largest result a program may write to its descriptor 3. */
+#define RESULT_MAX (1024 * 1024)
 /* How long a program's end may take to clean up before the job is recorded
  * anyway (its supervisor goes on alone). */
 #define CLEANUP_WAIT_MS 5000
@@ -503,6 +509,57 @@ tail_text(const tail *t)
 	return clean;
 }
 
+/* What the program writes to its descriptor 3: RESULT_MAX bytes at most,
+ * the rest read and dropped (a program must never block on it). */
+typedef struct result_in {
+	buf			text;
+	bool		too_large;
+} result_in;
+
+static void
+result_add(result_in *ri, const char *p, size_t n)
+{
+	if (ri->too_large || ri->text.len + n > RESULT_MAX) {
+		ri->too_large = true;
+		return;
+	}
+	buf_append(&ri->text, p, n);
+}
+
+/*
+ * The program's result into res: none when it wrote nothing; a program
+ * that exited 0 fails for good when what it wrote is too large or not one
+ * JSON value that jsonb can store (jansson's parser refuses \u0000, lone
+ * surrogates and bad UTF-8 as jsonb does). Sent to the database as the
+ * program wrote it, so that no number loses a digit.
+ */
+static void
+result_take(result_in *ri, const char *command, task_result *res)
+{
+	json_error_t jerr;
+	json_t *v;
+	bool ok = res->status == TASK_SUCCEEDED;
+
+	if (ri->too_large) {
+		if (ok)
+			task_result_set(res, TASK_PERMANENT, "result_too_large",
+							"%s wrote more than %d bytes to descriptor 3 (its result)", command, RESULT_MAX);
+		return;
+	}
+	if (ri->text.len == 0)
+		return;
+	v = json_loadb(ri->text.data, ri->text.len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &jerr);
+	if (v == NULL) {
+		if (ok)
+			task_result_set(res, TASK_PERMANENT, "bad_result",
+							"%s wrote a result that is not JSON to descriptor 3: %s (at byte %d)", command,
+							jerr.text, jerr.position);
+		return;
+	}
+	json_decref(v);
+	res->result = buf_steal(&ri->text);
+}
+
 /* Ask the supervisor to signal the program (SUPERVISOR_TERM or _KILL). */
 static void
 tell(int ctl, char what)
@@ -563,6 +620,9 @@ set_result(const task_ctx *ctx, const char *command, const supervisor_report *re
 						WTERMSIG(st), strsignal(WTERMSIG(st)));
 }
 
+/* The program's three outputs, in the order of exec_run's pipes. */
+enum { STREAM_OUT, STREAM_ERR, STREAM_RESULT, NSTREAMS };
+
 static void
 exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 {
@@ -571,13 +631,14 @@ exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 	strvec argv = {NULL, 0, 0}, envp = {NULL, 0, 0};
 	supervisor_report rep = {0, 0};
 	size_t got = 0;				/* bytes of rep read */
-	tail *out = NULL;
+	tail *out = NULL, *err = NULL;
+	result_in ri = {BUF_INIT, false};
 	char why[1024];
 	char *path = NULL;
-	int pipefd[2] = {-1, -1}, ctl[2] = {-1, -1}, st, may;
+	int pipes[NSTREAMS][2] = {{-1, -1}, {-1, -1}, {-1, -1}}, ctl[2] = {-1, -1}, st, may;
 	pid_t sup;
 	int64_t term_at = 0, ended_at = 0;
-	bool sup_done = false, eof = false, ctl_eof = false, killed = false;
+	bool sup_done = false, eof[NSTREAMS] = {false, false, false}, ctl_eof = false, killed = false;
 	size_t i;
 	json_t *v;
 
@@ -604,7 +665,9 @@ exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 	json_array_foreach(args, i, v)
 		strvec_push(&argv, xstrdup(json_string_value(v)));
 	build_env(ctx, job, &envp);
-	if (pipe2(pipefd, O_CLOEXEC) != 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0) {
+	if (pipe2(pipes[STREAM_OUT], O_CLOEXEC) != 0 || pipe2(pipes[STREAM_ERR], O_CLOEXEC) != 0 ||
+		pipe2(pipes[STREAM_RESULT], O_CLOEXEC) != 0 ||
+		socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ctl) != 0) {
 		task_result_set(res, TASK_FAILED, "exec_failed", "could not create a pipe: %s", strerror(errno));
 		goto out;
 	}
@@ -613,40 +676,50 @@ exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 		goto out;
 	}
 	if (sup == 0) {
-		supervisor_job sj = {ctx->exec_dir, path, argv.v, envp.v, pipefd[1], ctl[1], ctx->exec_uid, ctx->exec_gid};
+		supervisor_job sj = {ctx->exec_dir, path, argv.v, envp.v, pipes[STREAM_OUT][1], pipes[STREAM_ERR][1],
+							 pipes[STREAM_RESULT][1], ctl[1], ctx->exec_uid, ctx->exec_gid};
 
 		supervisor_main(&sj);
 	}
-	close(pipefd[1]);
+	for (int k = 0; k < NSTREAMS; k++) {
+		close(pipes[k][1]);
+		pipes[k][1] = -1;
+		fcntl(pipes[k][0], F_SETFL, O_NONBLOCK);
+	}
 	close(ctl[1]);
-	pipefd[1] = ctl[1] = -1;
-	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+	ctl[1] = -1;
 	fcntl(ctl[0], F_SETFL, O_NONBLOCK);
 	out = xcalloc(1, sizeof *out);
+	err = xcalloc(1, sizeof *err);
 
 	/*
 	 * Until the supervisor has exited (every process of the job is gone:
-	 * its end of the socket closes as it exits) and the output is at its
-	 * end; but once the program has ended, the job's outcome waits at most
-	 * CLEANUP_WAIT_MS for that.
+	 * its end of the socket closes as it exits) and the three pipes are at
+	 * their end; but once the program has ended, the job's outcome waits
+	 * at most CLEANUP_WAIT_MS for that.
 	 */
-	while (!sup_done || !eof) {
-		struct pollfd pfd[2] = {
-			{eof ? -1 : pipefd[0], POLLIN, 0},
-			{ctl_eof ? -1 : ctl[0], POLLIN, 0},
-		};
+	while (!sup_done || !eof[STREAM_OUT] || !eof[STREAM_ERR] || !eof[STREAM_RESULT]) {
+		struct pollfd pfd[NSTREAMS + 1];
 		char chunk[8192];
 		ssize_t n;
 		int64_t now;
 
-		if (poll(pfd, 2, 50) > 0) {
-			if (pfd[0].revents) {
-				while ((n = read(pipefd[0], chunk, sizeof chunk)) > 0)
-					tail_add(out, chunk, (size_t) n);
+		for (int k = 0; k < NSTREAMS; k++)
+			pfd[k] = (struct pollfd) {eof[k] ? -1 : pipes[k][0], POLLIN, 0};
+		pfd[NSTREAMS] = (struct pollfd) {ctl_eof ? -1 : ctl[0], POLLIN, 0};
+		if (poll(pfd, NSTREAMS + 1, 50) > 0) {
+			for (int k = 0; k < NSTREAMS; k++) {
+				if (!pfd[k].revents)
+					continue;
+				while ((n = read(pipes[k][0], chunk, sizeof chunk)) > 0)
+					if (k == STREAM_RESULT)
+						result_add(&ri, chunk, (size_t) n);
+					else
+						tail_add(k == STREAM_OUT ? out : err, chunk, (size_t) n);
 				if (n == 0)
-					eof = true;
+					eof[k] = true;
 			}
-			if (pfd[1].revents) {
+			if (pfd[NSTREAMS].revents) {
 				n = read(ctl[0], chunk, sizeof chunk);
 				if (n > 0 && got < sizeof rep) {
 					size_t take = (size_t) n < sizeof rep - got ? (size_t) n : sizeof rep - got;
@@ -699,21 +772,27 @@ exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 		got += (size_t) n;
 	}
 	res->output = tail_text(out);
+	res->err_output = tail_text(err);
 	if (term_at)
 		;						/* stopped: the runner records why */
 	else if (got != sizeof rep)
 		task_result_set(res, TASK_FAILED, "exec_failed", "the process supervising %s ended without a report", command);
-	else
+	else {
 		set_result(ctx, command, &rep, res);
+		result_take(&ri, command, res);
+	}
 
 out:
 	for (int k = 0; k < 2; k++) {
-		if (pipefd[k] >= 0)
-			close(pipefd[k]);
+		for (int p = 0; p < NSTREAMS; p++)
+			if (pipes[p][k] >= 0)
+				close(pipes[p][k]);
 		if (ctl[k] >= 0)
 			close(ctl[k]);
 	}
+	buf_free(&ri.text);
 	free(out);
+	free(err);
 	free(path);
 	strvec_free(&argv);
 	strvec_free(&envp);

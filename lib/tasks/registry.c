@@ -93,6 +93,8 @@ task_result_clear(task_result *res)
 {
 	free(res->error);
 	free(res->output);
+	free(res->err_output);
+	free(res->result);
 	memset(res, 0, sizeof *res);
 }
 

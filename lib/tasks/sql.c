@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "pg/pg.h"
+#include "pg/rowjson.h"
+#include "util/buf.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -103,14 +105,28 @@ author_session(const task_ctx *ctx, const task_job *job, task_result *res)
 	return NULL;
 }
 
-/* "rows: N" from the command tag of the job's last statement. */
+/*
+ * "rows: N" from the command tag of the job's last statement, and the
+ * result: {"tag": "DELETE 21", "row": null}, the tag as psql prints it and
+ * the statement's first row (rowjson.h); a row longer than ROWJSON_MAX as
+ * JSON is left out, "row_too_large": true saying so.
+ */
 static void
-set_rows_output(task_result *res, PGresult *r)
+set_rows_output(task_result *res, PGresult *r, const PGresult *first)
 {
 	const char *n = PQcmdTuples(r);
+	char *row = first ? rowjson_text(first, 0, ROWJSON_MAX) : NULL;
+	buf b = BUF_INIT;
 
 	free(res->output);
 	res->output = xasprintf("rows: %s", n[0] ? n : "0");
+	buf_puts(&b, "{\"tag\": ");
+	rowjson_string(&b, PQcmdStatus(r));
+	buf_printf(&b, ", \"row\": %s%s}", row ? row : "null",
+			   first && row == NULL ? ", \"row_too_large\": true" : "");
+	free(row);
+	free(res->result);
+	res->result = buf_steal(&b);
 }
 
 /*
@@ -122,7 +138,7 @@ set_rows_output(task_result *res, PGresult *r)
 static void
 run_sql(const task_ctx *ctx, PGconn *conn, const char *sql, bool in_transaction, task_result *res)
 {
-	PGresult *r = NULL, *end = NULL;
+	PGresult *r = NULL, *end = NULL, *first = NULL;
 	int failed_at;
 	bool stopped;
 
@@ -135,7 +151,7 @@ run_sql(const task_ctx *ctx, PGconn *conn, const char *sql, bool in_transaction,
 		PQclear(r);
 	}
 	r = pg_exec_watched(conn, sql, in_transaction ? -1 : 0, NULL, should_stop, (void *) ctx,
-						ctx->kill_grace_ms, &failed_at, &stopped);
+						ctx->kill_grace_ms, &failed_at, &stopped, &first);
 	if (r == NULL || failed_at >= 0) {
 		if (!stopped)			/* else the runner records why it stopped the task */
 			fail_with(res, r, conn, "");
@@ -144,7 +160,7 @@ run_sql(const task_ctx *ctx, PGconn *conn, const char *sql, bool in_transaction,
 	if (in_transaction) {
 		/* Watched too: deferred triggers run the author's code at commit. */
 		end = pg_exec_watched(conn, "commit", -1, NULL, should_stop, (void *) ctx, ctx->kill_grace_ms,
-							  &failed_at, &stopped);
+							  &failed_at, &stopped, NULL);
 		if (end == NULL || failed_at >= 0 || strcmp(PQcmdStatus(end), "COMMIT") != 0) {
 			/* A deferred constraint or trigger failed, or the job's SQL left the transaction aborted. */
 			if (stopped)
@@ -159,8 +175,9 @@ run_sql(const task_ctx *ctx, PGconn *conn, const char *sql, bool in_transaction,
 	/* Done and durable, even if a cancel request was on its way. */
 	task_result_set(res, TASK_SUCCEEDED, NULL, NULL);
 	res->took_effect = true;
-	set_rows_output(res, r);
+	set_rows_output(res, r, first);
 out:
+	PQclear(first);
 	PQclear(r);
 	PQclear(end);
 }

@@ -23,8 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The standard descriptors, then the runner's socket. */
+/* The standard descriptors, then the runner's socket, then the result
+ * pipe (which the program gets as its descriptor 3). */
 #define CTL_FD 3
+#define RESULT_FD 4
+#define PROGRAM_RESULT_FD 3
 
 /* The write end of the SIGCHLD self-pipe (the handler's only state). */
 static int chld_w = -1;
@@ -233,6 +236,9 @@ program(const supervisor_job *job, int report_fd, pid_t supervisor)
 {
 	sigset_t none;
 
+	/* The result pipe in place of the runner's socket (dup2 clears close-on-exec). */
+	if (dup2(RESULT_FD, PROGRAM_RESULT_FD) < 0)
+		report_and_exit(report_fd, SUPERVISOR_NO_FORK, errno);
 	for (size_t i = 0; i < sizeof quiet_signals / sizeof quiet_signals[0]; i++)
 		set_signal(quiet_signals[i], SIG_DFL, 0);
 	set_signal(SIGCHLD, SIG_DFL, 0);
@@ -259,6 +265,8 @@ supervisor_main(const supervisor_job *job)
 {
 	pid_t self = getpid(), prog;
 	int out = fcntl(job->out, F_DUPFD_CLOEXEC, 10);
+	int err = fcntl(job->err, F_DUPFD_CLOEXEC, 10);
+	int result = fcntl(job->result, F_DUPFD_CLOEXEC, 10);
 	int ctl = fcntl(job->ctl, F_DUPFD_CLOEXEC, 10);
 	int null = open("/dev/null", O_RDWR);
 	int chld[2], rep[2];
@@ -267,17 +275,22 @@ supervisor_main(const supervisor_job *job)
 	int status = 0;
 	sigset_t none;
 
-	if (out < 0 || ctl < 0)
+	if (out < 0 || err < 0 || result < 0 || ctl < 0)
 		_exit(1);
-	/* 0: /dev/null, 1 and 2: the output pipe (for the program), 3: the runner. */
+	/*
+	 * 0: /dev/null, 1 and 2: the output pipes (for the program), 3: the
+	 * runner, 4: the result pipe (for the program, as its 3).
+	 */
 	if (null >= 0)
 		dup2(null, STDIN_FILENO);
 	dup2(out, STDOUT_FILENO);
-	dup2(out, STDERR_FILENO);
+	dup2(err, STDERR_FILENO);
 	dup2(ctl, CTL_FD);
 	fcntl(CTL_FD, F_SETFD, FD_CLOEXEC);
+	dup2(result, RESULT_FD);
+	fcntl(RESULT_FD, F_SETFD, FD_CLOEXEC);
 	/* What other workers opened: their runner's socket must close when it dies. */
-	close_from(CTL_FD + 1);
+	close_from(RESULT_FD + 1);
 
 	/* Out of the runner's group: a kill of that group must leave us to clean up. */
 	setpgid(0, 0);
@@ -298,7 +311,8 @@ supervisor_main(const supervisor_job *job)
 	setpgid(prog, prog);		/* as the program does: no signal races its own call */
 	close(rep[1]);
 	fcntl(rep[0], F_SETFL, O_NONBLOCK);
-	/* The output pipe is the program's now: its end means the program's end. */
+	/* The pipes are the program's now: their end means the program's end. */
+	close(RESULT_FD);
 	if (null >= 0) {
 		dup2(STDIN_FILENO, STDOUT_FILENO);
 		dup2(STDIN_FILENO, STDERR_FILENO);

@@ -41,7 +41,9 @@ typedef struct supervisor_job {
 	const char *path;			/* the program */
 	char	   *const *argv;
 	char	   *const *envp;
-	int			out;			/* becomes the program's stdout and stderr */
+	int			out;			/* becomes the program's stdout */
+	int			err;			/* becomes the program's stderr */
+	int			result;			/* becomes the program's descriptor 3 (its result) */
 	int			ctl;			/* the supervisor's end of the runner's socket */
 	int64_t		uid, gid;		/* the program's user and group (-1: unchanged) */
 } supervisor_job;

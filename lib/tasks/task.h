@@ -4,8 +4,8 @@
  * leases: while they run they call task_tick() often, and stop promptly
  * when it says so; the runner decides what a stop means for the job.
  *
- * Ownership: a task_result's error and output are owned by the result and
- * freed by task_result_clear(); payloads are borrowed from the runner.
+ * Ownership: a task_result's error, output, err_output and result are
+ * owned by the result and freed by task_result_clear(); payloads are borrowed from the runner.
  */
 #ifndef CRONQ_TASK_H
 #define CRONQ_TASK_H
@@ -41,6 +41,13 @@ typedef struct task_result {
 	char		error_code[64];	/* "" when none */
 	char	   *error;			/* NULL when none */
 	char	   *output;			/* captured output tail, NULL when none */
+	char	   *err_output;		/* a program's standard error (its tail), NULL when none */
+	/*
+	 * The attempt's result as JSON text that PostgreSQL's jsonb accepts
+	 * (cronq.job_runs.result), NULL when none: a sql job's command tag and
+	 * first row, an exec program's value from descriptor 3.
+	 */
+	char	   *result;
 	/*
 	 * The work is done and durable (a committed transaction) even if the
 	 * runner asked the task to stop too late to prevent it: the runner then

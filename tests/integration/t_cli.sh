@@ -13,7 +13,7 @@ expect "no command" 64 "" $'cronq: error: no command given\nTry "cronq --help" f
 cronq frobnicate
 expect "unknown command" 64 "" $'cronq: error: unrecognized command "frobnicate"\nTry "cronq --help" for more information.'
 
-all_cmds="migrate enqueue run schedule cancel list show retry purge backfill status check"
+all_cmds="migrate enqueue run schedule cancel list show wait retry purge backfill status check"
 for cmd in $all_cmds; do
     cronq $cmd --help
     check "$cmd --help exits 0 with Usage" [ "$RC" = 0 ]

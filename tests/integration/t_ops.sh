@@ -98,7 +98,7 @@ eq "list: nothing matches: the header alone" "0|1" "$RC|$(wc -l <<<"$OUT")"
 cronq list --json
 eq "list --json: exit 0" 0 "$RC"
 eq "list --json parses, newest first" "5|$e|$a" "$(qj "$OUT" "select json_array_length(:'j'::json), :'j'::json -> 0 ->> 'id', :'j'::json -> 4 ->> 'id'")"
-keys="id,queue,type,status,payload,priority,attempts,max_attempts,timeout,run_at,expires_at,idempotency_key,unique_key,history,schedule,scheduled_for,enqueued_by,locked_by,locked_until,cancel_requested,error_code,last_error,created_at,updated_at,started_at,finished_at,hooks,depends_on,waiting_on"
+keys="id,queue,type,status,payload,priority,attempts,max_attempts,timeout,run_at,expires_at,idempotency_key,unique_key,history,schedule,scheduled_for,enqueued_by,locked_by,locked_until,cancel_requested,error_code,last_error,created_at,updated_at,started_at,finished_at,hooks,depends_on,waiting_on,result"
 eq "list --json: stable keys" "$keys" "$(qj "$OUT" "select string_agg(k, ',') from json_object_keys(:'j'::json -> 0) k")"
 eq "list --json: values" "later|queued|3600|0.1" \
     "$(qj "$OUT" "select (:'j'::json -> 0 ->> 'idempotency_key') || '|' || (:'j'::json -> 0 ->> 'status') || '|' || (:'j'::json -> 0 ->> 'timeout') || '|' || (:'j'::json -> 1 -> 'payload' ->> 'seconds')")"
@@ -115,7 +115,7 @@ cronq show "$c" --json
 eq "show --json: keys" "$keys,runs" "$(qj "$OUT" "select string_agg(k, ',') from json_object_keys(:'j'::json) k")"
 eq "show --json: every attempt" "2|1|failed|flaky|again|2" \
     "$(qj "$OUT" "select json_array_length(:'j'::json -> 'runs') || '|' || (:'j'::json -> 'runs' -> 0 ->> 'attempt') || '|' || (:'j'::json -> 'runs' -> 0 ->> 'outcome') || '|' || (:'j'::json -> 'runs' -> 0 ->> 'error_code') || '|' || (:'j'::json -> 'runs' -> 0 ->> 'error') || '|' || (:'j'::json -> 'runs' -> 1 ->> 'attempt')")"
-eq "show --json: run keys" "id,attempt,outcome,worker,started_at,finished_at,duration,error_code,error,output" \
+eq "show --json: run keys" "id,attempt,outcome,worker,started_at,finished_at,duration,error_code,error,output,stderr,result" \
     "$(qj "$OUT" "select string_agg(k, ',') from json_object_keys(:'j'::json -> 'runs' -> 0) k")"
 cronq show "$e" --json
 eq "show --json of a job never run: runs is []" "0|queued" "$(qj "$OUT" "select json_array_length(:'j'::json -> 'runs') || '|' || (:'j'::json ->> 'status')")"

@@ -111,7 +111,7 @@ e=$("$CRONQ" enqueue exec '{"command": "env", "args": ["a b", "c"], "env": {"COL
 CRONQ_DATABASE_URL="host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=postgres" "$CRONQ" run --exec-dir "$exec_dir" 2>"$T_DIR/exit.err"
 eq "exec run: exit 0" 0 $?
 eq "exit 75 is retryable" "failed|tempfail" "$(status_of $t)"
-eq "exit 75 keeps stderr" "try later" "$(q "select output from cronq.job_runs where job_id = $t order by id limit 1")"
+eq "exit 75 keeps stderr, apart from stdout" $'try later\n|' "$(q "select stderr || '|' || output from cronq.job_runs where job_id = $t order by id limit 1")"
 eq "exit 3 fails for good" "dead|exit_status" "$(status_of $x)"
 eq "killed by a signal: retryable, the signal named" "failed|signal|killed was killed by signal 9 (Killed)" "$(status_of $k)|$(q "select last_error from cronq.jobs where id = $k")"
 eq "5 MB of output: the last 64 KiB kept" "65536|t" "$(q "select octet_length(output), output like '%THE END%' from cronq.job_runs where job_id = $o")"
