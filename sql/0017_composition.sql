@@ -9,11 +9,13 @@
 -- {"type", "payload", "queue", "priority", "max_attempts", "timeout"}
 -- (type required; timeout in seconds). A spec is checked when the job or
 -- schedule is written, like a job of its own with the job's author
--- (hook_error, task_permission_error): a hook never has more rights than
--- the job's author, whose job it becomes. It is enqueued by the trigger
--- jobs_settle, in the statement (so the transaction) that records the
--- outcome, with the key notify:JOB:ATTEMPT:EVENT: once per event, and
--- never without its outcome. {job_id}, {type}, {schedule}, {status} and
+-- (jobs_hooks: hooks_error, hooks_permission_error): a hook never has
+-- more rights than the job's author, whose job it becomes. It is enqueued
+-- by cronq.fire_hooks, which the runner's outcome statements
+-- (lib/queue/record.sql, record_plain.sql) call for their batch, in the
+-- statement (so the transaction) that records the outcome, with the key
+-- notify:JOB:ATTEMPT:EVENT: once per event, and never without its outcome
+-- (one insert a batch: a trigger per row cost a drain 6 times its time). {job_id}, {type}, {schedule}, {status} and
 -- {error} are replaced in the payload's strings in one pass; in an sql
 -- job's "sql" each becomes a quoted SQL literal (NULL when absent), never
 -- text spliced into a statement, and an exec job's "command" is left as
@@ -49,66 +51,61 @@ alter table cronq.jobs add constraint jobs_status_check
 
 -- What is wrong with a set of hooks, or NULL: its shape, and each spec's
 -- payload by its task's rules (payload_error). Whether the author may
--- enqueue each type is task_permission_error's to say.
+-- enqueue each type is hooks_permission_error's to say. A standard SQL
+-- body (bound when created, safe under any search_path) with no SET
+-- clause: payload_error then runs under the caller's search path, as the
+-- check_task of jobs_guard runs it for the same row, and its cached plans
+-- stay valid (alternating search paths replanned them at every row: 0.8
+-- ms a job).
 create or replace function cronq.hooks_error(p_hooks jsonb) returns text
-language plpgsql immutable set search_path = pg_catalog, pg_temp as $$
-declare
-    ev text;
-    spec jsonb;
-    k text;
-    msg text;
-begin
-    if jsonb_typeof(p_hooks) <> 'object' then
-        return 'hooks must be a JSON object';
-    end if;
-    for ev, spec in select e.key, e.value from jsonb_each(p_hooks) e order by e.key loop
-        if ev not in ('on_success', 'on_failure', 'on_dead', 'on_recover') then
-            return format('unknown hook "%s": must be on_success, on_failure, on_dead or on_recover',
-                          left(ev, 100));
-        end if;
-        if jsonb_typeof(spec) <> 'object' then
-            return format('%s: a hook is a job spec, a JSON object such as {"type": "noop"}', ev);
-        end if;
-        for k in select jsonb_object_keys(spec) loop
-            if k not in ('type', 'payload', 'queue', 'priority', 'max_attempts', 'timeout') then
-                return format('%s: unrecognized field "%s" (a hook has type, payload, queue, priority, max_attempts, timeout)',
-                              ev, left(k, 100));
-            end if;
-        end loop;
-        if jsonb_typeof(spec->'type') is distinct from 'string' then
-            return format('%s: "type" is required and must be a string', ev);
-        end if;
-        if spec ? 'payload' and jsonb_typeof(spec->'payload') <> 'object' then
-            return format('%s: "payload" must be a JSON object', ev);
-        end if;
-        if spec ? 'queue' and (jsonb_typeof(spec->'queue') <> 'string'
-                               or spec->>'queue' = '' or length(spec->>'queue') > 200
-                               or spec->>'queue' ~ '[[:cntrl:]]') then
-            return format('%s: "queue" must be printable text of 1 to 200 bytes', ev);
-        end if;
-        if spec ? 'priority' and (jsonb_typeof(spec->'priority') <> 'number'
-                                  or (spec->>'priority')::numeric not between -1000000 and 1000000
-                                  or spec->>'priority' !~ '^-?[0-9]{1,9}$') then
-            return format('%s: "priority" must be an integer from -1000000 to 1000000', ev);
-        end if;
-        if spec ? 'max_attempts' and (jsonb_typeof(spec->'max_attempts') <> 'number'
-                                      or (spec->>'max_attempts')::numeric not between 1 and 1000
-                                      or spec->>'max_attempts' !~ '^-?[0-9]{1,9}$') then
-            return format('%s: "max_attempts" must be an integer from 1 to 1000', ev);
-        end if;
-        if spec ? 'timeout' and (jsonb_typeof(spec->'timeout') <> 'number'
-                                 or (spec->>'timeout')::numeric not between 1 and 31536000
-                                 or spec->>'timeout' !~ '^-?[0-9]{1,9}$') then
-            return format('%s: "timeout" must be a whole number of seconds from 1 to 31536000', ev);
-        end if;
-        msg := cronq.payload_error(spec->>'type', coalesce(spec->'payload', '{}'));
-        if msg is not null then
-            return format('%s: %s', ev, msg);
-        end if;
-    end loop;
-    return null;
-end
-$$;
+language sql stable
+begin atomic
+    select case
+        when jsonb_typeof(p_hooks) is distinct from 'object' then 'hooks must be a JSON object'
+        else (select x.msg from (
+            select e.key, case
+                when e.key not in ('on_success', 'on_failure', 'on_dead', 'on_recover') then
+                    format('unknown hook "%s": must be on_success, on_failure, on_dead or on_recover',
+                           left(e.key, 100))
+                when jsonb_typeof(e.value) <> 'object' then
+                    format('%s: a hook is a job spec, a JSON object such as {"type": "noop"}', e.key)
+                when exists (select 1 from jsonb_object_keys(e.value) k(k)
+                             where k.k not in ('type', 'payload', 'queue', 'priority', 'max_attempts',
+                                               'timeout')) then
+                    format('%s: unrecognized field "%s" (a hook has type, payload, queue, priority, max_attempts, timeout)',
+                           e.key, (select left(min(k.k), 100) from jsonb_object_keys(e.value) k(k)
+                                   where k.k not in ('type', 'payload', 'queue', 'priority',
+                                                     'max_attempts', 'timeout')))
+                when jsonb_typeof(e.value -> 'type') is distinct from 'string' then
+                    format('%s: "type" is required and must be a string', e.key)
+                when e.value ? 'payload' and jsonb_typeof(e.value -> 'payload') <> 'object' then
+                    format('%s: "payload" must be a JSON object', e.key)
+                when e.value ? 'queue' and (jsonb_typeof(e.value -> 'queue') <> 'string'
+                                            or e.value ->> 'queue' = '' or length(e.value ->> 'queue') > 200
+                                            or e.value ->> 'queue' ~ '[[:cntrl:]]') then
+                    format('%s: "queue" must be printable text of 1 to 200 bytes', e.key)
+                when e.value ? 'priority' and case
+                        when jsonb_typeof(e.value -> 'priority') <> 'number'
+                             or e.value ->> 'priority' !~ '^-?[0-9]{1,9}$' then true
+                        else (e.value ->> 'priority')::integer not between -1000000 and 1000000 end then
+                    format('%s: "priority" must be an integer from -1000000 to 1000000', e.key)
+                when e.value ? 'max_attempts' and case
+                        when jsonb_typeof(e.value -> 'max_attempts') <> 'number'
+                             or e.value ->> 'max_attempts' !~ '^[0-9]{1,9}$' then true
+                        else (e.value ->> 'max_attempts')::integer not between 1 and 1000 end then
+                    format('%s: "max_attempts" must be an integer from 1 to 1000', e.key)
+                when e.value ? 'timeout' and case
+                        when jsonb_typeof(e.value -> 'timeout') <> 'number'
+                             or e.value ->> 'timeout' !~ '^[0-9]{1,9}$' then true
+                        else (e.value ->> 'timeout')::integer not between 1 and 31536000 end then
+                    format('%s: "timeout" must be a whole number of seconds from 1 to 31536000', e.key)
+                else e.key || ': ' || cronq.payload_error(e.value ->> 'type',
+                                                           coalesce(e.value -> 'payload', '{}'))
+                end as msg
+            from jsonb_each(p_hooks) e) x
+          where x.msg is not null order by x.key limit 1)
+        end;
+end;
 
 -- Whether the role may enqueue every hook's type, or why not.
 create or replace function cronq.hooks_permission_error(p_hooks jsonb, p_role text) returns text
@@ -157,64 +154,130 @@ begin
 end
 $$;
 
--- The job a hook makes: spec's type and payload (its strings substituted;
--- an sql job's statement with quoted literals, an exec job's command as
--- written), queue (the job's by default), priority, attempts, timeout,
--- key notify:JOB:ATTEMPT:EVENT, the job's author. A key already taken
--- means the event's job exists: nothing more. Anything else the database
--- refuses becomes a fail job that says so (dead when it runs, so status
--- and check show it); if even that is refused, a warning. The outcome
--- being recorded stands in every case.
-create or replace function cronq.fire_hook(j cronq.jobs, event text) returns void
-language plpgsql volatile security definer set search_path = pg_catalog, pg_temp as $$
-declare
-    spec jsonb := j.hooks -> ('on_' || event);
-    vals text[] := array[j.id::text, j.type, j.schedule, j.status, left(j.last_error, 2000)];
-    key text := 'notify:' || j.id || ':' || j.attempts || ':' || event;
-    p jsonb;
-begin
-    if spec is null then
-        return;
-    end if;
-    p := cronq.hook_json(coalesce(spec->'payload', '{}'), vals);
-    if spec->>'type' = 'sql' and jsonb_typeof(spec->'payload'->'sql') = 'string' then
-        p := jsonb_set(p, '{sql}', to_jsonb(cronq.hook_text(spec->'payload'->>'sql', vals, true)));
-    elsif spec->>'type' = 'exec' and spec->'payload' ? 'command' then
-        p := jsonb_set(p, '{command}', spec->'payload'->'command');
-    end if;
-    begin
+-- A hook's payload for its job: its strings substituted (hook_json); an
+-- sql job's statement with quoted literals, an exec job's command as
+-- written. A payload without a placeholder is taken as it is.
+create or replace function cronq.hook_payload(spec jsonb, vals text[]) returns jsonb
+language sql immutable
+begin atomic
+    select case
+        when coalesce((spec -> 'payload')::text, '') !~ '\{(job_id|type|schedule|status|error)\}'
+            then coalesce(spec -> 'payload', '{}')
+        when spec ->> 'type' = 'sql' and jsonb_typeof(spec -> 'payload' -> 'sql') = 'string'
+            then jsonb_set(cronq.hook_json(spec -> 'payload', vals), '{sql}',
+                           to_jsonb(cronq.hook_text(spec -> 'payload' ->> 'sql', vals, true)))
+        when spec ->> 'type' = 'exec' and spec -> 'payload' ? 'command'
+            then jsonb_set(cronq.hook_json(spec -> 'payload', vals), '{command}',
+                           spec -> 'payload' -> 'command')
+        else cronq.hook_json(spec -> 'payload', vals)
+        end;
+end;
+
+-- The hooks of a batch of outcomes (the runner's outcome statements call
+-- it, in the statement that records them, for the jobs with hooks that
+-- ended succeeded, failed or dead): per job its events (success, and
+-- recover after a failed attempt of its own or a failed or dead previous
+-- job of its schedule; failure; failure and dead), each hook's job in one
+-- insert: type and payload (hook_payload), queue (the job's by default),
+-- priority, attempts, timeout, key notify:JOB:ATTEMPT:EVENT, the job's
+-- author. A key already taken means the event's job exists: nothing more.
+-- A hook the database would refuse now (its author lost a grant; a
+-- substituted value broke a payload rule: the checks of jobs_guard, made
+-- first) becomes a permanent fail job saying so, never a failed outcome.
+-- Runs as the owner: the hook's job is the author's whoever runs the
+-- runner. Returns how many jobs it wrote.
+create or replace function cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts integer[],
+                                            p_errors text[])
+returns bigint
+language sql volatile security definer set search_path = pg_catalog, pg_temp
+begin atomic
+    with o as (
+        select o.id, o.status, o.attempt, o.error, ev.event
+        from unnest(p_ids, p_statuses, p_attempts, p_errors) as o(id, status, attempt, error)
+        cross join lateral unnest(case o.status when 'succeeded' then array['success', 'recover']
+                                                when 'failed' then array['failure']
+                                                when 'dead' then array['failure', 'dead'] end)
+            as ev(event)
+    ), e as (
+        select o.id, o.status, o.attempt, o.error, o.event, j.hooks -> ('on_' || o.event) as spec,
+               j.type, j.schedule, j.queue, j.enqueued_by
+        from o join cronq.jobs j on j.id = o.id
+        where j.hooks ? ('on_' || o.event)
+          and (o.event <> 'recover' or o.attempt > 1
+               or (select p.status from cronq.jobs p
+                   where p.schedule = j.schedule and p.id < j.id
+                     and p.status in ('succeeded', 'failed', 'dead')
+                   order by p.id desc limit 1) in ('failed', 'dead'))
+    ), p as materialized (
+        -- each once (an inlined CTE would compute them at every use)
+        select e.*, cronq.hook_payload(e.spec, array[e.id::text, e.type, e.schedule, e.status,
+                                                      left(e.error, 2000)]) as payload
+        from e
+    ), v as materialized (
+        select p.*, coalesce(cronq.payload_error(p.spec ->> 'type', p.payload),
+                             cronq.task_permission_error(p.spec ->> 'type', p.enqueued_by)) as why
+        from p
+    ), ins as (
         insert into cronq.jobs (type, payload, queue, priority, max_attempts, timeout,
                                 idempotency_key, enqueued_by)
-        values (spec->>'type', p, coalesce(spec->>'queue', j.queue), (spec->>'priority')::integer,
-                (spec->>'max_attempts')::integer, (spec->>'timeout')::bigint * interval '1 second',
-                key, j.enqueued_by)
-        on conflict (idempotency_key) where idempotency_key is not null do nothing;
-    exception when others then
-        begin
-            insert into cronq.jobs (type, payload, queue, idempotency_key, enqueued_by)
-            values ('fail',
-                    jsonb_build_object('message',
-                        format('hook on_%s of job %s could not be enqueued: %s', event, j.id,
-                               left(sqlerrm, 500)),
-                        'code', 'hook_refused', 'permanent', true),
-                    j.queue, key, j.enqueued_by)
-            on conflict (idempotency_key) where idempotency_key is not null do nothing;
-        exception when others then
-            raise warning 'hook on_% of job % could not be enqueued: %', event, j.id, sqlerrm;
-        end;
-    end;
+        select case when v.why is null then v.spec ->> 'type' else 'fail' end,
+               case when v.why is null then v.payload
+                    else jsonb_build_object('message',
+                             format('hook on_%s of job %s could not be enqueued: %s', v.event, v.id,
+                                    left(v.why, 500)),
+                             'code', 'hook_refused', 'permanent', true) end,
+               case when v.why is null then coalesce(v.spec ->> 'queue', v.queue) else v.queue end,
+               case when v.why is null then (v.spec ->> 'priority')::integer end,
+               case when v.why is null then (v.spec ->> 'max_attempts')::integer end,
+               case when v.why is null then (v.spec ->> 'timeout')::bigint * interval '1 second' end,
+               'notify:' || v.id || ':' || v.attempt || ':' || v.event, v.enqueued_by
+        from v
+        order by v.id, v.event
+        on conflict (idempotency_key) where idempotency_key is not null do nothing
+        returning 1
+    )
+    select count(*) from ins;
+end;
+revoke execute on function cronq.fire_hooks(bigint[], text[], integer[], text[]) from public;
+
+-- A new job's hooks, checked as jobs of its author (after jobs_guard has
+-- settled the author). No SET clause and every name qualified: see
+-- hooks_error. A job made by a hook carries none.
+create or replace function cronq.jobs_hooks() returns trigger
+language plpgsql as $$
+declare
+    msg pg_catalog.text;
+begin
+    if pg_catalog.starts_with(new.idempotency_key, 'notify:') then
+        new.hooks := null;
+        return new;
+    end if;
+    msg := cronq.hooks_error(new.hooks);
+    if msg is not null then
+        raise exception '%', msg using errcode = '22023';
+    end if;
+    msg := cronq.hooks_permission_error(new.hooks, new.enqueued_by);
+    if msg is not null then
+        raise exception '%', msg using errcode = '42501';
+    end if;
+    if new.hooks operator(pg_catalog.=) '{}'::pg_catalog.jsonb then
+        new.hooks := null;
+    end if;
+    return new;
 end
 $$;
-revoke execute on function cronq.fire_hook(cronq.jobs, text) from public;
+drop trigger if exists jobs_hooks on cronq.jobs;
+create trigger jobs_hooks before insert on cronq.jobs for each row
+    when (new.hooks is not null)
+    execute function cronq.jobs_hooks();
 
--- A new job's hooks and dependencies (before insert, after jobs_guard has
--- settled its author). Runs as the owner, to note the job among its
+-- A new job's dependencies (before insert, after jobs_guard has settled
+-- its author). Runs as the owner, to note the job among its
 -- parents' dependants; so it checks the author itself: a parent must be a
 -- job of the same author, written before this one.
 create or replace function cronq.jobs_plan() returns trigger
 language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
 declare
-    msg text;
     wanted bigint[];
     found_ids bigint[];
     waiting integer;
@@ -223,23 +286,6 @@ declare
 begin
     new.dependants := null;
     new.waiting_for := null;
-    if new.hooks is not null then
-        if starts_with(new.idempotency_key, 'notify:') then
-            new.hooks := null;  -- jobs made by hooks carry none
-        else
-            msg := cronq.hooks_error(new.hooks);
-            if msg is not null then
-                raise exception '%', msg using errcode = '22023';
-            end if;
-            msg := cronq.hooks_permission_error(new.hooks, new.enqueued_by);
-            if msg is not null then
-                raise exception '%', msg using errcode = '42501';
-            end if;
-            if new.hooks = '{}' then
-                new.hooks := null;
-            end if;
-        end if;
-    end if;
     if new.depends_on is null then
         return new;
     end if;
@@ -293,69 +339,39 @@ end
 $$;
 drop trigger if exists jobs_plan on cronq.jobs;
 create trigger jobs_plan before insert on cronq.jobs for each row
-    when (new.hooks is not null or new.depends_on is not null or new.dependants is not null
-          or new.waiting_for is not null)
+    when (new.depends_on is not null or new.dependants is not null or new.waiting_for is not null)
     execute function cronq.jobs_plan();
 
--- After a job's status changes: its hooks and its dependants, in the same
--- statement. Runs as the owner: a hook is enqueued as the job's author,
--- and a dependant is the author's too.
+-- After a job's status changes, its dependants, in the same statement
+-- (hooks are the outcome statements' own: fire_hooks). Runs as the
+-- owner: a dependant is the author's job, kept as the author cannot.
 create or replace function cronq.jobs_settle() returns trigger
 language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
-declare
-    before text;
 begin
-    if new.hooks is not null and old.status = 'running' then
-        if new.status = 'succeeded' then
-            perform cronq.fire_hook(new, 'success');
-            if new.hooks ? 'on_recover' then
-                if new.attempts > 1 then
-                    before := 'failed';
-                elsif new.schedule is not null then
-                    select j.status into before from cronq.jobs j
-                    where j.schedule = new.schedule and j.id < new.id
-                      and j.status in ('succeeded', 'failed', 'dead')
-                    order by j.id desc limit 1;
-                end if;
-                if before in ('failed', 'dead') then
-                    perform cronq.fire_hook(new, 'recover');
-                end if;
-            end if;
-        elsif new.status in ('failed', 'dead') then
-            perform cronq.fire_hook(new, 'failure');
-            if new.status = 'dead' then
-                perform cronq.fire_hook(new, 'dead');
-            end if;
-        end if;
-    end if;
-    if new.dependants is not null then
-        if new.status = 'succeeded' then
-            update cronq.jobs c
-            set waiting_for = c.waiting_for - 1,
-                status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
-                updated_at = now()
-            where c.id = any(new.dependants) and c.status = 'blocked';
-        elsif old.status = 'succeeded' then
-            -- retried after its success: its blocked dependants wait for it again
-            update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
-            where c.id = any(new.dependants) and c.status = 'blocked';
-        elsif new.status in ('dead', 'cancelled') then
-            update cronq.jobs c
-            set status = 'cancelled', error_code = 'dependency_failed',
-                last_error = format('job %s, which it depends on, ended %s', new.id, new.status),
-                finished_at = now(), updated_at = now()
-            where c.id = any(new.dependants) and c.status = 'blocked';
-        end if;
+    if new.status = 'succeeded' then
+        update cronq.jobs c
+        set waiting_for = c.waiting_for - 1,
+            status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
+            updated_at = now()
+        where c.id = any(new.dependants) and c.status = 'blocked';
+    elsif old.status = 'succeeded' then
+        -- retried after its success: its blocked dependants wait for it again
+        update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
+        where c.id = any(new.dependants) and c.status = 'blocked';
+    elsif new.status in ('dead', 'cancelled') then
+        update cronq.jobs c
+        set status = 'cancelled', error_code = 'dependency_failed',
+            last_error = format('job %s, which it depends on, ended %s', new.id, new.status),
+            finished_at = now(), updated_at = now()
+        where c.id = any(new.dependants) and c.status = 'blocked';
     end if;
     return null;
 end
 $$;
 drop trigger if exists jobs_settle on cronq.jobs;
 create trigger jobs_settle after update of status on cronq.jobs for each row
-    when (old.status is distinct from new.status
-          and ((new.hooks is not null and old.status = 'running')
-               or (new.dependants is not null
-                   and (new.status in ('succeeded', 'dead', 'cancelled') or old.status = 'succeeded'))))
+    when (old.status is distinct from new.status and new.dependants is not null
+          and (new.status in ('succeeded', 'dead', 'cancelled') or old.status = 'succeeded'))
     execute function cronq.jobs_settle();
 
 -- A dependant put back to queued by a retry waits again for those of its
@@ -398,11 +414,12 @@ create trigger jobs_fixed before update of hooks, depends_on, dependants, waitin
               is distinct from (new.hooks, new.depends_on, new.dependants, new.waiting_for))
     execute function cronq.jobs_fixed();
 
--- A schedule's hooks, checked against its author (after schedules_guard).
+-- A schedule's hooks, checked against its author (after schedules_guard;
+-- no SET clause, every name qualified: see hooks_error).
 create or replace function cronq.schedules_hooks() returns trigger
-language plpgsql set search_path = pg_catalog, pg_temp as $$
+language plpgsql as $$
 declare
-    msg text := cronq.hooks_error(new.hooks);
+    msg pg_catalog.text := cronq.hooks_error(new.hooks);
 begin
     if msg is not null then
         raise exception '%', msg using errcode = '22023';
@@ -411,7 +428,7 @@ begin
     if msg is not null then
         raise exception '%', msg using errcode = '42501';
     end if;
-    if new.hooks = '{}' then
+    if new.hooks operator(pg_catalog.=) '{}'::pg_catalog.jsonb then
         new.hooks := null;
     end if;
     return new;
