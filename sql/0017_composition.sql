@@ -17,9 +17,9 @@
 -- notify:JOB:ATTEMPT:EVENT: once per event, and never without its outcome
 -- (one insert a batch: a trigger per row cost a drain 6 times its time). {job_id}, {type}, {schedule}, {status} and
 -- {error} are replaced in the payload's strings in one pass; in an sql
--- job's "sql" each becomes a quoted SQL literal (NULL when absent), never
--- text spliced into a statement, and an exec job's "command" is left as
--- written. Jobs made by hooks carry no hooks. A hook job the database
+-- job's "sql" each becomes an expression reading a setting that a first
+-- statement sets (hook_payload): no value is ever spliced into the
+-- statement; an exec job's "command" is left as written. Jobs made by hooks carry no hooks. A hook job the database
 -- refuses at that moment (its author lost a grant, a substituted value
 -- broke a payload rule) is written as a permanent fail job saying so,
 -- never at the cost of the outcome.
@@ -33,8 +33,11 @@
 -- for; a parent that ends dead or cancelled cancels them (error_code
 -- dependency_failed, and on down the chain). Both in the transaction that
 -- records the parent's outcome (jobs_settle), so a dependant is due at
--- the next claim. A retried dependant whose parents have not all
--- succeeded waits again (jobs_wait).
+-- the next claim; one that another transaction holds locked is not waited
+-- for (a role may lock its own rows, and the runner's statements must not
+-- wait on them): it goes to cronq.settle_later, which the next wake
+-- settles from its parents (lib/queue/settle.sql). A retried dependant
+-- whose parents have not all succeeded waits again (jobs_wait).
 --
 -- Binaries built before this schema know neither blocked jobs nor hooks:
 -- compatible-from: 17
@@ -121,22 +124,41 @@ end;
 -- s with each {job_id}, {type}, {schedule}, {status} and {error} replaced
 -- by its value (vals, in that order), in one pass: a value holding a
 -- placeholder is not replaced again. quoted: each value a quoted SQL
--- literal, NULL for none.
+-- literal, NULL for none. Linear in the result (string_agg, not a
+-- concatenation per placeholder: 150,000 placeholders in a payload of
+-- 1 MiB took hours and held the statement that records an outcome), and
+-- refused (54000) before it is built when the result would pass 1 MiB, a
+-- payload's limit anyway.
 create or replace function cronq.hook_text(s text, vals text[], quoted boolean) returns text
 language plpgsql immutable set search_path = pg_catalog, pg_temp as $$
 declare
     pattern constant text := '\{(job_id|type|schedule|status|error)\}';
-    parts text[] := regexp_split_to_array(s, pattern);
-    names text[] := array(select m[1] from regexp_matches(s, pattern, 'g') m);
-    out text := parts[1];
-    v text;
+    names constant text[] := array['job_id', 'type', 'schedule', 'status', 'error'];
+    reps text[];
+    parts text[];
+    found text[];
+    total bigint;
 begin
-    for i in 1..coalesce(cardinality(names), 0) loop
-        v := vals[array_position(array['job_id', 'type', 'schedule', 'status', 'error'], names[i])];
-        out := out || case when quoted then coalesce(quote_literal(v), 'NULL') else coalesce(v, '') end
-                   || parts[i + 1];
-    end loop;
-    return out;
+    if s is null or strpos(s, '{') = 0 then
+        return s;
+    end if;
+    found := array(select m[1] from regexp_matches(s, pattern, 'g') m);
+    if coalesce(cardinality(found), 0) = 0 then
+        return s;
+    end if;
+    reps := array(select case when quoted then coalesce(quote_literal(vals[i]), 'NULL')
+                              else coalesce(vals[i], '') end
+                  from generate_series(1, 5) i order by i);
+    total := octet_length(s) + (select sum(octet_length(reps[array_position(names, f)]))
+                                from unnest(found) f);
+    if total > 1048576 then
+        raise exception 'its text would be % bytes once its placeholders are replaced (at most 1 MiB)',
+            total using errcode = '54000';
+    end if;
+    parts := regexp_split_to_array(s, pattern);
+    return (select string_agg(p.part || coalesce(reps[array_position(names, found[p.n])], ''), ''
+                              order by p.n)
+            from unnest(parts) with ordinality p(part, n));
 end
 $$;
 
@@ -154,9 +176,19 @@ begin
 end
 $$;
 
--- A hook's payload for its job: its strings substituted (hook_json); an
--- sql job's statement with quoted literals, an exec job's command as
--- written. A payload without a placeholder is taken as it is.
+-- A hook's payload for its job: its strings substituted (hook_json). An
+-- exec job's command is left as written. An sql job's statement gets no
+-- value spliced in: quoting cannot make that safe (a placeholder the
+-- author wrote inside quotes or a comment would let an error message,
+-- whose text other roles' data can shape, end the quote and write SQL
+-- that runs as the author). Each placeholder becomes an expression that
+-- reads its value from a setting, cronq.hook_job_id, cronq.hook_type,
+-- cronq.hook_schedule, cronq.hook_status or cronq.hook_error (NULL when
+-- empty), and a first statement, which cronq writes with quoted literals
+-- where no author's text surrounds them, sets them all: the text put in
+-- the author's statement is cronq's own, whatever the values. The session
+-- is discarded after the job, as any sql job's. A payload without a
+-- placeholder is taken as it is.
 create or replace function cronq.hook_payload(spec jsonb, vals text[]) returns jsonb
 language sql immutable
 begin atomic
@@ -164,8 +196,24 @@ begin atomic
         when coalesce((spec -> 'payload')::text, '') !~ '\{(job_id|type|schedule|status|error)\}'
             then coalesce(spec -> 'payload', '{}')
         when spec ->> 'type' = 'sql' and jsonb_typeof(spec -> 'payload' -> 'sql') = 'string'
-            then jsonb_set(cronq.hook_json(spec -> 'payload', vals), '{sql}',
-                           to_jsonb(cronq.hook_text(spec -> 'payload' ->> 'sql', vals, true)))
+            then jsonb_set(cronq.hook_json(spec -> 'payload', vals), '{sql}', to_jsonb(
+                case when spec -> 'payload' ->> 'sql' !~ '\{(job_id|type|schedule|status|error)\}'
+                     then spec -> 'payload' ->> 'sql'
+                     else 'select pg_catalog.set_config(''cronq.hook_job_id'', '
+                          || quote_literal(coalesce(vals[1], '')) || ', false), '
+                          || 'pg_catalog.set_config(''cronq.hook_type'', '
+                          || quote_literal(coalesce(vals[2], '')) || ', false), '
+                          || 'pg_catalog.set_config(''cronq.hook_schedule'', '
+                          || quote_literal(coalesce(vals[3], '')) || ', false), '
+                          || 'pg_catalog.set_config(''cronq.hook_status'', '
+                          || quote_literal(coalesce(vals[4], '')) || ', false), '
+                          || 'pg_catalog.set_config(''cronq.hook_error'', '
+                          || quote_literal(coalesce(vals[5], '')) || ', false);' || E'\n'
+                          || regexp_replace(spec -> 'payload' ->> 'sql',
+                                            '\{(job_id|type|schedule|status|error)\}',
+                                            'nullif(pg_catalog.current_setting(''cronq.hook_\1'', true), '''')',
+                                            'g')
+                     end))
         when spec ->> 'type' = 'exec' and spec -> 'payload' ? 'command'
             then jsonb_set(cronq.hook_json(spec -> 'payload', vals), '{command}',
                            spec -> 'payload' -> 'command')
@@ -203,19 +251,32 @@ begin atomic
                j.type, j.schedule, j.queue, j.enqueued_by
         from o join cronq.jobs j on j.id = o.id
         where j.hooks ? ('on_' || o.event)
+          -- the author's own jobs of that schedule's name: a name is reused
+          -- once its author drops it, and another role's outcome must not
+          -- fire this one's hook
           and (o.event <> 'recover' or o.attempt > 1
                or (select p.status from cronq.jobs p
-                   where p.schedule = j.schedule and p.id < j.id
+                   where p.schedule = j.schedule and p.id < j.id and p.enqueued_by = j.enqueued_by
                      and p.status in ('succeeded', 'failed', 'dead')
                    order by p.id desc limit 1) in ('failed', 'dead'))
     ), p as materialized (
-        -- each once (an inlined CTE would compute them at every use)
-        select e.*, cronq.hook_payload(e.spec, array[e.id::text, e.type, e.schedule, e.status,
-                                                      left(e.error, 2000)]) as payload
+        -- each once (an inlined CTE would compute them at every use); a
+        -- payload whose placeholders would take it past 1 MiB is not built
+        -- (150,000 placeholders in a payload of 1 MiB): nothing here may
+        -- fail the statement that records the outcomes
+        select e.*, case
+            when octet_length(coalesce((e.spec -> 'payload')::text, ''))
+                 + regexp_count(coalesce((e.spec -> 'payload')::text, ''),
+                                '\{(job_id|type|schedule|status|error)\}')
+                   * (coalesce(octet_length(left(e.error, 2000)), 0) + 256) <= 1048576
+            then cronq.hook_payload(e.spec, array[e.id::text, e.type, e.schedule, e.status,
+                                                  left(e.error, 2000)]) end as payload
         from e
     ), v as materialized (
-        select p.*, coalesce(cronq.payload_error(p.spec ->> 'type', p.payload),
-                             cronq.task_permission_error(p.spec ->> 'type', p.enqueued_by)) as why
+        select p.*, case
+            when p.payload is null then 'its payload would pass 1 MiB once its placeholders are replaced'
+            else coalesce(cronq.payload_error(p.spec ->> 'type', p.payload),
+                          cronq.task_permission_error(p.spec ->> 'type', p.enqueued_by)) end as why
         from p
     ), ins as (
         insert into cronq.jobs (type, payload, queue, priority, max_attempts, timeout,
@@ -342,28 +403,83 @@ create trigger jobs_plan before insert on cronq.jobs for each row
     when (new.depends_on is not null or new.dependants is not null or new.waiting_for is not null)
     execute function cronq.jobs_plan();
 
+-- Blocked jobs whose parent's outcome jobs_settle could not apply: another
+-- transaction held them locked. Each wake settles them from their parents
+-- (lib/queue/settle.sql). The runner's alone: no role has a grant on it.
+create table if not exists cronq.settle_later (
+    job_id bigint primary key
+);
+
 -- After a job's status changes, its dependants, in the same statement
 -- (hooks are the outcome statements' own: fire_hooks). Runs as the
 -- owner: a dependant is the author's job, kept as the author cannot.
 create or replace function cronq.jobs_settle() returns trigger
 language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
+declare
+    wanted bigint[];
+    parents bigint[];
+    held bigint[];
 begin
-    if new.status = 'succeeded' then
-        update cronq.jobs c
-        set waiting_for = c.waiting_for - 1,
-            status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
-            updated_at = now()
-        where c.id = any(new.dependants) and c.status = 'blocked';
-    elsif old.status = 'succeeded' then
-        -- retried after its success: its blocked dependants wait for it again
-        update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
-        where c.id = any(new.dependants) and c.status = 'blocked';
-    elsif new.status in ('dead', 'cancelled') then
-        update cronq.jobs c
-        set status = 'cancelled', error_code = 'dependency_failed',
-            last_error = format('job %s, which it depends on, ended %s', new.id, new.status),
-            finished_at = now(), updated_at = now()
-        where c.id = any(new.dependants) and c.status = 'blocked';
+    if new.dependants is not null then
+        -- Dependants are a role's own rows, which it may hold locked (select
+        -- ... for update, an open cancel): the statement recording an
+        -- outcome, and the rescue, must never wait for them (a role kept
+        -- every runner from recording and rescuing anything). Those held
+        -- are left in cronq.settle_later: each wake settles them again from
+        -- their parents (lib/queue/settle.sql).
+        if new.status in ('dead', 'cancelled') then
+            -- Every blocked job down the chain in one statement: a trigger
+            -- per level nested as deep as the chain, and a chain of a few
+            -- hundred jobs exhausted the stack (stack depth limit exceeded)
+            -- in the statement recording the outcome, and in every rescue
+            -- after it. The dependants' own jobs_settle then finds nothing
+            -- left blocked below them.
+            with recursive d(id, parent) as (
+                select c.id, new.id from cronq.jobs c
+                where c.id = any(new.dependants) and c.status = 'blocked'
+                union
+                select c.id, d.id
+                from d join cronq.jobs p on p.id = d.id
+                join cronq.jobs c on c.id = any(p.dependants) and c.status = 'blocked'
+            )
+            select array_agg(one.id order by one.id), array_agg(one.parent order by one.id)
+            into wanted, parents
+            from (select distinct on (d.id) d.id, d.parent from d order by d.id, d.parent) one;
+        else
+            wanted := array(select c.id from cronq.jobs c
+                            where c.id = any(new.dependants) and c.status = 'blocked'
+                            order by c.id);
+        end if;
+        if coalesce(cardinality(wanted), 0) = 0 then
+            return null;
+        end if;
+        held := array(select c.id from cronq.jobs c where c.id = any(wanted) and c.status = 'blocked'
+                      order by c.id for no key update skip locked);
+        if cardinality(held) < cardinality(wanted) then
+            -- In id order: two runners noting the same jobs never deadlock.
+            insert into cronq.settle_later (job_id)
+            select w from unnest(wanted) w where w <> all(held) order by w
+            on conflict do nothing;
+        end if;
+        if new.status = 'succeeded' then
+            update cronq.jobs c
+            set waiting_for = c.waiting_for - 1,
+                status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
+                updated_at = now()
+            where c.id = any(held) and c.status = 'blocked';
+        elsif old.status = 'succeeded' then
+            -- retried after its success: its blocked dependants wait for it again
+            update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
+            where c.id = any(held) and c.status = 'blocked';
+        elsif new.status in ('dead', 'cancelled') then
+            update cronq.jobs c
+            set status = 'cancelled', error_code = 'dependency_failed',
+                last_error = format('job %s, which it depends on, ended %s', u.parent,
+                                    case when u.parent = new.id then new.status else 'cancelled' end),
+                finished_at = now(), updated_at = now()
+            from unnest(wanted, parents) u(id, parent)
+            where c.id = u.id and u.id = any(held) and c.status = 'blocked';
+        end if;
     end if;
     return null;
 end
@@ -413,6 +529,67 @@ create trigger jobs_fixed before update of hooks, depends_on, dependants, waitin
           and (old.hooks, old.depends_on, old.dependants, old.waiting_for)
               is distinct from (new.hooks, new.depends_on, new.dependants, new.waiting_for))
     execute function cronq.jobs_fixed();
+
+-- A schedule's hooks are part of what its jobs do, and run as its author:
+-- as 0015's guard, and a role that is not the schedule's author (an
+-- admin) may not change its hooks (its author's payload would run with
+-- the editor's rights, or the editor's hooks with the author's), and one
+-- that takes the schedule over by changing its type or payload drops the
+-- hooks it did not write (the previous author's SQL would run as the
+-- editor). The owner and superusers are trusted as before.
+create or replace function cronq.schedules_guard() returns trigger
+language plpgsql set search_path = pg_catalog, pg_temp as $$
+declare
+    msg text;
+begin
+    if tg_op = 'INSERT' then
+        if new.created_by is null or (new.created_by <> current_user::text
+                                   and not cronq.may_act_for_others(tg_relid)) then
+            new.created_by := current_user;
+        end if;
+    elsif not cronq.may_act_for_others(tg_relid) then
+        if new.created_by is distinct from old.created_by then
+            raise exception 'only a superuser may change created_by' using errcode = '42501';
+        end if;
+        if new.hooks is distinct from old.hooks and old.created_by <> current_user::text then
+            raise exception 'schedule "%": only its author, %, may change its hooks', old.name,
+                old.created_by using errcode = '42501';
+        end if;
+        -- Whoever changes what a schedule's jobs do becomes its author;
+        -- changing when they run (an admin fixing a zone) does not make
+        -- the author's SQL run as the editor.
+        if (new.type, new.payload) is distinct from (old.type, old.payload)
+           and old.created_by <> current_user::text then
+            new.created_by := current_user;
+            new.hooks := null;
+        end if;
+    end if;
+    if tg_op = 'INSERT' or (new.cron, new.timezone, new.anchor, new.spread)
+                            is distinct from (old.cron, old.timezone, old.anchor, old.spread) then
+        msg := coalesce(cronq.cron_error(new.cron), cronq.zone_error(new.timezone));
+        if msg is null and new.anchor is not null and not cronq.is_every(new.cron) then
+            msg := format('an anchor applies only to @every expressions, not to "%s"', left(new.cron, 64));
+        end if;
+        if msg is not null then
+            raise exception 'schedule "%": %', new.name, msg using errcode = '22023';
+        end if;
+        if tg_op = 'UPDATE' and new.next_run_at is not distinct from old.next_run_at then
+            new.next_run_at := null;
+        end if;
+    end if;
+    if tg_op = 'INSERT' or new.type is distinct from old.type
+       or new.payload is distinct from old.payload then
+        perform cronq.check_task(new.type, new.payload, new.created_by);
+    end if;
+    new.updated_at := now();
+    return new;
+end
+$$;
+drop trigger if exists schedules_guard on cronq.schedules;
+create trigger schedules_guard
+    before insert or update of name, cron, timezone, type, payload, queue, priority, max_attempts,
+        timeout, enabled, catchup, overlap, created_by, created_at, updated_at, anchor, spread, hooks
+    on cronq.schedules for each row execute function cronq.schedules_guard();
 
 -- A schedule's hooks, checked against its author (after schedules_guard;
 -- no SET clause, every name qualified: see hooks_error).

@@ -764,32 +764,6 @@ $$;
 ALTER FUNCTION cronq.hook_json(v jsonb, vals text[]) OWNER TO postgres;
 
 --
--- Name: hook_text(text, text[], boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
---
-
-CREATE FUNCTION cronq.hook_text(s text, vals text[], quoted boolean) RETURNS text
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-declare
-    pattern constant text := '\{(job_id|type|schedule|status|error)\}';
-    parts text[] := regexp_split_to_array(s, pattern);
-    names text[] := array(select m[1] from regexp_matches(s, pattern, 'g') m);
-    out text := parts[1];
-    v text;
-begin
-    for i in 1..coalesce(cardinality(names), 0) loop
-        v := vals[array_position(array['job_id', 'type', 'schedule', 'status', 'error'], names[i])];
-        out := out || case when quoted then coalesce(quote_literal(v), 'NULL') else coalesce(v, '') end
-                   || parts[i + 1];
-    end loop;
-    return out;
-end
-$$;
-
-ALTER FUNCTION cronq.hook_text(s text, vals text[], quoted boolean) OWNER TO postgres;
-
---
 -- Name: hook_payload(jsonb, text[]); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -799,7 +773,12 @@ CREATE FUNCTION cronq.hook_payload(spec jsonb, vals text[]) RETURNS jsonb
  SELECT
          CASE
              WHEN (COALESCE(((spec -> 'payload'::text))::text, ''::text) !~ '\{(job_id|type|schedule|status|error)\}'::text) THEN COALESCE((spec -> 'payload'::text), '{}'::jsonb)
-             WHEN (((spec ->> 'type'::text) = 'sql'::text) AND (jsonb_typeof(((spec -> 'payload'::text) -> 'sql'::text)) = 'string'::text)) THEN jsonb_set(cronq.hook_json((spec -> 'payload'::text), vals), '{sql}'::text[], to_jsonb(cronq.hook_text(((spec -> 'payload'::text) ->> 'sql'::text), vals, true)))
+             WHEN (((spec ->> 'type'::text) = 'sql'::text) AND (jsonb_typeof(((spec -> 'payload'::text) -> 'sql'::text)) = 'string'::text)) THEN jsonb_set(cronq.hook_json((spec -> 'payload'::text), vals), '{sql}'::text[], to_jsonb(
+             CASE
+                 WHEN (((spec -> 'payload'::text) ->> 'sql'::text) !~ '\{(job_id|type|schedule|status|error)\}'::text) THEN ((spec -> 'payload'::text) ->> 'sql'::text)
+                 ELSE (((((((((((((((('select pg_catalog.set_config(''cronq.hook_job_id'', '::text || quote_literal(COALESCE((vals)[1], ''::text))) || ', false), '::text) || 'pg_catalog.set_config(''cronq.hook_type'', '::text) || quote_literal(COALESCE((vals)[2], ''::text))) || ', false), '::text) || 'pg_catalog.set_config(''cronq.hook_schedule'', '::text) || quote_literal(COALESCE((vals)[3], ''::text))) || ', false), '::text) || 'pg_catalog.set_config(''cronq.hook_status'', '::text) || quote_literal(COALESCE((vals)[4], ''::text))) || ', false), '::text) || 'pg_catalog.set_config(''cronq.hook_error'', '::text) || quote_literal(COALESCE((vals)[5], ''::text))) || ', false);'::text) || '
+'::text) || regexp_replace(((spec -> 'payload'::text) ->> 'sql'::text), '\{(job_id|type|schedule|status|error)\}'::text, 'nullif(pg_catalog.current_setting(''cronq.hook_\1'', true), '''')'::text, 'g'::text))
+             END))
              WHEN (((spec ->> 'type'::text) = 'exec'::text) AND ((spec -> 'payload'::text) ? 'command'::text)) THEN jsonb_set(cronq.hook_json((spec -> 'payload'::text), vals), '{command}'::text[], ((spec -> 'payload'::text) -> 'command'::text))
              ELSE cronq.hook_json((spec -> 'payload'::text), vals)
          END AS hook_json;
@@ -923,7 +902,7 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
               JOIN cronq.jobs j ON ((j.id = o.id)))
            WHERE ((j.hooks ? ('on_'::text || o.event)) AND ((o.event <> 'recover'::text) OR (o.attempt > 1) OR (( SELECT p.status
                     FROM cronq.jobs p
-                   WHERE ((p.schedule = j.schedule) AND (p.id < j.id) AND (p.status = ANY (ARRAY['succeeded'::text, 'failed'::text, 'dead'::text])))
+                   WHERE ((p.schedule = j.schedule) AND (p.id < j.id) AND (p.enqueued_by = j.enqueued_by) AND (p.status = ANY (ARRAY['succeeded'::text, 'failed'::text, 'dead'::text])))
                    ORDER BY p.id DESC
                   LIMIT 1) = ANY (ARRAY['failed'::text, 'dead'::text]))))
          ), p AS MATERIALIZED (
@@ -937,7 +916,10 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
              e.schedule,
              e.queue,
              e.enqueued_by,
-             cronq.hook_payload(e.spec, ARRAY[(e.id)::text, e.type, e.schedule, e.status, "left"(e.error, 2000)]) AS payload
+                 CASE
+                     WHEN ((octet_length(COALESCE(((e.spec -> 'payload'::text))::text, ''::text)) + (regexp_count(COALESCE(((e.spec -> 'payload'::text))::text, ''::text), '\{(job_id|type|schedule|status|error)\}'::text) * (COALESCE(octet_length("left"(e.error, 2000)), 0) + 256))) <= 1048576) THEN cronq.hook_payload(e.spec, ARRAY[(e.id)::text, e.type, e.schedule, e.status, "left"(e.error, 2000)])
+                     ELSE NULL::jsonb
+                 END AS payload
             FROM e
          ), v AS MATERIALIZED (
           SELECT p.id,
@@ -951,7 +933,10 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
              p.queue,
              p.enqueued_by,
              p.payload,
-             COALESCE(cronq.payload_error((p.spec ->> 'type'::text), p.payload), cronq.task_permission_error((p.spec ->> 'type'::text), p.enqueued_by)) AS why
+                 CASE
+                     WHEN (p.payload IS NULL) THEN 'its payload would pass 1 MiB once its placeholders are replaced'::text
+                     ELSE COALESCE(cronq.payload_error((p.spec ->> 'type'::text), p.payload), cronq.task_permission_error((p.spec ->> 'type'::text), p.enqueued_by))
+                 END AS why
             FROM p
          ), ins AS (
           INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, enqueued_by)  SELECT
@@ -1128,6 +1113,47 @@ CREATE FUNCTION cronq.history_error(p text) RETURNS text
     RETURN CASE WHEN ((p IS NOT NULL) AND (p <> ALL (ARRAY['all'::text, 'errors'::text]))) THEN format('invalid history policy "%s": must be all or errors'::text, p) ELSE NULL::text END;
 
 ALTER FUNCTION cronq.history_error(p text) OWNER TO postgres;
+
+--
+-- Name: hook_text(text, text[], boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.hook_text(s text, vals text[], quoted boolean) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    pattern constant text := '\{(job_id|type|schedule|status|error)\}';
+    names constant text[] := array['job_id', 'type', 'schedule', 'status', 'error'];
+    reps text[];
+    parts text[];
+    found text[];
+    total bigint;
+begin
+    if s is null or strpos(s, '{') = 0 then
+        return s;
+    end if;
+    found := array(select m[1] from regexp_matches(s, pattern, 'g') m);
+    if coalesce(cardinality(found), 0) = 0 then
+        return s;
+    end if;
+    reps := array(select case when quoted then coalesce(quote_literal(vals[i]), 'NULL')
+                              else coalesce(vals[i], '') end
+                  from generate_series(1, 5) i order by i);
+    total := octet_length(s) + (select sum(octet_length(reps[array_position(names, f)]))
+                                from unnest(found) f);
+    if total > 1048576 then
+        raise exception 'its text would be % bytes once its placeholders are replaced (at most 1 MiB)',
+            total using errcode = '54000';
+    end if;
+    parts := regexp_split_to_array(s, pattern);
+    return (select string_agg(p.part || coalesce(reps[array_position(names, found[p.n])], ''), ''
+                              order by p.n)
+            from unnest(parts) with ordinality p(part, n));
+end
+$$;
+
+ALTER FUNCTION cronq.hook_text(s text, vals text[], quoted boolean) OWNER TO postgres;
 
 --
 -- Name: hooks_error(jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1487,23 +1513,71 @@ CREATE FUNCTION cronq.jobs_settle() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+declare
+    wanted bigint[];
+    parents bigint[];
+    held bigint[];
 begin
-    if new.status = 'succeeded' then
-        update cronq.jobs c
-        set waiting_for = c.waiting_for - 1,
-            status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
-            updated_at = now()
-        where c.id = any(new.dependants) and c.status = 'blocked';
-    elsif old.status = 'succeeded' then
-        -- retried after its success: its blocked dependants wait for it again
-        update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
-        where c.id = any(new.dependants) and c.status = 'blocked';
-    elsif new.status in ('dead', 'cancelled') then
-        update cronq.jobs c
-        set status = 'cancelled', error_code = 'dependency_failed',
-            last_error = format('job %s, which it depends on, ended %s', new.id, new.status),
-            finished_at = now(), updated_at = now()
-        where c.id = any(new.dependants) and c.status = 'blocked';
+    if new.dependants is not null then
+        -- Dependants are a role's own rows, which it may hold locked (select
+        -- ... for update, an open cancel): the statement recording an
+        -- outcome, and the rescue, must never wait for them (a role kept
+        -- every runner from recording and rescuing anything). Those held
+        -- are left in cronq.settle_later: each wake settles them again from
+        -- their parents (lib/queue/settle.sql).
+        if new.status in ('dead', 'cancelled') then
+            -- Every blocked job down the chain in one statement: a trigger
+            -- per level nested as deep as the chain, and a chain of a few
+            -- hundred jobs exhausted the stack (stack depth limit exceeded)
+            -- in the statement recording the outcome, and in every rescue
+            -- after it. The dependants' own jobs_settle then finds nothing
+            -- left blocked below them.
+            with recursive d(id, parent) as (
+                select c.id, new.id from cronq.jobs c
+                where c.id = any(new.dependants) and c.status = 'blocked'
+                union
+                select c.id, d.id
+                from d join cronq.jobs p on p.id = d.id
+                join cronq.jobs c on c.id = any(p.dependants) and c.status = 'blocked'
+            )
+            select array_agg(one.id order by one.id), array_agg(one.parent order by one.id)
+            into wanted, parents
+            from (select distinct on (d.id) d.id, d.parent from d order by d.id, d.parent) one;
+        else
+            wanted := array(select c.id from cronq.jobs c
+                            where c.id = any(new.dependants) and c.status = 'blocked'
+                            order by c.id);
+        end if;
+        if coalesce(cardinality(wanted), 0) = 0 then
+            return null;
+        end if;
+        held := array(select c.id from cronq.jobs c where c.id = any(wanted) and c.status = 'blocked'
+                      order by c.id for no key update skip locked);
+        if cardinality(held) < cardinality(wanted) then
+            -- In id order: two runners noting the same jobs never deadlock.
+            insert into cronq.settle_later (job_id)
+            select w from unnest(wanted) w where w <> all(held) order by w
+            on conflict do nothing;
+        end if;
+        if new.status = 'succeeded' then
+            update cronq.jobs c
+            set waiting_for = c.waiting_for - 1,
+                status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
+                updated_at = now()
+            where c.id = any(held) and c.status = 'blocked';
+        elsif old.status = 'succeeded' then
+            -- retried after its success: its blocked dependants wait for it again
+            update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
+            where c.id = any(held) and c.status = 'blocked';
+        elsif new.status in ('dead', 'cancelled') then
+            update cronq.jobs c
+            set status = 'cancelled', error_code = 'dependency_failed',
+                last_error = format('job %s, which it depends on, ended %s', u.parent,
+                                    case when u.parent = new.id then new.status else 'cancelled' end),
+                finished_at = now(), updated_at = now()
+            from unnest(wanted, parents) u(id, parent)
+            where c.id = u.id and u.id = any(held) and c.status = 'blocked';
+        end if;
     end if;
     return null;
 end
@@ -2205,11 +2279,17 @@ begin
         if new.created_by is distinct from old.created_by then
             raise exception 'only a superuser may change created_by' using errcode = '42501';
         end if;
+        if new.hooks is distinct from old.hooks and old.created_by <> current_user::text then
+            raise exception 'schedule "%": only its author, %, may change its hooks', old.name,
+                old.created_by using errcode = '42501';
+        end if;
         -- Whoever changes what a schedule's jobs do becomes its author;
         -- changing when they run (an admin fixing a zone) does not make
         -- the author's SQL run as the editor.
-        if (new.type, new.payload) is distinct from (old.type, old.payload) then
+        if (new.type, new.payload) is distinct from (old.type, old.payload)
+           and old.created_by <> current_user::text then
             new.created_by := current_user;
+            new.hooks := null;
         end if;
     end if;
     if tg_op = 'INSERT' or (new.cron, new.timezone, new.anchor, new.spread)
@@ -2487,6 +2567,16 @@ CREATE TABLE cronq.schema_migrations (
 ALTER TABLE cronq.schema_migrations OWNER TO postgres;
 
 --
+-- Name: settle_later; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE TABLE cronq.settle_later (
+    job_id bigint NOT NULL
+);
+
+ALTER TABLE cronq.settle_later OWNER TO postgres;
+
+--
 -- Name: wakes; Type: TABLE; Schema: cronq; Owner: postgres
 --
 
@@ -2572,6 +2662,13 @@ ALTER TABLE ONLY cronq.schedules
 
 ALTER TABLE ONLY cronq.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+
+--
+-- Name: settle_later settle_later_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE ONLY cronq.settle_later
+    ADD CONSTRAINT settle_later_pkey PRIMARY KEY (job_id);
 
 --
 -- Name: wakes wakes_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
@@ -2722,7 +2819,7 @@ CREATE TRIGGER pauses_stamp BEFORE INSERT OR UPDATE ON cronq.pauses FOR EACH ROW
 -- Name: schedules schedules_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER schedules_guard BEFORE INSERT OR UPDATE OF name, cron, timezone, type, payload, queue, priority, max_attempts, timeout, enabled, catchup, overlap, created_by, created_at, updated_at, anchor, spread ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_guard();
+CREATE TRIGGER schedules_guard BEFORE INSERT OR UPDATE OF name, cron, timezone, type, payload, queue, priority, max_attempts, timeout, enabled, catchup, overlap, created_by, created_at, updated_at, anchor, spread, hooks ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_guard();
 
 --
 -- Name: schedules schedules_hooks; Type: TRIGGER; Schema: cronq; Owner: postgres
