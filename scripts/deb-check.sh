@@ -9,6 +9,9 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+# `make WERROR=1 deb-check` must not reach the package build through
+# MAKEFLAGS: debian/rules decides its flags.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 CRONQ_EXTRA_DEPS="dpkg-dev debhelper lintian man-db" "$root/scripts/deps.sh" || exit 1
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"

@@ -5,6 +5,9 @@
 # cronq's own. Then the build flags: CPPFLAGS, CFLAGS and LDFLAGS reach the
 # compiler, and -Werror follows WERROR. Needs no database.
 . "$(dirname "$0")/lib.sh"
+# The make that runs the suite (make test WERROR=0, make asan) must not pass
+# its variables and flags down to the ones here.
+unset MAKEFLAGS MFLAGS MAKELEVEL WERROR
 
 # The binary under test is installed as it is: -o keeps make from rebuilding
 # it (under make asan it is build/asan/bin/cronq, built with other flags).
