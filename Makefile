@@ -176,10 +176,11 @@ UNITS     := cronq.service cronq.timer
 
 install: $(BIN)
 	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(datadir)/cronq/sql/statements \
-	    $(DESTDIR)$(docdir)/docs $(DESTDIR)$(docdir)/examples $(DESTDIR)$(systemdunitdir) \
-	    $(sort $(foreach m,$(MAN_PAGES),$(DESTDIR)$(mandir)/man$(subst .,,$(suffix $(m)))))
+	    $(DESTDIR)$(docdir)/docs $(DESTDIR)$(docdir)/examples $(DESTDIR)$(systemdunitdir)
 	install -m 755 $(BIN) $(DESTDIR)$(bindir)/cronq
-	$(foreach m,$(MAN_PAGES),install -m 644 $(m) $(DESTDIR)$(mandir)/man$(subst .,,$(suffix $(m)))/$(m) &&) true
+	for m in $(MAN_PAGES); do \
+	    install -d $(DESTDIR)$(mandir)/man$${m##*.} && install -m 644 $$m $(DESTDIR)$(mandir)/man$${m##*.}/ || exit 1; \
+	done
 	install -m 644 $(SQL_FILES) $(DESTDIR)$(datadir)/cronq/sql/
 	install -m 644 $(STMT_SRC) $(DESTDIR)$(datadir)/cronq/sql/statements/
 	install -m 644 $(DOC_FILES) $(DESTDIR)$(docdir)/
@@ -193,7 +194,7 @@ install: $(BIN)
 # (bin/, man1/ and the unit directory are shared: left in place).
 uninstall:
 	rm -f $(DESTDIR)$(bindir)/cronq
-	rm -f $(foreach m,$(MAN_PAGES),$(DESTDIR)$(mandir)/man$(subst .,,$(suffix $(m)))/$(m))
+	for m in $(MAN_PAGES); do rm -f $(DESTDIR)$(mandir)/man$${m##*.}/$$m; done
 	rm -f $(addprefix $(DESTDIR)$(datadir)/cronq/sql/,$(notdir $(SQL_FILES)))
 	rm -f $(addprefix $(DESTDIR)$(datadir)/cronq/sql/statements/,$(notdir $(STMT_SRC)))
 	rm -f $(addprefix $(DESTDIR)$(docdir)/,$(DOC_FILES))

@@ -23,7 +23,7 @@ check "make install DESTDIR PREFIX=/usr succeeds" [ $? = 0 ]
 expected=$(
     cd "$T_ROOT" || exit 1
     echo usr/bin/cronq
-    echo usr/share/man/man1/cronq.1
+    for f in cronq.[1-8]; do [ -e "$f" ] && echo "usr/share/man/man${f##*.}/$f"; done
     for f in sql/*.sql; do echo "usr/share/cronq/sql/$(basename "$f")"; done
     for f in $(find lib -name '*.sql'); do echo "usr/share/cronq/sql/statements/$(basename "$f")"; done
     echo usr/share/doc/cronq/README.md
