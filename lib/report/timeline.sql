@@ -18,7 +18,9 @@
 -- Bounded by the window, and by indexes: jobs_finished for the finished
 -- jobs, the ones not finished (their attempts may have failed in the
 -- window) through jobs_due and jobs_leases, job_runs by its key from those
--- jobs, occurrences_fire for the ledger. cronq.wakes is small (trimmed).
+-- jobs (not from a job that succeeded at its first attempt: a job retried
+-- by hand counts the failures since), occurrences_fire for the ledger.
+-- cronq.wakes is small (trimmed).
 --
 -- Parameters:
 --   $1  bigint  the window, in seconds (cronq sends 604800, 7 days)
@@ -29,11 +31,13 @@
 with w as (
     select now() as now, now() - make_interval(secs => $1::bigint) as since),
 fin as (
-    select j.id, j.queue, j.schedule, j.status, j.finished_at
+    select j.id, j.queue, j.schedule, j.status, j.attempts, j.finished_at
     from cronq.jobs j, w
     where j.status in ('succeeded', 'dead', 'cancelled') and j.finished_at > w.since),
+-- the jobs an attempt may have failed of: a job that succeeded at its
+-- first attempt had no other
 cand as (
-    select fin.id, fin.queue, fin.schedule from fin
+    select fin.id, fin.queue, fin.schedule from fin where fin.status <> 'succeeded' or fin.attempts > 1
     union all
     select j.id, j.queue, j.schedule from cronq.jobs j
     where j.status in ('queued', 'failed') and j.attempts > 0
@@ -44,9 +48,12 @@ ev as (
     union all
     select fin.queue, fin.schedule, 'ran', fin.finished_at from fin where fin.status = 'succeeded'
     union all
+    -- each job's runs by job_runs' key (offset 0: never a scan of all runs)
     select c.queue, c.schedule, 'failed', r.finished_at
-    from cand c join cronq.job_runs r on r.job_id = c.id, w
-    where r.finished_at > w.since and r.outcome in ('failed', 'timeout', 'lease_expired')
+    from cand c cross join lateral (
+        select x.finished_at from cronq.job_runs x, w
+        where x.job_id = c.id and x.finished_at > w.since
+          and x.outcome in ('failed', 'timeout', 'lease_expired') offset 0) r
     union all
     select s.queue, o.schedule, 'skipped', o.fire_at
     from cronq.occurrences o join cronq.schedules s on s.name = o.schedule, w
