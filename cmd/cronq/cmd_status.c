@@ -120,7 +120,11 @@ cmd_status(int argc, char **argv)
 	if (a.output && a.output[0] == '\0')
 		return cli_usage_error("status", "--output needs a file name");
 
-	if ((conn = pg_connect(cli_conninfo(&common), &err)) == NULL)
+	/*
+	 * No JIT: each statement runs once, and compiling the timelines' took
+	 * longer than running them (0.5 s of 1.3 s over a week of 120,000 jobs).
+	 */
+	if ((conn = pg_connect_with(cli_conninfo(&common), "-c jit=off", &err)) == NULL)
 		return cli_report(&err);
 	if ((rc = migrate_check(conn, &err)) == 0 && (doc = stats_status(conn, &err)) == NULL)
 		rc = err.code;
