@@ -43,24 +43,34 @@ mark_unplannable(json_t *doc)
 	schedule_checker_free(c);
 }
 
+/* The one JSON value statement sql answers, parsed; what names it in an error. */
+static json_t *
+query_doc(PGconn *conn, const char *sql, int nparams, const char *const *params, const char *what,
+		  cq_err *err)
+{
+	json_error_t jerr;
+	json_t *doc;
+	PGresult *res;
+
+	if ((res = pg_exec(conn, sql, nparams, params, PG_ONE, err, NULL)) == NULL)
+		return NULL;
+	doc = json_loads(PQgetvalue(res, 0, 0), 0, &jerr);
+	PQclear(res);
+	if (doc == NULL)
+		cq_fail(err, EX_SOFTWARE, "could not read the %s: %s", what, jerr.text);
+	return doc;
+}
+
 json_t *
 stats_status(PGconn *conn, cq_err *err)
 {
 	char grace[16], hours[16];
 	const char *params[2] = {grace, hours};
-	json_error_t jerr;
 	json_t *doc;
-	PGresult *res;
 
 	snprintf(grace, sizeof grace, "%d", STATS_OVERDUE_GRACE_S);
 	snprintf(hours, sizeof hours, "%d", STATS_HISTORY_HOURS);
-	if ((res = pg_exec(conn, sql_report_status, 2, params, PG_ONE, err, NULL)) == NULL)
-		return NULL;
-	doc = json_loads(PQgetvalue(res, 0, 0), 0, &jerr);
-	PQclear(res);
-	if (doc == NULL)
-		cq_fail(err, EX_SOFTWARE, "could not read the status document: %s", jerr.text);
-	else
+	if ((doc = query_doc(conn, sql_report_status, 2, params, "status document", err)) != NULL)
 		mark_unplannable(doc);
 	return doc;
 }
@@ -255,8 +265,6 @@ stats_timelines(PGconn *conn, const json_t *status, cq_err *err)
 	char window[32], grace[16], step[16];
 	const char *params[3] = {window, grace, step};
 	json_t *tl, *queues, *scheds, *out, *o;
-	json_error_t jerr;
-	PGresult *res;
 	int64_t longest = 0, now;
 	size_t i;
 
@@ -266,14 +274,8 @@ stats_timelines(PGconn *conn, const json_t *status, cq_err *err)
 	snprintf(window, sizeof window, "%lld", (long long) longest);
 	snprintf(grace, sizeof grace, "%d", STATS_OVERDUE_GRACE_S);
 	snprintf(step, sizeof step, "%d", STATS_TIMELINE_STEP_S);
-	if ((res = pg_exec(conn, sql_report_timeline, 3, params, PG_ONE, err, NULL)) == NULL)
+	if ((tl = query_doc(conn, sql_report_timeline, 3, params, "timelines", err)) == NULL)
 		return NULL;
-	tl = json_loads(PQgetvalue(res, 0, 0), 0, &jerr);
-	PQclear(res);
-	if (tl == NULL) {
-		cq_fail(err, EX_SOFTWARE, "could not read the timelines: %s", jerr.text);
-		return NULL;
-	}
 	now = cq_json_int(tl, "now");
 	queues = json_object();
 	scheds = json_object();

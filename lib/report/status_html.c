@@ -12,6 +12,7 @@
 
 #include "report/html.h"
 #include "report/stats.h"
+#include "report/status_text.h"
 #include "time/rfc3339.h"
 #include "util/duration.h"
 #include "util/json.h"
@@ -82,22 +83,25 @@ table_begin(buf *out, const char *cls, const char *const *head, size_t n)
 	buf_puts(out, "</tr></thead><tbody>\n");
 }
 
-static void
-table_end(buf *out)
-{
-	buf_puts(out, "</tbody></table>\n");
-}
-
-static void
-section_begin(buf *out, const char *id, const char *title)
+/*
+ * <section id><h2>title</h2>; when empty, with the paragraph nothing (the
+ * section then closed, and false returned), else open for a table that
+ * section_end closes.
+ */
+static bool
+section_begin(buf *out, const char *id, const char *title, bool empty, const char *nothing)
 {
 	buf_printf(out, "<section id=\"%s\">\n<h2>%s</h2>\n", id, title);
+	if (empty)
+		buf_printf(out, "<p class=\"none\">%s</p>\n</section>\n", nothing);
+	return !empty;
 }
 
+/* The end of the table of a section, and of the section. */
 static void
-none(buf *out, const char *what)
+section_end(buf *out)
 {
-	buf_printf(out, "<p class=\"none\">%s</p>\n", what);
+	buf_puts(out, "</tbody></table>\n</section>\n");
 }
 
 /* The sum of the integers of arr from index from on. */
@@ -138,6 +142,7 @@ html_summary(buf *out, const json_t *doc, const json_t *tl)
 {
 	const json_t *wake = json_object_get(doc, "last_wake");
 	const json_t *q;
+	buf line = BUF_INIT;
 	int64_t last_hour = 0, day = 0;
 	char d[64];
 	size_t i;
@@ -169,21 +174,11 @@ html_summary(buf *out, const json_t *doc, const json_t *tl)
 	buf_printf(out, "<dt>Dead jobs</dt><dd%s>%" PRId64 "</dd>\n",
 			   cq_json_int(json_object_get(doc, "dead"), "count") ? " class=\"bad\"" : "",
 			   cq_json_int(json_object_get(doc, "dead"), "count"));
-	buf_puts(out, "<dt>Last wake</dt><dd id=\"last-wake\">");
-	if (json_is_object(wake)) {
-		buf_printf(out, "%s ago, at ", secs(cq_json_int(wake, "seconds_ago"), d, sizeof d));
-		esc(out, cq_json_str(wake, "started_at", "-"));
-		buf_puts(out, " by ");
-		esc(out, cq_json_str(wake, "worker", "-"));
-		if (json_is_integer(json_object_get(wake, "exit_status")))
-			buf_printf(out, " (%" PRId64 " jobs run, %" PRId64 " failed, exit %" PRId64 ")",
-					   cq_json_int(wake, "jobs_run"), cq_json_int(wake, "jobs_failed"),
-					   cq_json_int(wake, "exit_status"));
-		else
-			buf_puts(out, " (still running)");
-	} else
-		buf_puts(out, "<span class=\"bad\">never</span> (no \"cronq run\" has recorded a wake)");
+	status_text_wake(&line, wake);
+	buf_printf(out, "<dt>Last wake</dt><dd id=\"last-wake\"%s>", json_is_object(wake) ? "" : " class=\"bad\"");
+	esc(out, buf_str(&line));
 	buf_puts(out, "</dd>\n");
+	buf_free(&line);
 	buf_printf(out, "<dt>Overdue schedules</dt><dd%s>%" PRId64 "</dd>\n",
 			   cq_json_int(doc, "overdue_schedules") ? " class=\"bad\"" : "",
 			   cq_json_int(doc, "overdue_schedules"));
@@ -203,12 +198,9 @@ html_jobs(buf *out, const json_t *doc)
 	const json_t *o;
 	size_t i;
 
-	section_begin(out, "jobs", "Jobs by queue and type");
-	if (json_array_size(json_object_get(doc, "types")) == 0) {
-		none(out, "No jobs.");
-		buf_puts(out, "</section>\n");
+	if (!section_begin(out, "jobs", "Jobs by queue and type",
+					   json_array_size(json_object_get(doc, "types")) == 0, "No jobs."))
 		return;
-	}
 	table_begin(out, "jobs", head, sizeof head / sizeof head[0]);
 	json_array_foreach(json_object_get(doc, "types"), i, o) {
 		buf_puts(out, "<tr>");
@@ -218,8 +210,7 @@ html_jobs(buf *out, const json_t *doc)
 			td_int(out, cq_json_int(o, keys[k]));
 		buf_puts(out, "</tr>\n");
 	}
-	table_end(out);
-	buf_puts(out, "</section>\n");
+	section_end(out);
 }
 
 static void
@@ -232,12 +223,9 @@ html_queues(buf *out, const json_t *doc, const json_t *tl)
 	char d[64];
 	size_t i;
 
-	section_begin(out, "queues", "Queues");
-	if (json_array_size(json_object_get(doc, "queues")) == 0) {
-		none(out, "No queues.");
-		buf_puts(out, "</section>\n");
+	if (!section_begin(out, "queues", "Queues",
+					   json_array_size(json_object_get(doc, "queues")) == 0, "No queues."))
 		return;
-	}
 	table_begin(out, "queues", head, sizeof head / sizeof head[0]);
 	json_array_foreach(json_object_get(doc, "queues"), i, o) {
 		const json_t *fin = json_object_get(tl_window(tl_find(tl, "queues", cq_json_str(o, "queue", "")), 0),
@@ -256,8 +244,7 @@ html_queues(buf *out, const json_t *doc, const json_t *tl)
 		td_text(out, json_is_true(json_object_get(o, "paused")) ? "yes" : "no");
 		buf_puts(out, "</tr>\n");
 	}
-	table_end(out);
-	buf_puts(out, "</section>\n");
+	section_end(out);
 }
 
 static void
@@ -269,12 +256,9 @@ html_schedules(buf *out, const json_t *doc)
 	char d[64];
 	size_t i;
 
-	section_begin(out, "schedules", "Schedules");
-	if (json_array_size(json_object_get(doc, "schedules")) == 0) {
-		none(out, "No schedules.");
-		buf_puts(out, "</section>\n");
+	if (!section_begin(out, "schedules", "Schedules",
+					   json_array_size(json_object_get(doc, "schedules")) == 0, "No schedules."))
 		return;
-	}
 	table_begin(out, "schedules", head, sizeof head / sizeof head[0]);
 	json_array_foreach(json_object_get(doc, "schedules"), i, s) {
 		buf_puts(out, "<tr>");
@@ -304,8 +288,7 @@ html_schedules(buf *out, const json_t *doc)
 			td_text(out, "");
 		buf_puts(out, "</tr>\n");
 	}
-	table_end(out);
-	buf_puts(out, "</section>\n");
+	section_end(out);
 }
 
 static void
@@ -315,12 +298,8 @@ html_dead(buf *out, const json_t *doc)
 	const json_t *dead = json_object_get(doc, "dead"), *o;
 	size_t i, shown = json_array_size(json_object_get(dead, "jobs"));
 
-	section_begin(out, "dead", "Dead jobs");
-	if (cq_json_int(dead, "count") == 0) {
-		none(out, "No dead jobs.");
-		buf_puts(out, "</section>\n");
+	if (!section_begin(out, "dead", "Dead jobs", cq_json_int(dead, "count") == 0, "No dead jobs."))
 		return;
-	}
 	buf_printf(out, "<p>%" PRId64 " dead", cq_json_int(dead, "count"));
 	if ((int64_t) shown < cq_json_int(dead, "count"))
 		buf_printf(out, "; the newest %zu", shown);
@@ -341,8 +320,7 @@ html_dead(buf *out, const json_t *doc)
 		esc(out, cq_json_str(o, "last_error", "-"));
 		buf_puts(out, "</td></tr>\n");
 	}
-	table_end(out);
-	buf_puts(out, "</section>\n");
+	section_end(out);
 }
 
 static void
@@ -353,12 +331,9 @@ html_leases(buf *out, const json_t *doc)
 	char d[64];
 	size_t i;
 
-	section_begin(out, "expired-leases", "Expired leases");
-	if (cq_json_int(leases, "count") == 0) {
-		none(out, "No running job has outlived its lease.");
-		buf_puts(out, "</section>\n");
+	if (!section_begin(out, "expired-leases", "Expired leases",
+					   cq_json_int(leases, "count") == 0, "No running job has outlived its lease."))
 		return;
-	}
 	buf_printf(out, "<p>%" PRId64 " running jobs whose lease expired; the next <code>cronq run</code>"
 			   " rescues them.</p>\n", cq_json_int(leases, "count"));
 	table_begin(out, "expired-leases", head, sizeof head / sizeof head[0]);
@@ -373,8 +348,7 @@ html_leases(buf *out, const json_t *doc)
 		buf_printf(out, "<td>%s ago</td>", secs(cq_json_int(o, "expired_seconds"), d, sizeof d));
 		buf_puts(out, "</tr>\n");
 	}
-	table_end(out);
-	buf_puts(out, "</section>\n");
+	section_end(out);
 }
 
 static void
@@ -384,12 +358,9 @@ html_paused(buf *out, const json_t *doc)
 	const json_t *o;
 	size_t i;
 
-	section_begin(out, "paused", "Paused keys");
-	if (json_array_size(json_object_get(doc, "paused")) == 0) {
-		none(out, "Nothing is paused.");
-		buf_puts(out, "</section>\n");
+	if (!section_begin(out, "paused", "Paused keys",
+					   json_array_size(json_object_get(doc, "paused")) == 0, "Nothing is paused."))
 		return;
-	}
 	buf_printf(out, "<p>%" PRId64 " due jobs held.</p>\n", cq_json_int(doc, "held"));
 	table_begin(out, "paused", head, sizeof head / sizeof head[0]);
 	json_array_foreach(json_object_get(doc, "paused"), i, o) {
@@ -400,8 +371,7 @@ html_paused(buf *out, const json_t *doc)
 		td_text(out, cq_json_str(o, "paused_at", "-"));
 		buf_puts(out, "</tr>\n");
 	}
-	table_end(out);
-	buf_puts(out, "</section>\n");
+	section_end(out);
 }
 
 static void
@@ -413,12 +383,9 @@ html_limits(buf *out, const json_t *doc)
 	char d[64];
 	size_t i;
 
-	section_begin(out, "limits", "Limits");
-	if (json_array_size(json_object_get(doc, "limits")) == 0) {
-		none(out, "No limits.");
-		buf_puts(out, "</section>\n");
+	if (!section_begin(out, "limits", "Limits",
+					   json_array_size(json_object_get(doc, "limits")) == 0, "No limits."))
 		return;
-	}
 	table_begin(out, "limits", head, sizeof head / sizeof head[0]);
 	json_array_foreach(json_object_get(doc, "limits"), i, o) {
 		bool rate = json_is_integer(json_object_get(o, "rate"));
@@ -445,8 +412,7 @@ html_limits(buf *out, const json_t *doc)
 		td_text(out, cq_json_str(o, "set_by", "-"));
 		buf_puts(out, "</tr>\n");
 	}
-	table_end(out);
-	buf_puts(out, "</section>\n");
+	section_end(out);
 }
 
 /* ---- timelines ---- */
@@ -520,11 +486,9 @@ html_timelines(buf *out, const json_t *tl, const char *key, const char *id, cons
 	const json_t *e;
 	size_t i;
 
-	section_begin(out, id, title);
-	if (json_array_size(json_object_get(tl, key)) == 0) {
-		buf_printf(out, "<p class=\"none\">No %ss.</p>\n</section>\n", kind);
+	if (!section_begin(out, id, title, json_array_size(json_object_get(tl, key)) == 0,
+					   kind[0] == 'q' ? "No queues." : "No schedules."))
 		return;
-	}
 	buf_puts(out, "<p class=\"legend\">Per bucket, oldest first:"
 			 "<span class=\"key ran\"></span>ran (jobs succeeded)"
 			 "<span class=\"key failed\"></span>failed (attempts failed, timed out or lease expired)"
@@ -550,7 +514,7 @@ html_timelines(buf *out, const json_t *tl, const char *key, const char *id, cons
 		}
 		buf_puts(out, "</tr>\n");
 	}
-	buf_puts(out, "</tbody></table>\n</section>\n");
+	section_end(out);
 }
 
 void
