@@ -212,24 +212,21 @@ tl_missed(const json_t *tl, const json_t *f, json_t *sched, json_t *queue, int64
 			from = cq_json_int(f, "created");
 		while (more && from < to && listed < TL_MAX_FIRES) {
 			char text[RFC3339_BUFLEN];
-			int64_t *times, n;
+			int64_t *times, n, k;
 			cq_err err = {0};
 
 			rfc3339_format(from, text, sizeof text);
 			if (sched_next(cq_json_str(f, "cron", ""), cq_json_str(f, "timezone", "UTC"),
 						   cq_json_str(f, "anchor", NULL), text, now, 256, &times, &n, &err) != 0)
 				return;			/* unplannable: status says why */
-			more = n == 256;
-			for (int64_t k = 0; k < n && more; k++) {
-				if (times[k] >= to) {
-					more = false;
-					break;
-				}
+			for (k = 0; k < n && times[k] < to; k++) {
 				tl_add(sched, "missed", now - times[k], 1);
 				tl_add(queue, "missed", now - times[k], 1);
 				listed++;
 				from = times[k];
 			}
+			/* a full batch, all inside the gap: the gap goes on */
+			more = n == 256 && k == n;
 			free(times);
 		}
 	}

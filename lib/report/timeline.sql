@@ -11,7 +11,8 @@
 --     whatever the history: every window's bucket is a multiple of $3;
 --   "gaps": [[from, to], ...]: epoch seconds between which a fire time
 --     had no wake in the $2 seconds after it (the runners were not woken:
---     missed); only between two wakes the table kept, or the newest and now;
+--     missed); only between two wakes the table kept, or the newest and now,
+--     cut at the window's start;
 --   "fires": each schedule's cron, zone, anchor and creation, for the C
 --     to list its fire times inside the gaps;
 --   "now": the database's clock, epoch seconds.
@@ -68,7 +69,9 @@ wk as (
     select x.started_at,
         coalesce(lead(x.started_at) over (order by x.started_at, x.id), w.now) as next
     from cronq.wakes x, w
-    where x.started_at > w.since - make_interval(secs => $2::int)),
+    -- from the last wake before the window on (its gap may reach into it)
+    where x.started_at >= coalesce((select max(y.started_at) from cronq.wakes y
+                                    where y.started_at <= w.since), w.since)),
 gaps as (
     select greatest(wk.started_at, w.since) as a, wk.next - make_interval(secs => $2::int) as b
     from wk, w

@@ -40,8 +40,8 @@ eq "demo: every job ran" "1|1|5" "$(q "select count(*) filter (where status = 'd
 
 # History: default's jobs finished now, 5 hours and 3 days ago; skips in
 # the ledger 5 hours, 30 hours and 2 days ago; the schedules three days
-# old; wakes every minute from 26 hours to 3 hours ago and in the last
-# hour (a gap of two hours: missed fire times).
+# old; a wake 8 days ago, then every minute from 26 hours to 3 hours ago
+# and in the last hour (gaps: missed fire times, since the schedules exist).
 q "create table base as select date_trunc('second', now()) as t" >/dev/null
 q "create table moved as select id, (array[interval '5 hours', interval '3 days'])[row_number() over (order by id)] as ago
    from cronq.jobs where queue = 'default' order by id limit 2" >/dev/null
@@ -55,21 +55,28 @@ q "insert into cronq.occurrences (schedule, fire_at, decision)
      ('hourly', interval '10 minutes', 'enqueued')) x(s, ago, d)" >/dev/null
 q "delete from cronq.wakes" >/dev/null
 q "insert into cronq.wakes (worker, host, started_at, finished_at, exit_status)
+   select 'demo', 'demo', b.t - interval '8 days', b.t - interval '8 days', 0 from base b
+   union all
    select 'demo', 'demo', g, g, 0 from base b,
      generate_series(b.t - interval '26 hours', b.t - interval '3 hours', interval '1 minute') g
    union all
    select 'demo', 'demo', g, g, 0 from base b,
      generate_series(b.t - interval '1 hour', b.t, interval '1 minute') g" >/dev/null
-# The fire times the runners missed: after the wake at -3h, and over two
-# minutes before the next one, at -1h.
+# missed UNIT FROM TO: the fire times of an every-UNIT schedule after FROM
+# ago and over two minutes before TO ago (the wake that ends the gap).
 missed() {
-    q "select count(*) from base b, generate_series(date_trunc('$1', b.t - interval '3 hours'),
+    q "select count(*) from base b, generate_series(date_trunc('$1', b.t - interval '$2'),
          b.t, interval '1 $1') f
-       where f > b.t - interval '3 hours' and f < b.t - interval '1 hour' - interval '2 minutes'"
+       where f > b.t - interval '$2' and f < b.t - interval '$3' - interval '2 minutes'"
 }
-M=$(missed minute)
-H=$(missed hour)
-check "demo: the gap misses fire times ($M, $H)" [ "$M" -ge 117 ] && [ "$H" -ge 1 ]
+# the last day's: from the wake at -3h to the one at -1h; the week's also
+# from the schedules' creation (-3d; the gap began at -8d) to -26h
+M=$(missed minute '3 hours' '1 hour')
+H=$(missed hour '3 hours' '1 hour')
+M7=$((M + $(missed minute '3 days' '26 hours')))
+H7=$((H + $(missed hour '3 days' '26 hours')))
+check "demo: the gaps miss fire times ($M, $H; $M7, $H7)" test "$M" -ge 117 -a "$H" -ge 1 \
+    -a "$M7" -ge $((M + 2757)) -a "$H7" -ge $((H + 45))
 
 # ---- the page, atomically ----
 cronq status --html --output "$WEB/index.html"
@@ -145,20 +152,20 @@ mail24=$(timeline queue mail 24h)
 eq "mail, 24 hours" "| 0 ran, 2 failed, 0 skipped, $H missed" "${mail24#* * * * * }"
 match "mail, 24 hours: buckets and marks" "^24 0 1 0 [1-3] " "$mail24"
 mail7=$(timeline queue mail 7d)
-eq "mail, 7 days" "| 0 ran, 2 failed, 1 skipped, $H missed" "${mail7#* * * * * }"
+eq "mail, 7 days" "| 0 ran, 2 failed, 1 skipped, $H7 missed" "${mail7#* * * * * }"
 # the markup queue: its own job and every-minute's run; overlap 5 hours ago, paused 30 hours ago
 q24=$(timeline queue "$Q" 24h)
 eq "$Q, 24 hours" "| 2 ran, 0 failed, 1 skipped, $M missed" "${q24#* * * * * }"
 match "$Q, 24 hours: buckets and marks" "^24 1 0 1 [2-4] " "$q24"
 q7=$(timeline queue "$Q" 7d)
-eq "$Q, 7 days" "| 2 ran, 0 failed, 2 skipped, $M missed" "${q7#* * * * * }"
-match "$Q, 7 days: buckets and marks" "^28 1 0 2 [1-2] " "$q7"
+eq "$Q, 7 days" "| 2 ran, 0 failed, 2 skipped, $M7 missed" "${q7#* * * * * }"
+match "$Q, 7 days: buckets and marks (missed: -3d to -26h, -3h to -1h)" "^28 1 0 2 (9|10|11) " "$q7"
 s24=$(timeline schedule every-minute 24h)
 eq "every-minute, 24 hours" "| 1 ran, 0 failed, 1 skipped, $M missed" "${s24#* * * * * }"
 s7=$(timeline schedule every-minute 7d)
-eq "every-minute, 7 days" "| 1 ran, 0 failed, 2 skipped, $M missed" "${s7#* * * * * }"
+eq "every-minute, 7 days" "| 1 ran, 0 failed, 2 skipped, $M7 missed" "${s7#* * * * * }"
 h7=$(timeline schedule hourly 7d)
-eq "hourly, 7 days" "| 0 ran, 0 failed, 1 skipped, $H missed" "${h7#* * * * * }"
+eq "hourly, 7 days" "| 0 ran, 0 failed, 1 skipped, $H7 missed" "${h7#* * * * * }"
 eq "cronq-purge, 7 days" "28 0 0 0 0 | 0 ran, 0 failed, 0 skipped, 0 missed" "$(timeline schedule cronq-purge 7d)"
 
 browse --window-size=1280,2400 --hide-scrollbars --screenshot="$T_DIR/page.png" "file://$WEB/index.html" >/dev/null
