@@ -37,6 +37,7 @@ extern const char sql_queue_rescue[];		/* lib/queue/rescue.sql */
 extern const char sql_queue_settle[];		/* lib/queue/settle.sql */
 extern const char sql_report_status[];		/* lib/report/status.sql */
 extern const char sql_report_health[];		/* lib/report/health.sql */
+extern const char sql_report_timeline[];	/* lib/report/timeline.sql */
 extern const char sql_sched_due_unplanned[];	/* lib/sched/due_unplanned.sql */
 extern const char sql_sched_due[];			/* lib/sched/due.sql */
 
