@@ -3328,6 +3328,7 @@ REVOKE ALL ON FUNCTION cronq.expire_jobs(p_worker text, p_ids bigint[]) FROM PUB
 --
 
 REVOKE ALL ON FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts integer[], p_errors text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts integer[], p_errors text[]) TO cronq_admin;
 
 --
 -- Name: TABLE limits; Type: ACL; Schema: cronq; Owner: postgres

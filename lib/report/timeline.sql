@@ -29,6 +29,11 @@
 --               (cronq sends 120)
 --   $3  int     the period events are counted by, in seconds (cronq sends
 --               3600)
+--
+-- Try it by hand (psql 15 has no \bind): paste this file after
+--   PREPARE timeline AS
+-- then
+--   EXPLAIN EXECUTE timeline(604800, 120, 3600);
 with w as (
     select now() as now, now() - make_interval(secs => $1::bigint) as since),
 fin as (
