@@ -917,7 +917,11 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
              e.queue,
              e.enqueued_by,
                  CASE
-                     WHEN ((octet_length(COALESCE(((e.spec -> 'payload'::text))::text, ''::text)) + (regexp_count(COALESCE(((e.spec -> 'payload'::text))::text, ''::text), '\{(job_id|type|schedule|status|error)\}'::text) * (COALESCE(octet_length("left"(e.error, 2000)), 0) + 256))) <= 1048576) THEN cronq.hook_payload(e.spec, ARRAY[(e.id)::text, e.type, e.schedule, e.status, "left"(e.error, 2000)])
+                     WHEN ((octet_length(COALESCE(((e.spec -> 'payload'::text))::text, ''::text)) + (regexp_count(COALESCE(((e.spec -> 'payload'::text))::text, ''::text), '\{(job_id|type|schedule|status|error)\}'::text) * (COALESCE(octet_length("left"(e.error, 2000)), 0) + 256))) <= 1048576) THEN
+                     CASE
+                         WHEN (COALESCE(((e.spec -> 'payload'::text))::text, ''::text) !~ '\{(job_id|type|schedule|status|error)\}'::text) THEN COALESCE((e.spec -> 'payload'::text), '{}'::jsonb)
+                         ELSE cronq.hook_payload(e.spec, ARRAY[(e.id)::text, e.type, e.schedule, e.status, "left"(e.error, 2000)])
+                     END
                      ELSE NULL::jsonb
                  END AS payload
             FROM e
