@@ -399,21 +399,31 @@ resolve(const char *dir, const char *command, char *why, size_t len)
 static int
 author_may_exec(const task_ctx *ctx, const task_job *job, char *why, size_t len)
 {
-	PGconn *conn = ctx->session(ctx->arg, why, len);
 	const char *params[1] = {job->enqueued_by};
 	PGresult *r;
-	cq_err err = {0};
 	int ok;
 
-	if (conn == NULL)
-		return -1;
-	/* pg_exec: bounded like every statement of the runner's (pg_set_answer_limit). */
-	r = pg_exec(conn,
-				"select exists (select 1 from pg_catalog.pg_roles where rolname = 'cronq_exec')"
-				" and exists (select 1 from pg_catalog.pg_roles where rolname = $1)"
-				" and pg_catalog.pg_has_role($1, 'cronq_exec', 'MEMBER')",
-				1, params, PG_ONE, &err, NULL);
-	if (r == NULL) {
+	/*
+	 * A session the server ends between its idle check and this statement
+	 * (a failover) is no fault of the job's: once more, on a new one (one
+	 * that cannot be opened gives the job back: worker_unavailable).
+	 */
+	for (int tries = 0;; tries++) {
+		PGconn *conn = ctx->session(ctx->arg, why, len);
+		cq_err err = {0};
+
+		if (conn == NULL)
+			return -1;
+		/* pg_exec: bounded like every statement of the runner's (pg_set_answer_limit). */
+		r = pg_exec(conn,
+					"select exists (select 1 from pg_catalog.pg_roles where rolname = 'cronq_exec')"
+					" and exists (select 1 from pg_catalog.pg_roles where rolname = $1)"
+					" and pg_catalog.pg_has_role($1, 'cronq_exec', 'MEMBER')",
+					1, params, PG_ONE, &err, NULL);
+		if (r != NULL)
+			break;
+		if (tries == 0 && !pg_alive(conn))
+			continue;
 		snprintf(why, len, "could not check the role of the job: %.900s", err.msg);
 		return -1;
 	}
