@@ -99,7 +99,7 @@ done
 for v in 99999999999999999999 1e3 abc '' 1000001 -1000001; do
     bad 64 "priority $v" enqueue noop --priority "$v"
 done
-for v in 5x -5s 1.5h 30m1h '' m 5mins 99999999999w 'now'; do
+for v in 5x -5s 1.5.h 30m1h '' m '5 fortnights' 99999999999w 'now'; do
     bad 64 "duration $v" enqueue noop --in "$v"
 done
 for v in 0s 500ms; do bad 64 "timeout below 1s: $v" enqueue noop --timeout "$v"; done
