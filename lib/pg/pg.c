@@ -1065,3 +1065,21 @@ out:
 	}
 	return keep;
 }
+
+int
+pg_timestamp(PGconn *conn, const char *text, int64_t *t, cq_err *err)
+{
+	static const char sql[] =
+		"select floor(extract(epoch from x))::bigint from (select $1::timestamptz as x) t where isfinite(x)";
+	PGresult *res = pg_exec(conn, sql, 1, (const char *[]) {text}, PG_MAYBE_ONE, err, NULL);
+	int rc = 0;
+
+	if (res == NULL)
+		return err->code;
+	if (PQntuples(res) == 0)
+		rc = cq_fail(err, EX_DATAERR, "time \"%s\" is not finite", text);
+	else
+		*t = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	return rc;
+}

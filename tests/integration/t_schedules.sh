@@ -22,8 +22,18 @@ cronq schedule next '@reboot'
 expect_rc_err "next: @reboot" 65 '^cronq: error: invalid cron expression "@reboot": '
 cronq schedule next '0 0 * * *' --tz Mars/Olympus_Mons
 expect_rc_err "next: unknown zone" 65 'Mars/Olympus_Mons'
-cronq schedule next '0 0 * * *' --from yesterday
-expect "next: bad --from" 65 "" 'cronq: error: invalid time "yesterday": expected RFC 3339, such as 2026-03-08T10:00:00Z'
+# A TIME that is not RFC 3339: read by the database, as every command reads one.
+cronq schedule next '0 0 * * *' --from 'Jan 2 2026 10:00' --count 1
+expect "next: a PostgreSQL time form (no zone: UTC), read by the database" 0 '2026-01-03T00:00:00Z' ""
+cronq schedule next '@every 90m' --anchor 'January 1, 2026 00:20' --from '2026-01-01 01:00+00' --count 1
+expect "next: --anchor in a PostgreSQL form" 0 '2026-01-01T01:50:00Z' ""
+cronq schedule next '0 0 * * *' --from 'next tuesday-ish'
+expect "next: bad --from" 65 "" 'cronq: error: invalid value "next tuesday-ish" for --from: invalid input syntax for type timestamp with time zone: "next tuesday-ish"'
+cronq schedule next '0 0 * * *' --from infinity
+expect "next: infinite --from" 65 "" 'cronq: error: invalid value "infinity" for --from: time "infinity" is not finite'
+CRONQ_DATABASE_URL="host=/nonexistent" cronq schedule next '0 0 * * *' --from yesterday
+expect_rc_err "next: a non-RFC 3339 --from and no database" 65 '^cronq: error: invalid value "yesterday" for --from: not RFC 3339 \(such as 2026-03-08T10:00:00Z\), and no database to read it as PostgreSQL.s timestamptz
+cronq: detail: could not connect to database: '
 cronq schedule next '0 0 30 2 *'
 expect "next: never fires" 65 "" 'cronq: error: cron expression "0 0 30 2 *" never fires'
 cronq schedule frob
