@@ -18,6 +18,7 @@
 #include "sched/schedule.h"
 #include "time/rfc3339.h"
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/log.h"
 
 enum {
@@ -400,9 +401,9 @@ cmd_schedule(int argc, char **argv)
 			rc = err.code;
 		else if (a.json) {
 			json_t *one = strcmp(sub, "show") == 0 ? json_array_get(list, 0) : list;
-			char *text = json_dumps(one, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			char *text = cq_json_text(one);
 
-			printf("%s\n", text);
+			fputs(text, stdout);
 			free(text);
 		} else {
 			buf out = BUF_INIT;

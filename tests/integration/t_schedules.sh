@@ -72,7 +72,19 @@ eq "--replace replaces" "0 3 * * *|UTC|default" "$(q "select cron, timezone, que
 cronq schedule list
 match "list shows it" 'nightly +0 3 \* \* \* +UTC +noop +default +yes +20[0-9-]+T03:00:00Z +-' "$OUT"
 cronq schedule show nightly --json
-match "show --json" '"name": "nightly"' "$OUT"
+match "show --json" '"name":"nightly"' "$OUT"
+eq "show --json: compact, one line" 1 "$(printf '%s\n' "$OUT" | wc -l)"
+cronq schedule add j1 '0 4 * * *' noop --timeout '1.5 hours' --start-deadline '90 seconds' --spread 0.5m
+expect "add with durations in words and decimals" 0 "" ""
+cronq schedule show j1 --json
+eq "show --json: durations in seconds, times RFC 3339 UTC" "5400|90|30|t|t" \
+    "$(q "select j->>'timeout', j->>'start_deadline', j->>'spread', j->>'next_run_at' ~ '^[0-9-]{10}T[0-9:]{8}Z$', json_typeof(j->'timeout') = 'number' from (select '$OUT'::json j) x")"
+cronq schedule show j1
+match "show: durations for people" $'timeout +1h30m\nenabled' "$OUT"
+cronq schedule list --json
+eq "list --json: [, one compact schedule a line, ]" "[|t|]|$(( $(count) + 1 ))" \
+    "$(head -1 <<<"$OUT")|$(sed '1d;$d' <<<"$OUT" | grep -vc '^{"name":.*},\?$' | sed 's/^0$/t/')|$(tail -1 <<<"$OUT")|$(sed '1d;$d' <<<"$OUT" | wc -l)"
+cronq schedule remove j1
 cronq schedule show nope
 expect "show of a missing schedule" 65 "" 'cronq: error: schedule "nope" does not exist'
 cronq schedule disable nightly
