@@ -145,7 +145,7 @@ progress(int64_t lines, bool done)
 {
 	if (!isatty(STDERR_FILENO))
 		return;
-	fprintf(stderr, "\rcronq: enqueue: %" PRId64 " lines read%s", lines, done ? "\n" : "");
+	fprintf(stderr, "\rcronq: enqueue: %" PRId64 " line%s read%s", lines, lines == 1 ? "" : "s", done ? "\n" : "");
 }
 
 /* Read all of standard input (a payload given as "-"). */
@@ -258,7 +258,8 @@ enqueue_main(enqueue_args *a, int argc, char **argv)
 
 		rc = enqueue_jsonl(conn, stdin, payload_validate, progress, &lines, &created, &err);
 		if (rc == 0)
-			log_info("enqueued %" PRId64 " jobs (%" PRId64 " already existed)", created, lines - created);
+			log_info("enqueued %" PRId64 " job%s (%" PRId64 " already existed)", created, created == 1 ? "" : "s",
+					 lines - created);
 	} else {
 		int64_t id;
 		enqueue_note note;

@@ -824,8 +824,8 @@ pg_exec(PGconn *conn, const char *sql, int nparams, const char *const *values,
 	}
 	rows = st == PGRES_TUPLES_OK ? PQntuples(res) : 0;
 	if ((shape == PG_ONE && rows != 1) || (shape == PG_MAYBE_ONE && rows > 1)) {
-		cq_fail(err, EX_SOFTWARE, "query returned %d rows where %s expected",
-				rows, shape == PG_ONE ? "one was" : "at most one was");
+		cq_fail(err, EX_SOFTWARE, "query returned %d row%s where %s expected",
+				rows, rows == 1 ? "" : "s", shape == PG_ONE ? "one was" : "at most one was");
 		PQclear(res);
 		return NULL;
 	}
