@@ -144,7 +144,7 @@ bad 65 "schedule name with spaces" schedule add 'a b' '* * * * *' noop
 bad 65 "schedule name SQL" schedule add "x'; drop table cronq.jobs; --" '* * * * *' noop
 bad 64 "schedule catchup bad" schedule add s1 '* * * * *' noop --catchup sometimes
 bad 64 "schedule overlap bad" schedule add s1 '* * * * *' noop --overlap maybe
-bad 65 "schedule next --from bad" schedule next '* * * * *' --from 'tomorrow'
+bad 65 "schedule next --from bad" schedule next '* * * * *' --from 'tomorrowish'
 bad 64 "schedule next --count 0" schedule next '* * * * *' --count 0
 bad 64 "schedule next --count huge" schedule next '* * * * *' --count 99999999999
 bad 65 "schedule show missing" schedule show nope
