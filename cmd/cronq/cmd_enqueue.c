@@ -48,7 +48,7 @@ help(void)
 		   "Options:\n"
 		   "      --run-at TIME         run at TIME (RFC 3339 or any PostgreSQL timestamptz;\n"
 		   "                            a time without zone is UTC); default: now\n"
-		   "      --in DURATION         run DURATION from now (90s, 5m, 2h, 1d, 1h30m)\n"
+		   "      --in DURATION         run DURATION from now (90s, 1h30m, 1.5h, \"2 hours\")\n"
 		   "      --queue NAME          queue (default \"default\")\n"
 		   "      --priority N          lower runs first (default 0)\n"
 		   "      --max-attempts N      attempts before the job is dead (default 10)\n"

@@ -35,7 +35,7 @@ help(void)
 		   "  cronq purge [OPTION]...\n\n"
 		   "Options:\n"
 		   "      --older-than DURATION only jobs finished longer ago than DURATION\n"
-		   "                            (default 14d; 90s, 5m, 2h, 1d, 1h30m)\n"
+		   "                            (default 14d; 90s, 1h30m, 1.5h, \"2 days\")\n"
 		   "      --status STATUS       only jobs in STATUS: succeeded, dead or cancelled;\n"
 		   "                            repeatable (default: succeeded and cancelled)\n"
 		   "  -v, --verbose             say what is done\n"
