@@ -22,6 +22,9 @@ trap 'rm -rf "$scratch"' EXIT INT TERM
 # The tracked files as they are now (uncommitted changes included).
 (cd "$root" && git ls-files -z | xargs -0 cp --parents -t "$scratch")
 cd "$scratch" || exit 1
+# The copy has no .git: keep -Werror, so a mutant that warns is "broken" as
+# it would be in a checkout.
+export WERROR=1
 make -j2 bin/cronq unit-bins >build.log 2>&1 || { echo "mutate: the unmutated tree does not build"; exit 1; }
 
 killed=0; survived=0; broken=0

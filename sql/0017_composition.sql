@@ -9,15 +9,17 @@
 -- {"type", "payload", "queue", "priority", "max_attempts", "timeout"}
 -- (type required; timeout in seconds). A spec is checked when the job or
 -- schedule is written, like a job of its own with the job's author
--- (hook_error, task_permission_error): a hook never has more rights than
--- the job's author, whose job it becomes. It is enqueued by the trigger
--- jobs_settle, in the statement (so the transaction) that records the
--- outcome, with the key notify:JOB:ATTEMPT:EVENT: once per event, and
--- never without its outcome. {job_id}, {type}, {schedule}, {status} and
+-- (jobs_hooks: hooks_error, hooks_permission_error): a hook never has
+-- more rights than the job's author, whose job it becomes. It is enqueued
+-- by cronq.fire_hooks, which the runner's outcome statements
+-- (lib/queue/record.sql, record_plain.sql) call for their batch, in the
+-- statement (so the transaction) that records the outcome, with the key
+-- notify:JOB:ATTEMPT:EVENT: once per event, and never without its outcome
+-- (one insert a batch: a trigger per row cost a drain 6 times its time). {job_id}, {type}, {schedule}, {status} and
 -- {error} are replaced in the payload's strings in one pass; in an sql
--- job's "sql" each becomes a quoted SQL literal (NULL when absent), never
--- text spliced into a statement, and an exec job's "command" is left as
--- written. Jobs made by hooks carry no hooks. A hook job the database
+-- job's "sql" each becomes an expression reading a setting that a first
+-- statement sets (hook_payload): no value is ever spliced into the
+-- statement; an exec job's "command" is left as written. Jobs made by hooks carry no hooks. A hook job the database
 -- refuses at that moment (its author lost a grant, a substituted value
 -- broke a payload rule) is written as a permanent fail job saying so,
 -- never at the cost of the outcome.
@@ -31,8 +33,11 @@
 -- for; a parent that ends dead or cancelled cancels them (error_code
 -- dependency_failed, and on down the chain). Both in the transaction that
 -- records the parent's outcome (jobs_settle), so a dependant is due at
--- the next claim. A retried dependant whose parents have not all
--- succeeded waits again (jobs_wait).
+-- the next claim; one that another transaction holds locked is not waited
+-- for (a role may lock its own rows, and the runner's statements must not
+-- wait on them): it goes to cronq.settle_later, which the next wake
+-- settles from its parents (lib/queue/settle.sql). A retried dependant
+-- whose parents have not all succeeded waits again (jobs_wait).
 --
 -- Binaries built before this schema know neither blocked jobs nor hooks:
 -- compatible-from: 17
@@ -49,66 +54,61 @@ alter table cronq.jobs add constraint jobs_status_check
 
 -- What is wrong with a set of hooks, or NULL: its shape, and each spec's
 -- payload by its task's rules (payload_error). Whether the author may
--- enqueue each type is task_permission_error's to say.
+-- enqueue each type is hooks_permission_error's to say. A standard SQL
+-- body (bound when created, safe under any search_path) with no SET
+-- clause: payload_error then runs under the caller's search path, as the
+-- check_task of jobs_guard runs it for the same row, and its cached plans
+-- stay valid (alternating search paths replanned them at every row: 0.8
+-- ms a job).
 create or replace function cronq.hooks_error(p_hooks jsonb) returns text
-language plpgsql immutable set search_path = pg_catalog, pg_temp as $$
-declare
-    ev text;
-    spec jsonb;
-    k text;
-    msg text;
-begin
-    if jsonb_typeof(p_hooks) <> 'object' then
-        return 'hooks must be a JSON object';
-    end if;
-    for ev, spec in select e.key, e.value from jsonb_each(p_hooks) e order by e.key loop
-        if ev not in ('on_success', 'on_failure', 'on_dead', 'on_recover') then
-            return format('unknown hook "%s": must be on_success, on_failure, on_dead or on_recover',
-                          left(ev, 100));
-        end if;
-        if jsonb_typeof(spec) <> 'object' then
-            return format('%s: a hook is a job spec, a JSON object such as {"type": "noop"}', ev);
-        end if;
-        for k in select jsonb_object_keys(spec) loop
-            if k not in ('type', 'payload', 'queue', 'priority', 'max_attempts', 'timeout') then
-                return format('%s: unrecognized field "%s" (a hook has type, payload, queue, priority, max_attempts, timeout)',
-                              ev, left(k, 100));
-            end if;
-        end loop;
-        if jsonb_typeof(spec->'type') is distinct from 'string' then
-            return format('%s: "type" is required and must be a string', ev);
-        end if;
-        if spec ? 'payload' and jsonb_typeof(spec->'payload') <> 'object' then
-            return format('%s: "payload" must be a JSON object', ev);
-        end if;
-        if spec ? 'queue' and (jsonb_typeof(spec->'queue') <> 'string'
-                               or spec->>'queue' = '' or length(spec->>'queue') > 200
-                               or spec->>'queue' ~ '[[:cntrl:]]') then
-            return format('%s: "queue" must be printable text of 1 to 200 bytes', ev);
-        end if;
-        if spec ? 'priority' and (jsonb_typeof(spec->'priority') <> 'number'
-                                  or (spec->>'priority')::numeric not between -1000000 and 1000000
-                                  or spec->>'priority' !~ '^-?[0-9]{1,9}$') then
-            return format('%s: "priority" must be an integer from -1000000 to 1000000', ev);
-        end if;
-        if spec ? 'max_attempts' and (jsonb_typeof(spec->'max_attempts') <> 'number'
-                                      or (spec->>'max_attempts')::numeric not between 1 and 1000
-                                      or spec->>'max_attempts' !~ '^-?[0-9]{1,9}$') then
-            return format('%s: "max_attempts" must be an integer from 1 to 1000', ev);
-        end if;
-        if spec ? 'timeout' and (jsonb_typeof(spec->'timeout') <> 'number'
-                                 or (spec->>'timeout')::numeric not between 1 and 31536000
-                                 or spec->>'timeout' !~ '^-?[0-9]{1,9}$') then
-            return format('%s: "timeout" must be a whole number of seconds from 1 to 31536000', ev);
-        end if;
-        msg := cronq.payload_error(spec->>'type', coalesce(spec->'payload', '{}'));
-        if msg is not null then
-            return format('%s: %s', ev, msg);
-        end if;
-    end loop;
-    return null;
-end
-$$;
+language sql stable
+begin atomic
+    select case
+        when jsonb_typeof(p_hooks) is distinct from 'object' then 'hooks must be a JSON object'
+        else (select x.msg from (
+            select e.key, case
+                when e.key not in ('on_success', 'on_failure', 'on_dead', 'on_recover') then
+                    format('unknown hook "%s": must be on_success, on_failure, on_dead or on_recover',
+                           left(e.key, 100))
+                when jsonb_typeof(e.value) <> 'object' then
+                    format('%s: a hook is a job spec, a JSON object such as {"type": "noop"}', e.key)
+                when exists (select 1 from jsonb_object_keys(e.value) k(k)
+                             where k.k not in ('type', 'payload', 'queue', 'priority', 'max_attempts',
+                                               'timeout')) then
+                    format('%s: unrecognized field "%s" (a hook has type, payload, queue, priority, max_attempts, timeout)',
+                           e.key, (select left(min(k.k), 100) from jsonb_object_keys(e.value) k(k)
+                                   where k.k not in ('type', 'payload', 'queue', 'priority',
+                                                     'max_attempts', 'timeout')))
+                when jsonb_typeof(e.value -> 'type') is distinct from 'string' then
+                    format('%s: "type" is required and must be a string', e.key)
+                when e.value ? 'payload' and jsonb_typeof(e.value -> 'payload') <> 'object' then
+                    format('%s: "payload" must be a JSON object', e.key)
+                when e.value ? 'queue' and (jsonb_typeof(e.value -> 'queue') <> 'string'
+                                            or e.value ->> 'queue' = '' or length(e.value ->> 'queue') > 200
+                                            or e.value ->> 'queue' ~ '[[:cntrl:]]') then
+                    format('%s: "queue" must be printable text of 1 to 200 bytes', e.key)
+                when e.value ? 'priority' and case
+                        when jsonb_typeof(e.value -> 'priority') <> 'number'
+                             or e.value ->> 'priority' !~ '^-?[0-9]{1,9}$' then true
+                        else (e.value ->> 'priority')::integer not between -1000000 and 1000000 end then
+                    format('%s: "priority" must be an integer from -1000000 to 1000000', e.key)
+                when e.value ? 'max_attempts' and case
+                        when jsonb_typeof(e.value -> 'max_attempts') <> 'number'
+                             or e.value ->> 'max_attempts' !~ '^[0-9]{1,9}$' then true
+                        else (e.value ->> 'max_attempts')::integer not between 1 and 1000 end then
+                    format('%s: "max_attempts" must be an integer from 1 to 1000', e.key)
+                when e.value ? 'timeout' and case
+                        when jsonb_typeof(e.value -> 'timeout') <> 'number'
+                             or e.value ->> 'timeout' !~ '^[0-9]{1,9}$' then true
+                        else (e.value ->> 'timeout')::integer not between 1 and 31536000 end then
+                    format('%s: "timeout" must be a whole number of seconds from 1 to 31536000', e.key)
+                else e.key || ': ' || cronq.payload_error(e.value ->> 'type',
+                                                           coalesce(e.value -> 'payload', '{}'))
+                end as msg
+            from jsonb_each(p_hooks) e) x
+          where x.msg is not null order by x.key limit 1)
+        end;
+end;
 
 -- Whether the role may enqueue every hook's type, or why not.
 create or replace function cronq.hooks_permission_error(p_hooks jsonb, p_role text) returns text
@@ -124,22 +124,41 @@ end;
 -- s with each {job_id}, {type}, {schedule}, {status} and {error} replaced
 -- by its value (vals, in that order), in one pass: a value holding a
 -- placeholder is not replaced again. quoted: each value a quoted SQL
--- literal, NULL for none.
+-- literal, NULL for none. Linear in the result (string_agg, not a
+-- concatenation per placeholder: 150,000 placeholders in a payload of
+-- 1 MiB took hours and held the statement that records an outcome), and
+-- refused (54000) before it is built when the result would pass 1 MiB, a
+-- payload's limit anyway.
 create or replace function cronq.hook_text(s text, vals text[], quoted boolean) returns text
 language plpgsql immutable set search_path = pg_catalog, pg_temp as $$
 declare
     pattern constant text := '\{(job_id|type|schedule|status|error)\}';
-    parts text[] := regexp_split_to_array(s, pattern);
-    names text[] := array(select m[1] from regexp_matches(s, pattern, 'g') m);
-    out text := parts[1];
-    v text;
+    names constant text[] := array['job_id', 'type', 'schedule', 'status', 'error'];
+    reps text[];
+    parts text[];
+    found text[];
+    total bigint;
 begin
-    for i in 1..coalesce(cardinality(names), 0) loop
-        v := vals[array_position(array['job_id', 'type', 'schedule', 'status', 'error'], names[i])];
-        out := out || case when quoted then coalesce(quote_literal(v), 'NULL') else coalesce(v, '') end
-                   || parts[i + 1];
-    end loop;
-    return out;
+    if s is null or strpos(s, '{') = 0 then
+        return s;
+    end if;
+    found := array(select m[1] from regexp_matches(s, pattern, 'g') m);
+    if coalesce(cardinality(found), 0) = 0 then
+        return s;
+    end if;
+    reps := array(select case when quoted then coalesce(quote_literal(vals[i]), 'NULL')
+                              else coalesce(vals[i], '') end
+                  from generate_series(1, 5) i order by i);
+    total := octet_length(s) + (select sum(octet_length(reps[array_position(names, f)]))
+                                from unnest(found) f);
+    if total > 1048576 then
+        raise exception 'its text would be % bytes once its placeholders are replaced (at most 1 MiB)',
+            total using errcode = '54000';
+    end if;
+    parts := regexp_split_to_array(s, pattern);
+    return (select string_agg(p.part || coalesce(reps[array_position(names, found[p.n])], ''), ''
+                              order by p.n)
+            from unnest(parts) with ordinality p(part, n));
 end
 $$;
 
@@ -157,64 +176,173 @@ begin
 end
 $$;
 
--- The job a hook makes: spec's type and payload (its strings substituted;
--- an sql job's statement with quoted literals, an exec job's command as
--- written), queue (the job's by default), priority, attempts, timeout,
--- key notify:JOB:ATTEMPT:EVENT, the job's author. A key already taken
--- means the event's job exists: nothing more. Anything else the database
--- refuses becomes a fail job that says so (dead when it runs, so status
--- and check show it); if even that is refused, a warning. The outcome
--- being recorded stands in every case.
-create or replace function cronq.fire_hook(j cronq.jobs, event text) returns void
-language plpgsql volatile security definer set search_path = pg_catalog, pg_temp as $$
-declare
-    spec jsonb := j.hooks -> ('on_' || event);
-    vals text[] := array[j.id::text, j.type, j.schedule, j.status, left(j.last_error, 2000)];
-    key text := 'notify:' || j.id || ':' || j.attempts || ':' || event;
-    p jsonb;
-begin
-    if spec is null then
-        return;
-    end if;
-    p := cronq.hook_json(coalesce(spec->'payload', '{}'), vals);
-    if spec->>'type' = 'sql' and jsonb_typeof(spec->'payload'->'sql') = 'string' then
-        p := jsonb_set(p, '{sql}', to_jsonb(cronq.hook_text(spec->'payload'->>'sql', vals, true)));
-    elsif spec->>'type' = 'exec' and spec->'payload' ? 'command' then
-        p := jsonb_set(p, '{command}', spec->'payload'->'command');
-    end if;
-    begin
+-- A hook's payload for its job: its strings substituted (hook_json). An
+-- exec job's command is left as written. An sql job's statement gets no
+-- value spliced in: quoting cannot make that safe (a placeholder the
+-- author wrote inside quotes or a comment would let an error message,
+-- whose text other roles' data can shape, end the quote and write SQL
+-- that runs as the author). Each placeholder becomes an expression that
+-- reads its value from a setting, cronq.hook_job_id, cronq.hook_type,
+-- cronq.hook_schedule, cronq.hook_status or cronq.hook_error (NULL when
+-- empty), and a first statement, which cronq writes with quoted literals
+-- where no author's text surrounds them, sets them all: the text put in
+-- the author's statement is cronq's own, whatever the values. The session
+-- is discarded after the job, as any sql job's. A payload without a
+-- placeholder is taken as it is.
+create or replace function cronq.hook_payload(spec jsonb, vals text[]) returns jsonb
+language sql immutable
+begin atomic
+    select case
+        when coalesce((spec -> 'payload')::text, '') !~ '\{(job_id|type|schedule|status|error)\}'
+            then coalesce(spec -> 'payload', '{}')
+        when spec ->> 'type' = 'sql' and jsonb_typeof(spec -> 'payload' -> 'sql') = 'string'
+            then jsonb_set(cronq.hook_json(spec -> 'payload', vals), '{sql}', to_jsonb(
+                case when spec -> 'payload' ->> 'sql' !~ '\{(job_id|type|schedule|status|error)\}'
+                     then spec -> 'payload' ->> 'sql'
+                     else 'select pg_catalog.set_config(''cronq.hook_job_id'', '
+                          || quote_literal(coalesce(vals[1], '')) || ', false), '
+                          || 'pg_catalog.set_config(''cronq.hook_type'', '
+                          || quote_literal(coalesce(vals[2], '')) || ', false), '
+                          || 'pg_catalog.set_config(''cronq.hook_schedule'', '
+                          || quote_literal(coalesce(vals[3], '')) || ', false), '
+                          || 'pg_catalog.set_config(''cronq.hook_status'', '
+                          || quote_literal(coalesce(vals[4], '')) || ', false), '
+                          || 'pg_catalog.set_config(''cronq.hook_error'', '
+                          || quote_literal(coalesce(vals[5], '')) || ', false);' || E'\n'
+                          || regexp_replace(spec -> 'payload' ->> 'sql',
+                                            '\{(job_id|type|schedule|status|error)\}',
+                                            'nullif(pg_catalog.current_setting(''cronq.hook_\1'', true), '''')',
+                                            'g')
+                     end))
+        when spec ->> 'type' = 'exec' and spec -> 'payload' ? 'command'
+            then jsonb_set(cronq.hook_json(spec -> 'payload', vals), '{command}',
+                           spec -> 'payload' -> 'command')
+        else cronq.hook_json(spec -> 'payload', vals)
+        end;
+end;
+
+-- The hooks of a batch of outcomes (the runner's outcome statements call
+-- it, in the statement that records them, for the jobs with hooks that
+-- ended succeeded, failed or dead): per job its events (success, and
+-- recover after a failed attempt of its own or a failed or dead previous
+-- job of its schedule; failure; failure and dead), each hook's job in one
+-- insert: type and payload (hook_payload), queue (the job's by default),
+-- priority, attempts, timeout, key notify:JOB:ATTEMPT:EVENT, the job's
+-- author. A key already taken means the event's job exists: nothing more.
+-- A hook the database would refuse now (its author lost a grant; a
+-- substituted value broke a payload rule: the checks of jobs_guard, made
+-- first) becomes a permanent fail job saying so, never a failed outcome.
+-- Runs as the owner: the hook's job is the author's whoever runs the
+-- runner. Returns how many jobs it wrote.
+create or replace function cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts integer[],
+                                            p_errors text[])
+returns bigint
+language sql volatile security definer set search_path = pg_catalog, pg_temp
+begin atomic
+    with o as (
+        select o.id, o.status, o.attempt, o.error, ev.event
+        from unnest(p_ids, p_statuses, p_attempts, p_errors) as o(id, status, attempt, error)
+        cross join lateral unnest(case o.status when 'succeeded' then array['success', 'recover']
+                                                when 'failed' then array['failure']
+                                                when 'dead' then array['failure', 'dead'] end)
+            as ev(event)
+    ), e as (
+        select o.id, o.status, o.attempt, o.error, o.event, j.hooks -> ('on_' || o.event) as spec,
+               j.type, j.schedule, j.queue, j.enqueued_by
+        from o join cronq.jobs j on j.id = o.id
+        where j.hooks ? ('on_' || o.event)
+          -- the author's own jobs of that schedule's name: a name is reused
+          -- once its author drops it, and another role's outcome must not
+          -- fire this one's hook
+          and (o.event <> 'recover' or o.attempt > 1
+               or (select p.status from cronq.jobs p
+                   where p.schedule = j.schedule and p.id < j.id and p.enqueued_by = j.enqueued_by
+                     and p.status in ('succeeded', 'failed', 'dead')
+                   order by p.id desc limit 1) in ('failed', 'dead'))
+    ), p as materialized (
+        -- each once (an inlined CTE would compute them at every use); a
+        -- payload whose placeholders would take it past 1 MiB is not built
+        -- (150,000 placeholders in a payload of 1 MiB): nothing here may
+        -- fail the statement that records the outcomes
+        select e.*, case
+            when octet_length(coalesce((e.spec -> 'payload')::text, ''))
+                 + regexp_count(coalesce((e.spec -> 'payload')::text, ''),
+                                '\{(job_id|type|schedule|status|error)\}')
+                   * (coalesce(octet_length(left(e.error, 2000)), 0) + 256) <= 1048576
+            then case when coalesce((e.spec -> 'payload')::text, '')
+                           !~ '\{(job_id|type|schedule|status|error)\}'
+                      then coalesce(e.spec -> 'payload', '{}')  -- no call for the common case
+                      else cronq.hook_payload(e.spec, array[e.id::text, e.type, e.schedule,
+                                                            e.status, left(e.error, 2000)]) end
+            end as payload
+        from e
+    ), v as materialized (
+        select p.*, case
+            when p.payload is null then 'its payload would pass 1 MiB once its placeholders are replaced'
+            else coalesce(cronq.payload_error(p.spec ->> 'type', p.payload),
+                          cronq.task_permission_error(p.spec ->> 'type', p.enqueued_by)) end as why
+        from p
+    ), ins as (
         insert into cronq.jobs (type, payload, queue, priority, max_attempts, timeout,
                                 idempotency_key, enqueued_by)
-        values (spec->>'type', p, coalesce(spec->>'queue', j.queue), (spec->>'priority')::integer,
-                (spec->>'max_attempts')::integer, (spec->>'timeout')::bigint * interval '1 second',
-                key, j.enqueued_by)
-        on conflict (idempotency_key) where idempotency_key is not null do nothing;
-    exception when others then
-        begin
-            insert into cronq.jobs (type, payload, queue, idempotency_key, enqueued_by)
-            values ('fail',
-                    jsonb_build_object('message',
-                        format('hook on_%s of job %s could not be enqueued: %s', event, j.id,
-                               left(sqlerrm, 500)),
-                        'code', 'hook_refused', 'permanent', true),
-                    j.queue, key, j.enqueued_by)
-            on conflict (idempotency_key) where idempotency_key is not null do nothing;
-        exception when others then
-            raise warning 'hook on_% of job % could not be enqueued: %', event, j.id, sqlerrm;
-        end;
-    end;
+        select case when v.why is null then v.spec ->> 'type' else 'fail' end,
+               case when v.why is null then v.payload
+                    else jsonb_build_object('message',
+                             format('hook on_%s of job %s could not be enqueued: %s', v.event, v.id,
+                                    left(v.why, 500)),
+                             'code', 'hook_refused', 'permanent', true) end,
+               case when v.why is null then coalesce(v.spec ->> 'queue', v.queue) else v.queue end,
+               case when v.why is null then (v.spec ->> 'priority')::integer end,
+               case when v.why is null then (v.spec ->> 'max_attempts')::integer end,
+               case when v.why is null then (v.spec ->> 'timeout')::bigint * interval '1 second' end,
+               'notify:' || v.id || ':' || v.attempt || ':' || v.event, v.enqueued_by
+        from v
+        order by v.id, v.event
+        on conflict (idempotency_key) where idempotency_key is not null do nothing
+        returning 1
+    )
+    select count(*) from ins;
+end;
+revoke execute on function cronq.fire_hooks(bigint[], text[], integer[], text[]) from public;
+
+-- A new job's hooks, checked as jobs of its author (after jobs_guard has
+-- settled the author). No SET clause and every name qualified: see
+-- hooks_error. A job made by a hook carries none.
+create or replace function cronq.jobs_hooks() returns trigger
+language plpgsql as $$
+declare
+    msg pg_catalog.text;
+begin
+    if pg_catalog.starts_with(new.idempotency_key, 'notify:') then
+        new.hooks := null;
+        return new;
+    end if;
+    msg := cronq.hooks_error(new.hooks);
+    if msg is not null then
+        raise exception '%', msg using errcode = '22023';
+    end if;
+    msg := cronq.hooks_permission_error(new.hooks, new.enqueued_by);
+    if msg is not null then
+        raise exception '%', msg using errcode = '42501';
+    end if;
+    if new.hooks operator(pg_catalog.=) '{}'::pg_catalog.jsonb then
+        new.hooks := null;
+    end if;
+    return new;
 end
 $$;
-revoke execute on function cronq.fire_hook(cronq.jobs, text) from public;
+drop trigger if exists jobs_hooks on cronq.jobs;
+create trigger jobs_hooks before insert on cronq.jobs for each row
+    when (new.hooks is not null)
+    execute function cronq.jobs_hooks();
 
--- A new job's hooks and dependencies (before insert, after jobs_guard has
--- settled its author). Runs as the owner, to note the job among its
+-- A new job's dependencies (before insert, after jobs_guard has settled
+-- its author). Runs as the owner, to note the job among its
 -- parents' dependants; so it checks the author itself: a parent must be a
 -- job of the same author, written before this one.
 create or replace function cronq.jobs_plan() returns trigger
 language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
 declare
-    msg text;
     wanted bigint[];
     found_ids bigint[];
     waiting integer;
@@ -223,23 +351,6 @@ declare
 begin
     new.dependants := null;
     new.waiting_for := null;
-    if new.hooks is not null then
-        if starts_with(new.idempotency_key, 'notify:') then
-            new.hooks := null;  -- jobs made by hooks carry none
-        else
-            msg := cronq.hooks_error(new.hooks);
-            if msg is not null then
-                raise exception '%', msg using errcode = '22023';
-            end if;
-            msg := cronq.hooks_permission_error(new.hooks, new.enqueued_by);
-            if msg is not null then
-                raise exception '%', msg using errcode = '42501';
-            end if;
-            if new.hooks = '{}' then
-                new.hooks := null;
-            end if;
-        end if;
-    end if;
     if new.depends_on is null then
         return new;
     end if;
@@ -293,58 +404,85 @@ end
 $$;
 drop trigger if exists jobs_plan on cronq.jobs;
 create trigger jobs_plan before insert on cronq.jobs for each row
-    when (new.hooks is not null or new.depends_on is not null or new.dependants is not null
-          or new.waiting_for is not null)
+    when (new.depends_on is not null or new.dependants is not null or new.waiting_for is not null)
     execute function cronq.jobs_plan();
 
--- After a job's status changes: its hooks and its dependants, in the same
--- statement. Runs as the owner: a hook is enqueued as the job's author,
--- and a dependant is the author's too.
+-- Blocked jobs whose parent's outcome jobs_settle could not apply: another
+-- transaction held them locked. Each wake settles them from their parents
+-- (lib/queue/settle.sql). The runner's alone: no role has a grant on it.
+create table if not exists cronq.settle_later (
+    job_id bigint primary key
+);
+
+-- After a job's status changes, its dependants, in the same statement
+-- (hooks are the outcome statements' own: fire_hooks). Runs as the
+-- owner: a dependant is the author's job, kept as the author cannot.
 create or replace function cronq.jobs_settle() returns trigger
 language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
 declare
-    before text;
+    wanted bigint[];
+    parents bigint[];
+    held bigint[];
 begin
-    if new.hooks is not null and old.status = 'running' then
-        if new.status = 'succeeded' then
-            perform cronq.fire_hook(new, 'success');
-            if new.hooks ? 'on_recover' then
-                if new.attempts > 1 then
-                    before := 'failed';
-                elsif new.schedule is not null then
-                    select j.status into before from cronq.jobs j
-                    where j.schedule = new.schedule and j.id < new.id
-                      and j.status in ('succeeded', 'failed', 'dead')
-                    order by j.id desc limit 1;
-                end if;
-                if before in ('failed', 'dead') then
-                    perform cronq.fire_hook(new, 'recover');
-                end if;
-            end if;
-        elsif new.status in ('failed', 'dead') then
-            perform cronq.fire_hook(new, 'failure');
-            if new.status = 'dead' then
-                perform cronq.fire_hook(new, 'dead');
-            end if;
-        end if;
-    end if;
     if new.dependants is not null then
+        -- Dependants are a role's own rows, which it may hold locked (select
+        -- ... for update, an open cancel): the statement recording an
+        -- outcome, and the rescue, must never wait for them (a role kept
+        -- every runner from recording and rescuing anything). Those held
+        -- are left in cronq.settle_later: each wake settles them again from
+        -- their parents (lib/queue/settle.sql).
+        if new.status in ('dead', 'cancelled') then
+            -- Every blocked job down the chain in one statement: a trigger
+            -- per level nested as deep as the chain, and a chain of a few
+            -- hundred jobs exhausted the stack (stack depth limit exceeded)
+            -- in the statement recording the outcome, and in every rescue
+            -- after it. The dependants' own jobs_settle then finds nothing
+            -- left blocked below them.
+            with recursive d(id, parent) as (
+                select c.id, new.id from cronq.jobs c
+                where c.id = any(new.dependants) and c.status = 'blocked'
+                union
+                select c.id, d.id
+                from d join cronq.jobs p on p.id = d.id
+                join cronq.jobs c on c.id = any(p.dependants) and c.status = 'blocked'
+            )
+            select array_agg(one.id order by one.id), array_agg(one.parent order by one.id)
+            into wanted, parents
+            from (select distinct on (d.id) d.id, d.parent from d order by d.id, d.parent) one;
+        else
+            wanted := array(select c.id from cronq.jobs c
+                            where c.id = any(new.dependants) and c.status = 'blocked'
+                            order by c.id);
+        end if;
+        if coalesce(cardinality(wanted), 0) = 0 then
+            return null;
+        end if;
+        held := array(select c.id from cronq.jobs c where c.id = any(wanted) and c.status = 'blocked'
+                      order by c.id for no key update skip locked);
+        if cardinality(held) < cardinality(wanted) then
+            -- In id order: two runners noting the same jobs never deadlock.
+            insert into cronq.settle_later (job_id)
+            select w from unnest(wanted) w where w <> all(held) order by w
+            on conflict do nothing;
+        end if;
         if new.status = 'succeeded' then
             update cronq.jobs c
             set waiting_for = c.waiting_for - 1,
                 status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
                 updated_at = now()
-            where c.id = any(new.dependants) and c.status = 'blocked';
+            where c.id = any(held) and c.status = 'blocked';
         elsif old.status = 'succeeded' then
             -- retried after its success: its blocked dependants wait for it again
             update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
-            where c.id = any(new.dependants) and c.status = 'blocked';
+            where c.id = any(held) and c.status = 'blocked';
         elsif new.status in ('dead', 'cancelled') then
             update cronq.jobs c
             set status = 'cancelled', error_code = 'dependency_failed',
-                last_error = format('job %s, which it depends on, ended %s', new.id, new.status),
+                last_error = format('job %s, which it depends on, ended %s', u.parent,
+                                    case when u.parent = new.id then new.status else 'cancelled' end),
                 finished_at = now(), updated_at = now()
-            where c.id = any(new.dependants) and c.status = 'blocked';
+            from unnest(wanted, parents) u(id, parent)
+            where c.id = u.id and u.id = any(held) and c.status = 'blocked';
         end if;
     end if;
     return null;
@@ -352,10 +490,8 @@ end
 $$;
 drop trigger if exists jobs_settle on cronq.jobs;
 create trigger jobs_settle after update of status on cronq.jobs for each row
-    when (old.status is distinct from new.status
-          and ((new.hooks is not null and old.status = 'running')
-               or (new.dependants is not null
-                   and (new.status in ('succeeded', 'dead', 'cancelled') or old.status = 'succeeded'))))
+    when (old.status is distinct from new.status and new.dependants is not null
+          and (new.status in ('succeeded', 'dead', 'cancelled') or old.status = 'succeeded'))
     execute function cronq.jobs_settle();
 
 -- A dependant put back to queued by a retry waits again for those of its
@@ -398,11 +534,73 @@ create trigger jobs_fixed before update of hooks, depends_on, dependants, waitin
               is distinct from (new.hooks, new.depends_on, new.dependants, new.waiting_for))
     execute function cronq.jobs_fixed();
 
--- A schedule's hooks, checked against its author (after schedules_guard).
-create or replace function cronq.schedules_hooks() returns trigger
+-- A schedule's hooks are part of what its jobs do, and run as its author:
+-- as 0015's guard, and a role that is not the schedule's author (an
+-- admin) may not change its hooks (its author's payload would run with
+-- the editor's rights, or the editor's hooks with the author's), and one
+-- that takes the schedule over by changing its type or payload drops the
+-- hooks it did not write (the previous author's SQL would run as the
+-- editor). The owner and superusers are trusted as before.
+create or replace function cronq.schedules_guard() returns trigger
 language plpgsql set search_path = pg_catalog, pg_temp as $$
 declare
-    msg text := cronq.hooks_error(new.hooks);
+    msg text;
+begin
+    if tg_op = 'INSERT' then
+        if new.created_by is null or (new.created_by <> current_user::text
+                                   and not cronq.may_act_for_others(tg_relid)) then
+            new.created_by := current_user;
+        end if;
+    elsif not cronq.may_act_for_others(tg_relid) then
+        if new.created_by is distinct from old.created_by then
+            raise exception 'only a superuser may change created_by' using errcode = '42501';
+        end if;
+        if new.hooks is distinct from old.hooks and old.created_by <> current_user::text then
+            raise exception 'schedule "%": only its author, %, may change its hooks', old.name,
+                old.created_by using errcode = '42501';
+        end if;
+        -- Whoever changes what a schedule's jobs do becomes its author;
+        -- changing when they run (an admin fixing a zone) does not make
+        -- the author's SQL run as the editor.
+        if (new.type, new.payload) is distinct from (old.type, old.payload)
+           and old.created_by <> current_user::text then
+            new.created_by := current_user;
+            new.hooks := null;
+        end if;
+    end if;
+    if tg_op = 'INSERT' or (new.cron, new.timezone, new.anchor, new.spread)
+                            is distinct from (old.cron, old.timezone, old.anchor, old.spread) then
+        msg := coalesce(cronq.cron_error(new.cron), cronq.zone_error(new.timezone));
+        if msg is null and new.anchor is not null and not cronq.is_every(new.cron) then
+            msg := format('an anchor applies only to @every expressions, not to "%s"', left(new.cron, 64));
+        end if;
+        if msg is not null then
+            raise exception 'schedule "%": %', new.name, msg using errcode = '22023';
+        end if;
+        if tg_op = 'UPDATE' and new.next_run_at is not distinct from old.next_run_at then
+            new.next_run_at := null;
+        end if;
+    end if;
+    if tg_op = 'INSERT' or new.type is distinct from old.type
+       or new.payload is distinct from old.payload then
+        perform cronq.check_task(new.type, new.payload, new.created_by);
+    end if;
+    new.updated_at := now();
+    return new;
+end
+$$;
+drop trigger if exists schedules_guard on cronq.schedules;
+create trigger schedules_guard
+    before insert or update of name, cron, timezone, type, payload, queue, priority, max_attempts,
+        timeout, enabled, catchup, overlap, created_by, created_at, updated_at, anchor, spread, hooks
+    on cronq.schedules for each row execute function cronq.schedules_guard();
+
+-- A schedule's hooks, checked against its author (after schedules_guard;
+-- no SET clause, every name qualified: see hooks_error).
+create or replace function cronq.schedules_hooks() returns trigger
+language plpgsql as $$
+declare
+    msg pg_catalog.text := cronq.hooks_error(new.hooks);
 begin
     if msg is not null then
         raise exception '%', msg using errcode = '22023';
@@ -411,7 +609,7 @@ begin
     if msg is not null then
         raise exception '%', msg using errcode = '42501';
     end if;
-    if new.hooks = '{}' then
+    if new.hooks operator(pg_catalog.=) '{}'::pg_catalog.jsonb then
         new.hooks := null;
     end if;
     return new;

@@ -83,6 +83,11 @@ begin
         grant select, delete on cronq.occurrences to cronq_admin;
         grant execute on function cronq.unique_key_in_use(text), cronq.expire_holder(text)
             to cronq_admin;
+        -- What the outcome statements call (0017), so that a member may run
+        -- `cronq run`: it enqueues the hooks their authors wrote, as them
+        -- (no more than run_schedule lets an admin do).
+        grant execute on function cronq.fire_hooks(bigint[], text[], integer[], text[])
+            to cronq_admin;
     end if;
 end
 $$;

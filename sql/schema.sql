@@ -743,53 +743,243 @@ END;
 ALTER FUNCTION cronq.expire_jobs(p_worker text, p_ids bigint[]) OWNER TO postgres;
 
 --
--- Name: fire_hook(cronq.jobs, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+-- Name: hook_json(jsonb, text[]); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
-CREATE FUNCTION cronq.fire_hook(j cronq.jobs, event text) RETURNS void
-    LANGUAGE plpgsql SECURITY DEFINER
+CREATE FUNCTION cronq.hook_json(v jsonb, vals text[]) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-declare
-    spec jsonb := j.hooks -> ('on_' || event);
-    vals text[] := array[j.id::text, j.type, j.schedule, j.status, left(j.last_error, 2000)];
-    key text := 'notify:' || j.id || ':' || j.attempts || ':' || event;
-    p jsonb;
 begin
-    if spec is null then
-        return;
-    end if;
-    p := cronq.hook_json(coalesce(spec->'payload', '{}'), vals);
-    if spec->>'type' = 'sql' and jsonb_typeof(spec->'payload'->'sql') = 'string' then
-        p := jsonb_set(p, '{sql}', to_jsonb(cronq.hook_text(spec->'payload'->>'sql', vals, true)));
-    elsif spec->>'type' = 'exec' and spec->'payload' ? 'command' then
-        p := jsonb_set(p, '{command}', spec->'payload'->'command');
-    end if;
-    begin
-        insert into cronq.jobs (type, payload, queue, priority, max_attempts, timeout,
-                                idempotency_key, enqueued_by)
-        values (spec->>'type', p, coalesce(spec->>'queue', j.queue), (spec->>'priority')::integer,
-                (spec->>'max_attempts')::integer, (spec->>'timeout')::bigint * interval '1 second',
-                key, j.enqueued_by)
-        on conflict (idempotency_key) where idempotency_key is not null do nothing;
-    exception when others then
-        begin
-            insert into cronq.jobs (type, payload, queue, idempotency_key, enqueued_by)
-            values ('fail',
-                    jsonb_build_object('message',
-                        format('hook on_%s of job %s could not be enqueued: %s', event, j.id,
-                               left(sqlerrm, 500)),
-                        'code', 'hook_refused', 'permanent', true),
-                    j.queue, key, j.enqueued_by)
-            on conflict (idempotency_key) where idempotency_key is not null do nothing;
-        exception when others then
-            raise warning 'hook on_% of job % could not be enqueued: %', event, j.id, sqlerrm;
-        end;
-    end;
+    return case jsonb_typeof(v)
+        when 'string' then to_jsonb(cronq.hook_text(v #>> '{}', vals, false))
+        when 'object' then (select coalesce(jsonb_object_agg(e.key, cronq.hook_json(e.value, vals)), '{}')
+                            from jsonb_each(v) e)
+        when 'array' then (select coalesce(jsonb_agg(cronq.hook_json(e.value, vals) order by e.n), '[]')
+                           from jsonb_array_elements(v) with ordinality e(value, n))
+        else v end;
 end
 $$;
 
-ALTER FUNCTION cronq.fire_hook(j cronq.jobs, event text) OWNER TO postgres;
+ALTER FUNCTION cronq.hook_json(v jsonb, vals text[]) OWNER TO postgres;
+
+--
+-- Name: hook_payload(jsonb, text[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.hook_payload(spec jsonb, vals text[]) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE
+    BEGIN ATOMIC
+ SELECT
+         CASE
+             WHEN (COALESCE(((spec -> 'payload'::text))::text, ''::text) !~ '\{(job_id|type|schedule|status|error)\}'::text) THEN COALESCE((spec -> 'payload'::text), '{}'::jsonb)
+             WHEN (((spec ->> 'type'::text) = 'sql'::text) AND (jsonb_typeof(((spec -> 'payload'::text) -> 'sql'::text)) = 'string'::text)) THEN jsonb_set(cronq.hook_json((spec -> 'payload'::text), vals), '{sql}'::text[], to_jsonb(
+             CASE
+                 WHEN (((spec -> 'payload'::text) ->> 'sql'::text) !~ '\{(job_id|type|schedule|status|error)\}'::text) THEN ((spec -> 'payload'::text) ->> 'sql'::text)
+                 ELSE (((((((((((((((('select pg_catalog.set_config(''cronq.hook_job_id'', '::text || quote_literal(COALESCE((vals)[1], ''::text))) || ', false), '::text) || 'pg_catalog.set_config(''cronq.hook_type'', '::text) || quote_literal(COALESCE((vals)[2], ''::text))) || ', false), '::text) || 'pg_catalog.set_config(''cronq.hook_schedule'', '::text) || quote_literal(COALESCE((vals)[3], ''::text))) || ', false), '::text) || 'pg_catalog.set_config(''cronq.hook_status'', '::text) || quote_literal(COALESCE((vals)[4], ''::text))) || ', false), '::text) || 'pg_catalog.set_config(''cronq.hook_error'', '::text) || quote_literal(COALESCE((vals)[5], ''::text))) || ', false);'::text) || '
+'::text) || regexp_replace(((spec -> 'payload'::text) ->> 'sql'::text), '\{(job_id|type|schedule|status|error)\}'::text, 'nullif(pg_catalog.current_setting(''cronq.hook_\1'', true), '''')'::text, 'g'::text))
+             END))
+             WHEN (((spec ->> 'type'::text) = 'exec'::text) AND ((spec -> 'payload'::text) ? 'command'::text)) THEN jsonb_set(cronq.hook_json((spec -> 'payload'::text), vals), '{command}'::text[], ((spec -> 'payload'::text) -> 'command'::text))
+             ELSE cronq.hook_json((spec -> 'payload'::text), vals)
+         END AS hook_json;
+END;
+
+ALTER FUNCTION cronq.hook_payload(spec jsonb, vals text[]) OWNER TO postgres;
+
+--
+-- Name: payload_error(text, jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.payload_error(p_type text, p_payload jsonb) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    AS $$
+declare
+    t pg_catalog.text;
+    msg pg_catalog.text;
+begin
+    if p_type is null or p_type operator(pg_catalog.=) '' then
+        return 'task type must not be empty';
+    end if;
+    if not cronq.known_task(p_type) then
+        return pg_catalog.format('unrecognized task type "%s"', p_type);
+    end if;
+    if p_payload is null or pg_catalog.jsonb_typeof(p_payload) operator(pg_catalog.<>) 'object' then
+        return pg_catalog.format('invalid payload: must be a JSON object, not %s',
+                                 coalesce(pg_catalog.jsonb_typeof(p_payload), 'null'));
+    end if;
+    if pg_catalog.pg_column_size(p_payload) operator(pg_catalog.>) 524288
+       and pg_catalog.octet_length(p_payload::pg_catalog.text) operator(pg_catalog.>) 1048576 then
+        return 'invalid payload: larger than 1 MiB';
+    end if;
+    -- Only a payload with many brackets can be deep; skip the walk otherwise.
+    t := p_payload::pg_catalog.text;
+    if pg_catalog.length(t) operator(pg_catalog.-) pg_catalog.length(pg_catalog.translate(t, '{[', ''))
+           operator(pg_catalog.>) 64
+       and cronq.json_depth(p_payload) operator(pg_catalog.>) 64 then
+        return 'invalid payload: nested deeper than 64 levels';
+    end if;
+    msg := cronq.task_rules(p_type, p_payload);
+    if msg is not null then
+        return pg_catalog.format('invalid payload for task "%s": %s', p_type, msg);
+    end if;
+    return null;
+end
+$$;
+
+ALTER FUNCTION cronq.payload_error(p_type text, p_payload jsonb) OWNER TO postgres;
+
+--
+-- Name: task_permission_error(text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.task_permission_error(p_type text, p_role text) RETURNS text
+    LANGUAGE plpgsql STABLE
+    AS $$
+begin
+    if p_type operator(pg_catalog.=) 'exec' then
+        if not (exists (select 1 from pg_catalog.pg_roles
+                        where rolname operator(pg_catalog.=) 'cronq_exec')
+                and exists (select 1 from pg_catalog.pg_roles
+                            where rolname operator(pg_catalog.=) p_role)
+                and pg_catalog.pg_has_role(p_role, 'cronq_exec', 'MEMBER')) then
+            return pg_catalog.format('role "%s" may not enqueue exec jobs: it is not a member of cronq_exec', p_role);
+        end if;
+    elsif p_type operator(pg_catalog.=) 'purge' then
+        if not (exists (select 1 from pg_catalog.pg_roles r
+                        where r.rolname operator(pg_catalog.=) p_role and r.rolsuper)
+                or exists (select 1 from pg_catalog.pg_class c
+                           join pg_catalog.pg_roles r on r.oid operator(pg_catalog.=) c.relowner
+                           where c.oid operator(pg_catalog.=) 'cronq.jobs'::pg_catalog.regclass
+                             and r.rolname operator(pg_catalog.=) p_role)
+                or (exists (select 1 from pg_catalog.pg_roles
+                            where rolname operator(pg_catalog.=) 'cronq_admin')
+                    and exists (select 1 from pg_catalog.pg_roles
+                                where rolname operator(pg_catalog.=) p_role)
+                    and pg_catalog.pg_has_role(p_role, 'cronq_admin', 'MEMBER'))) then
+            return pg_catalog.format('role "%s" may not enqueue purge jobs: only the owner of cronq.jobs or a member of cronq_admin may', p_role);
+        end if;
+    end if;
+    return null;
+end
+$$;
+
+ALTER FUNCTION cronq.task_permission_error(p_type text, p_role text) OWNER TO postgres;
+
+--
+-- Name: fire_hooks(bigint[], text[], integer[], text[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts integer[], p_errors text[]) RETURNS bigint
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    BEGIN ATOMIC
+ WITH o AS (
+          SELECT o.id,
+             o.status,
+             o.attempt,
+             o.error,
+             ev.event
+            FROM (UNNEST(fire_hooks.p_ids, fire_hooks.p_statuses, fire_hooks.p_attempts, fire_hooks.p_errors) o(id, status, attempt, error)
+              CROSS JOIN LATERAL unnest(
+                 CASE o.status
+                     WHEN 'succeeded'::text THEN ARRAY['success'::text, 'recover'::text]
+                     WHEN 'failed'::text THEN ARRAY['failure'::text]
+                     WHEN 'dead'::text THEN ARRAY['failure'::text, 'dead'::text]
+                     ELSE NULL::text[]
+                 END) ev(event))
+         ), e AS (
+          SELECT o.id,
+             o.status,
+             o.attempt,
+             o.error,
+             o.event,
+             (j.hooks -> ('on_'::text || o.event)) AS spec,
+             j.type,
+             j.schedule,
+             j.queue,
+             j.enqueued_by
+            FROM (o
+              JOIN cronq.jobs j ON ((j.id = o.id)))
+           WHERE ((j.hooks ? ('on_'::text || o.event)) AND ((o.event <> 'recover'::text) OR (o.attempt > 1) OR (( SELECT p.status
+                    FROM cronq.jobs p
+                   WHERE ((p.schedule = j.schedule) AND (p.id < j.id) AND (p.enqueued_by = j.enqueued_by) AND (p.status = ANY (ARRAY['succeeded'::text, 'failed'::text, 'dead'::text])))
+                   ORDER BY p.id DESC
+                  LIMIT 1) = ANY (ARRAY['failed'::text, 'dead'::text]))))
+         ), p AS MATERIALIZED (
+          SELECT e.id,
+             e.status,
+             e.attempt,
+             e.error,
+             e.event,
+             e.spec,
+             e.type,
+             e.schedule,
+             e.queue,
+             e.enqueued_by,
+                 CASE
+                     WHEN ((octet_length(COALESCE(((e.spec -> 'payload'::text))::text, ''::text)) + (regexp_count(COALESCE(((e.spec -> 'payload'::text))::text, ''::text), '\{(job_id|type|schedule|status|error)\}'::text) * (COALESCE(octet_length("left"(e.error, 2000)), 0) + 256))) <= 1048576) THEN
+                     CASE
+                         WHEN (COALESCE(((e.spec -> 'payload'::text))::text, ''::text) !~ '\{(job_id|type|schedule|status|error)\}'::text) THEN COALESCE((e.spec -> 'payload'::text), '{}'::jsonb)
+                         ELSE cronq.hook_payload(e.spec, ARRAY[(e.id)::text, e.type, e.schedule, e.status, "left"(e.error, 2000)])
+                     END
+                     ELSE NULL::jsonb
+                 END AS payload
+            FROM e
+         ), v AS MATERIALIZED (
+          SELECT p.id,
+             p.status,
+             p.attempt,
+             p.error,
+             p.event,
+             p.spec,
+             p.type,
+             p.schedule,
+             p.queue,
+             p.enqueued_by,
+             p.payload,
+                 CASE
+                     WHEN (p.payload IS NULL) THEN 'its payload would pass 1 MiB once its placeholders are replaced'::text
+                     ELSE COALESCE(cronq.payload_error((p.spec ->> 'type'::text), p.payload), cronq.task_permission_error((p.spec ->> 'type'::text), p.enqueued_by))
+                 END AS why
+            FROM p
+         ), ins AS (
+          INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, enqueued_by)  SELECT
+                         CASE
+                             WHEN (v.why IS NULL) THEN (v.spec ->> 'type'::text)
+                             ELSE 'fail'::text
+                         END AS "case",
+                         CASE
+                             WHEN (v.why IS NULL) THEN v.payload
+                             ELSE jsonb_build_object('message', format('hook on_%s of job %s could not be enqueued: %s'::text, v.event, v.id, "left"(v.why, 500)), 'code', 'hook_refused', 'permanent', true)
+                         END AS jsonb_build_object,
+                         CASE
+                             WHEN (v.why IS NULL) THEN COALESCE((v.spec ->> 'queue'::text), v.queue)
+                             ELSE v.queue
+                         END AS queue,
+                         CASE
+                             WHEN (v.why IS NULL) THEN ((v.spec ->> 'priority'::text))::integer
+                             ELSE NULL::integer
+                         END AS "case",
+                         CASE
+                             WHEN (v.why IS NULL) THEN ((v.spec ->> 'max_attempts'::text))::integer
+                             ELSE NULL::integer
+                         END AS "case",
+                         CASE
+                             WHEN (v.why IS NULL) THEN ((((v.spec ->> 'timeout'::text))::bigint)::double precision * '00:00:01'::interval)
+                             ELSE NULL::interval
+                         END AS "case",
+                     ((((('notify:'::text || v.id) || ':'::text) || v.attempt) || ':'::text) || v.event),
+                     v.enqueued_by
+                    FROM v
+                   ORDER BY v.id, v.event ON CONFLICT(idempotency_key)
+           WHERE (idempotency_key IS NOT NULL) DO NOTHING
+           RETURNING 1 AS "?column?"
+         )
+  SELECT count(*) AS count
+    FROM ins;
+END;
+
+ALTER FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts integer[], p_errors text[]) OWNER TO postgres;
 
 --
 -- Name: flow_check(text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -929,27 +1119,6 @@ CREATE FUNCTION cronq.history_error(p text) RETURNS text
 ALTER FUNCTION cronq.history_error(p text) OWNER TO postgres;
 
 --
--- Name: hook_json(jsonb, text[]); Type: FUNCTION; Schema: cronq; Owner: postgres
---
-
-CREATE FUNCTION cronq.hook_json(v jsonb, vals text[]) RETURNS jsonb
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-    return case jsonb_typeof(v)
-        when 'string' then to_jsonb(cronq.hook_text(v #>> '{}', vals, false))
-        when 'object' then (select coalesce(jsonb_object_agg(e.key, cronq.hook_json(e.value, vals)), '{}')
-                            from jsonb_each(v) e)
-        when 'array' then (select coalesce(jsonb_agg(cronq.hook_json(e.value, vals) order by e.n), '[]')
-                           from jsonb_array_elements(v) with ordinality e(value, n))
-        else v end;
-end
-$$;
-
-ALTER FUNCTION cronq.hook_json(v jsonb, vals text[]) OWNER TO postgres;
-
---
 -- Name: hook_text(text, text[], boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -959,17 +1128,32 @@ CREATE FUNCTION cronq.hook_text(s text, vals text[], quoted boolean) RETURNS tex
     AS $$
 declare
     pattern constant text := '\{(job_id|type|schedule|status|error)\}';
-    parts text[] := regexp_split_to_array(s, pattern);
-    names text[] := array(select m[1] from regexp_matches(s, pattern, 'g') m);
-    out text := parts[1];
-    v text;
+    names constant text[] := array['job_id', 'type', 'schedule', 'status', 'error'];
+    reps text[];
+    parts text[];
+    found text[];
+    total bigint;
 begin
-    for i in 1..coalesce(cardinality(names), 0) loop
-        v := vals[array_position(array['job_id', 'type', 'schedule', 'status', 'error'], names[i])];
-        out := out || case when quoted then coalesce(quote_literal(v), 'NULL') else coalesce(v, '') end
-                   || parts[i + 1];
-    end loop;
-    return out;
+    if s is null or strpos(s, '{') = 0 then
+        return s;
+    end if;
+    found := array(select m[1] from regexp_matches(s, pattern, 'g') m);
+    if coalesce(cardinality(found), 0) = 0 then
+        return s;
+    end if;
+    reps := array(select case when quoted then coalesce(quote_literal(vals[i]), 'NULL')
+                              else coalesce(vals[i], '') end
+                  from generate_series(1, 5) i order by i);
+    total := octet_length(s) + (select sum(octet_length(reps[array_position(names, f)]))
+                                from unnest(found) f);
+    if total > 1048576 then
+        raise exception 'its text would be % bytes once its placeholders are replaced (at most 1 MiB)',
+            total using errcode = '54000';
+    end if;
+    parts := regexp_split_to_array(s, pattern);
+    return (select string_agg(p.part || coalesce(reps[array_position(names, found[p.n])], ''), ''
+                              order by p.n)
+            from unnest(parts) with ordinality p(part, n));
 end
 $$;
 
@@ -980,105 +1164,49 @@ ALTER FUNCTION cronq.hook_text(s text, vals text[], quoted boolean) OWNER TO pos
 --
 
 CREATE FUNCTION cronq.hooks_error(p_hooks jsonb) RETURNS text
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $_$
-declare
-    ev text;
-    spec jsonb;
-    k text;
-    msg text;
-begin
-    if jsonb_typeof(p_hooks) <> 'object' then
-        return 'hooks must be a JSON object';
-    end if;
-    for ev, spec in select e.key, e.value from jsonb_each(p_hooks) e order by e.key loop
-        if ev not in ('on_success', 'on_failure', 'on_dead', 'on_recover') then
-            return format('unknown hook "%s": must be on_success, on_failure, on_dead or on_recover',
-                          left(ev, 100));
-        end if;
-        if jsonb_typeof(spec) <> 'object' then
-            return format('%s: a hook is a job spec, a JSON object such as {"type": "noop"}', ev);
-        end if;
-        for k in select jsonb_object_keys(spec) loop
-            if k not in ('type', 'payload', 'queue', 'priority', 'max_attempts', 'timeout') then
-                return format('%s: unrecognized field "%s" (a hook has type, payload, queue, priority, max_attempts, timeout)',
-                              ev, left(k, 100));
-            end if;
-        end loop;
-        if jsonb_typeof(spec->'type') is distinct from 'string' then
-            return format('%s: "type" is required and must be a string', ev);
-        end if;
-        if spec ? 'payload' and jsonb_typeof(spec->'payload') <> 'object' then
-            return format('%s: "payload" must be a JSON object', ev);
-        end if;
-        if spec ? 'queue' and (jsonb_typeof(spec->'queue') <> 'string'
-                               or spec->>'queue' = '' or length(spec->>'queue') > 200
-                               or spec->>'queue' ~ '[[:cntrl:]]') then
-            return format('%s: "queue" must be printable text of 1 to 200 bytes', ev);
-        end if;
-        if spec ? 'priority' and (jsonb_typeof(spec->'priority') <> 'number'
-                                  or (spec->>'priority')::numeric not between -1000000 and 1000000
-                                  or spec->>'priority' !~ '^-?[0-9]{1,9}$') then
-            return format('%s: "priority" must be an integer from -1000000 to 1000000', ev);
-        end if;
-        if spec ? 'max_attempts' and (jsonb_typeof(spec->'max_attempts') <> 'number'
-                                      or (spec->>'max_attempts')::numeric not between 1 and 1000
-                                      or spec->>'max_attempts' !~ '^-?[0-9]{1,9}$') then
-            return format('%s: "max_attempts" must be an integer from 1 to 1000', ev);
-        end if;
-        if spec ? 'timeout' and (jsonb_typeof(spec->'timeout') <> 'number'
-                                 or (spec->>'timeout')::numeric not between 1 and 31536000
-                                 or spec->>'timeout' !~ '^-?[0-9]{1,9}$') then
-            return format('%s: "timeout" must be a whole number of seconds from 1 to 31536000', ev);
-        end if;
-        msg := cronq.payload_error(spec->>'type', coalesce(spec->'payload', '{}'));
-        if msg is not null then
-            return format('%s: %s', ev, msg);
-        end if;
-    end loop;
-    return null;
-end
-$_$;
+    LANGUAGE sql STABLE
+    BEGIN ATOMIC
+ SELECT
+         CASE
+             WHEN (jsonb_typeof(p_hooks) IS DISTINCT FROM 'object'::text) THEN 'hooks must be a JSON object'::text
+             ELSE ( SELECT x.msg
+                FROM ( SELECT e.key,
+                             CASE
+                                 WHEN (e.key <> ALL (ARRAY['on_success'::text, 'on_failure'::text, 'on_dead'::text, 'on_recover'::text])) THEN format('unknown hook "%s": must be on_success, on_failure, on_dead or on_recover'::text, "left"(e.key, 100))
+                                 WHEN (jsonb_typeof(e.value) <> 'object'::text) THEN format('%s: a hook is a job spec, a JSON object such as {"type": "noop"}'::text, e.key)
+                                 WHEN (EXISTS ( SELECT 1
+                                    FROM jsonb_object_keys(e.value) k(k)
+                                   WHERE (k.k <> ALL (ARRAY['type'::text, 'payload'::text, 'queue'::text, 'priority'::text, 'max_attempts'::text, 'timeout'::text])))) THEN format('%s: unrecognized field "%s" (a hook has type, payload, queue, priority, max_attempts, timeout)'::text, e.key, ( SELECT "left"(min(k.k), 100) AS "left"
+                                    FROM jsonb_object_keys(e.value) k(k)
+                                   WHERE (k.k <> ALL (ARRAY['type'::text, 'payload'::text, 'queue'::text, 'priority'::text, 'max_attempts'::text, 'timeout'::text]))))
+                                 WHEN (jsonb_typeof((e.value -> 'type'::text)) IS DISTINCT FROM 'string'::text) THEN format('%s: "type" is required and must be a string'::text, e.key)
+                                 WHEN ((e.value ? 'payload'::text) AND (jsonb_typeof((e.value -> 'payload'::text)) <> 'object'::text)) THEN format('%s: "payload" must be a JSON object'::text, e.key)
+                                 WHEN ((e.value ? 'queue'::text) AND ((jsonb_typeof((e.value -> 'queue'::text)) <> 'string'::text) OR ((e.value ->> 'queue'::text) = ''::text) OR (length((e.value ->> 'queue'::text)) > 200) OR ((e.value ->> 'queue'::text) ~ '[[:cntrl:]]'::text))) THEN format('%s: "queue" must be printable text of 1 to 200 bytes'::text, e.key)
+                                 WHEN ((e.value ? 'priority'::text) AND
+                                 CASE
+                                     WHEN ((jsonb_typeof((e.value -> 'priority'::text)) <> 'number'::text) OR ((e.value ->> 'priority'::text) !~ '^-?[0-9]{1,9}$'::text)) THEN true
+                                     ELSE ((((e.value ->> 'priority'::text))::integer < '-1000000'::integer) OR (((e.value ->> 'priority'::text))::integer > 1000000))
+                                 END) THEN format('%s: "priority" must be an integer from -1000000 to 1000000'::text, e.key)
+                                 WHEN ((e.value ? 'max_attempts'::text) AND
+                                 CASE
+                                     WHEN ((jsonb_typeof((e.value -> 'max_attempts'::text)) <> 'number'::text) OR ((e.value ->> 'max_attempts'::text) !~ '^[0-9]{1,9}$'::text)) THEN true
+                                     ELSE ((((e.value ->> 'max_attempts'::text))::integer < 1) OR (((e.value ->> 'max_attempts'::text))::integer > 1000))
+                                 END) THEN format('%s: "max_attempts" must be an integer from 1 to 1000'::text, e.key)
+                                 WHEN ((e.value ? 'timeout'::text) AND
+                                 CASE
+                                     WHEN ((jsonb_typeof((e.value -> 'timeout'::text)) <> 'number'::text) OR ((e.value ->> 'timeout'::text) !~ '^[0-9]{1,9}$'::text)) THEN true
+                                     ELSE ((((e.value ->> 'timeout'::text))::integer < 1) OR (((e.value ->> 'timeout'::text))::integer > 31536000))
+                                 END) THEN format('%s: "timeout" must be a whole number of seconds from 1 to 31536000'::text, e.key)
+                                 ELSE ((e.key || ': '::text) || cronq.payload_error((e.value ->> 'type'::text), COALESCE((e.value -> 'payload'::text), '{}'::jsonb)))
+                             END AS msg
+                        FROM jsonb_each(hooks_error.p_hooks) e(key, value)) x
+               WHERE (x.msg IS NOT NULL)
+               ORDER BY x.key
+              LIMIT 1)
+         END AS msg;
+END;
 
 ALTER FUNCTION cronq.hooks_error(p_hooks jsonb) OWNER TO postgres;
-
---
--- Name: task_permission_error(text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
---
-
-CREATE FUNCTION cronq.task_permission_error(p_type text, p_role text) RETURNS text
-    LANGUAGE plpgsql STABLE
-    AS $$
-begin
-    if p_type operator(pg_catalog.=) 'exec' then
-        if not (exists (select 1 from pg_catalog.pg_roles
-                        where rolname operator(pg_catalog.=) 'cronq_exec')
-                and exists (select 1 from pg_catalog.pg_roles
-                            where rolname operator(pg_catalog.=) p_role)
-                and pg_catalog.pg_has_role(p_role, 'cronq_exec', 'MEMBER')) then
-            return pg_catalog.format('role "%s" may not enqueue exec jobs: it is not a member of cronq_exec', p_role);
-        end if;
-    elsif p_type operator(pg_catalog.=) 'purge' then
-        if not (exists (select 1 from pg_catalog.pg_roles r
-                        where r.rolname operator(pg_catalog.=) p_role and r.rolsuper)
-                or exists (select 1 from pg_catalog.pg_class c
-                           join pg_catalog.pg_roles r on r.oid operator(pg_catalog.=) c.relowner
-                           where c.oid operator(pg_catalog.=) 'cronq.jobs'::pg_catalog.regclass
-                             and r.rolname operator(pg_catalog.=) p_role)
-                or (exists (select 1 from pg_catalog.pg_roles
-                            where rolname operator(pg_catalog.=) 'cronq_admin')
-                    and exists (select 1 from pg_catalog.pg_roles
-                                where rolname operator(pg_catalog.=) p_role)
-                    and pg_catalog.pg_has_role(p_role, 'cronq_admin', 'MEMBER'))) then
-            return pg_catalog.format('role "%s" may not enqueue purge jobs: only the owner of cronq.jobs or a member of cronq_admin may', p_role);
-        end if;
-    end if;
-    return null;
-end
-$$;
-
-ALTER FUNCTION cronq.task_permission_error(p_type text, p_role text) OWNER TO postgres;
 
 --
 -- Name: hooks_permission_error(jsonb, text); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1280,6 +1408,37 @@ $$;
 ALTER FUNCTION cronq.jobs_guard() OWNER TO postgres;
 
 --
+-- Name: jobs_hooks(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.jobs_hooks() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+declare
+    msg pg_catalog.text;
+begin
+    if pg_catalog.starts_with(new.idempotency_key, 'notify:') then
+        new.hooks := null;
+        return new;
+    end if;
+    msg := cronq.hooks_error(new.hooks);
+    if msg is not null then
+        raise exception '%', msg using errcode = '22023';
+    end if;
+    msg := cronq.hooks_permission_error(new.hooks, new.enqueued_by);
+    if msg is not null then
+        raise exception '%', msg using errcode = '42501';
+    end if;
+    if new.hooks operator(pg_catalog.=) '{}'::pg_catalog.jsonb then
+        new.hooks := null;
+    end if;
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.jobs_hooks() OWNER TO postgres;
+
+--
 -- Name: jobs_plan(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -1288,7 +1447,6 @@ CREATE FUNCTION cronq.jobs_plan() RETURNS trigger
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
-    msg text;
     wanted bigint[];
     found_ids bigint[];
     waiting integer;
@@ -1297,23 +1455,6 @@ declare
 begin
     new.dependants := null;
     new.waiting_for := null;
-    if new.hooks is not null then
-        if starts_with(new.idempotency_key, 'notify:') then
-            new.hooks := null;  -- jobs made by hooks carry none
-        else
-            msg := cronq.hooks_error(new.hooks);
-            if msg is not null then
-                raise exception '%', msg using errcode = '22023';
-            end if;
-            msg := cronq.hooks_permission_error(new.hooks, new.enqueued_by);
-            if msg is not null then
-                raise exception '%', msg using errcode = '42501';
-            end if;
-            if new.hooks = '{}' then
-                new.hooks := null;
-            end if;
-        end if;
-    end if;
     if new.depends_on is null then
         return new;
     end if;
@@ -1377,48 +1518,69 @@ CREATE FUNCTION cronq.jobs_settle() RETURNS trigger
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
-    before text;
+    wanted bigint[];
+    parents bigint[];
+    held bigint[];
 begin
-    if new.hooks is not null and old.status = 'running' then
-        if new.status = 'succeeded' then
-            perform cronq.fire_hook(new, 'success');
-            if new.hooks ? 'on_recover' then
-                if new.attempts > 1 then
-                    before := 'failed';
-                elsif new.schedule is not null then
-                    select j.status into before from cronq.jobs j
-                    where j.schedule = new.schedule and j.id < new.id
-                      and j.status in ('succeeded', 'failed', 'dead')
-                    order by j.id desc limit 1;
-                end if;
-                if before in ('failed', 'dead') then
-                    perform cronq.fire_hook(new, 'recover');
-                end if;
-            end if;
-        elsif new.status in ('failed', 'dead') then
-            perform cronq.fire_hook(new, 'failure');
-            if new.status = 'dead' then
-                perform cronq.fire_hook(new, 'dead');
-            end if;
-        end if;
-    end if;
     if new.dependants is not null then
+        -- Dependants are a role's own rows, which it may hold locked (select
+        -- ... for update, an open cancel): the statement recording an
+        -- outcome, and the rescue, must never wait for them (a role kept
+        -- every runner from recording and rescuing anything). Those held
+        -- are left in cronq.settle_later: each wake settles them again from
+        -- their parents (lib/queue/settle.sql).
+        if new.status in ('dead', 'cancelled') then
+            -- Every blocked job down the chain in one statement: a trigger
+            -- per level nested as deep as the chain, and a chain of a few
+            -- hundred jobs exhausted the stack (stack depth limit exceeded)
+            -- in the statement recording the outcome, and in every rescue
+            -- after it. The dependants' own jobs_settle then finds nothing
+            -- left blocked below them.
+            with recursive d(id, parent) as (
+                select c.id, new.id from cronq.jobs c
+                where c.id = any(new.dependants) and c.status = 'blocked'
+                union
+                select c.id, d.id
+                from d join cronq.jobs p on p.id = d.id
+                join cronq.jobs c on c.id = any(p.dependants) and c.status = 'blocked'
+            )
+            select array_agg(one.id order by one.id), array_agg(one.parent order by one.id)
+            into wanted, parents
+            from (select distinct on (d.id) d.id, d.parent from d order by d.id, d.parent) one;
+        else
+            wanted := array(select c.id from cronq.jobs c
+                            where c.id = any(new.dependants) and c.status = 'blocked'
+                            order by c.id);
+        end if;
+        if coalesce(cardinality(wanted), 0) = 0 then
+            return null;
+        end if;
+        held := array(select c.id from cronq.jobs c where c.id = any(wanted) and c.status = 'blocked'
+                      order by c.id for no key update skip locked);
+        if cardinality(held) < cardinality(wanted) then
+            -- In id order: two runners noting the same jobs never deadlock.
+            insert into cronq.settle_later (job_id)
+            select w from unnest(wanted) w where w <> all(held) order by w
+            on conflict do nothing;
+        end if;
         if new.status = 'succeeded' then
             update cronq.jobs c
             set waiting_for = c.waiting_for - 1,
                 status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
                 updated_at = now()
-            where c.id = any(new.dependants) and c.status = 'blocked';
+            where c.id = any(held) and c.status = 'blocked';
         elsif old.status = 'succeeded' then
             -- retried after its success: its blocked dependants wait for it again
             update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
-            where c.id = any(new.dependants) and c.status = 'blocked';
+            where c.id = any(held) and c.status = 'blocked';
         elsif new.status in ('dead', 'cancelled') then
             update cronq.jobs c
             set status = 'cancelled', error_code = 'dependency_failed',
-                last_error = format('job %s, which it depends on, ended %s', new.id, new.status),
+                last_error = format('job %s, which it depends on, ended %s', u.parent,
+                                    case when u.parent = new.id then new.status else 'cancelled' end),
                 finished_at = now(), updated_at = now()
-            where c.id = any(new.dependants) and c.status = 'blocked';
+            from unnest(wanted, parents) u(id, parent)
+            where c.id = u.id and u.id = any(held) and c.status = 'blocked';
         end if;
     end if;
     return null;
@@ -1780,48 +1942,6 @@ $$;
 ALTER FUNCTION cronq.pauses_stamp() OWNER TO postgres;
 
 --
--- Name: payload_error(text, jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
---
-
-CREATE FUNCTION cronq.payload_error(p_type text, p_payload jsonb) RETURNS text
-    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-    AS $$
-declare
-    t pg_catalog.text;
-    msg pg_catalog.text;
-begin
-    if p_type is null or p_type operator(pg_catalog.=) '' then
-        return 'task type must not be empty';
-    end if;
-    if not cronq.known_task(p_type) then
-        return pg_catalog.format('unrecognized task type "%s"', p_type);
-    end if;
-    if p_payload is null or pg_catalog.jsonb_typeof(p_payload) operator(pg_catalog.<>) 'object' then
-        return pg_catalog.format('invalid payload: must be a JSON object, not %s',
-                                 coalesce(pg_catalog.jsonb_typeof(p_payload), 'null'));
-    end if;
-    if pg_catalog.pg_column_size(p_payload) operator(pg_catalog.>) 524288
-       and pg_catalog.octet_length(p_payload::pg_catalog.text) operator(pg_catalog.>) 1048576 then
-        return 'invalid payload: larger than 1 MiB';
-    end if;
-    -- Only a payload with many brackets can be deep; skip the walk otherwise.
-    t := p_payload::pg_catalog.text;
-    if pg_catalog.length(t) operator(pg_catalog.-) pg_catalog.length(pg_catalog.translate(t, '{[', ''))
-           operator(pg_catalog.>) 64
-       and cronq.json_depth(p_payload) operator(pg_catalog.>) 64 then
-        return 'invalid payload: nested deeper than 64 levels';
-    end if;
-    msg := cronq.task_rules(p_type, p_payload);
-    if msg is not null then
-        return pg_catalog.format('invalid payload for task "%s": %s', p_type, msg);
-    end if;
-    return null;
-end
-$$;
-
-ALTER FUNCTION cronq.payload_error(p_type text, p_payload jsonb) OWNER TO postgres;
-
---
 -- Name: unknown_key(jsonb, text[]); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -2163,11 +2283,17 @@ begin
         if new.created_by is distinct from old.created_by then
             raise exception 'only a superuser may change created_by' using errcode = '42501';
         end if;
+        if new.hooks is distinct from old.hooks and old.created_by <> current_user::text then
+            raise exception 'schedule "%": only its author, %, may change its hooks', old.name,
+                old.created_by using errcode = '42501';
+        end if;
         -- Whoever changes what a schedule's jobs do becomes its author;
         -- changing when they run (an admin fixing a zone) does not make
         -- the author's SQL run as the editor.
-        if (new.type, new.payload) is distinct from (old.type, old.payload) then
+        if (new.type, new.payload) is distinct from (old.type, old.payload)
+           and old.created_by <> current_user::text then
             new.created_by := current_user;
+            new.hooks := null;
         end if;
     end if;
     if tg_op = 'INSERT' or (new.cron, new.timezone, new.anchor, new.spread)
@@ -2200,10 +2326,9 @@ ALTER FUNCTION cronq.schedules_guard() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schedules_hooks() RETURNS trigger
     LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
-    msg text := cronq.hooks_error(new.hooks);
+    msg pg_catalog.text := cronq.hooks_error(new.hooks);
 begin
     if msg is not null then
         raise exception '%', msg using errcode = '22023';
@@ -2212,7 +2337,7 @@ begin
     if msg is not null then
         raise exception '%', msg using errcode = '42501';
     end if;
-    if new.hooks = '{}' then
+    if new.hooks operator(pg_catalog.=) '{}'::pg_catalog.jsonb then
         new.hooks := null;
     end if;
     return new;
@@ -2446,6 +2571,16 @@ CREATE TABLE cronq.schema_migrations (
 ALTER TABLE cronq.schema_migrations OWNER TO postgres;
 
 --
+-- Name: settle_later; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE TABLE cronq.settle_later (
+    job_id bigint NOT NULL
+);
+
+ALTER TABLE cronq.settle_later OWNER TO postgres;
+
+--
 -- Name: wakes; Type: TABLE; Schema: cronq; Owner: postgres
 --
 
@@ -2531,6 +2666,13 @@ ALTER TABLE ONLY cronq.schedules
 
 ALTER TABLE ONLY cronq.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+
+--
+-- Name: settle_later settle_later_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE ONLY cronq.settle_later
+    ADD CONSTRAINT settle_later_pkey PRIMARY KEY (job_id);
 
 --
 -- Name: wakes wakes_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
@@ -2630,16 +2772,22 @@ CREATE TRIGGER jobs_fixed BEFORE UPDATE OF hooks, depends_on, dependants, waitin
 CREATE TRIGGER jobs_guard BEFORE INSERT OR UPDATE OF type, payload, enqueued_by ON cronq.jobs FOR EACH ROW EXECUTE FUNCTION cronq.jobs_guard();
 
 --
+-- Name: jobs jobs_hooks; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_hooks BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN ((new.hooks IS NOT NULL)) EXECUTE FUNCTION cronq.jobs_hooks();
+
+--
 -- Name: jobs jobs_plan; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER jobs_plan BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((new.hooks IS NOT NULL) OR (new.depends_on IS NOT NULL) OR (new.dependants IS NOT NULL) OR (new.waiting_for IS NOT NULL))) EXECUTE FUNCTION cronq.jobs_plan();
+CREATE TRIGGER jobs_plan BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((new.depends_on IS NOT NULL) OR (new.dependants IS NOT NULL) OR (new.waiting_for IS NOT NULL))) EXECUTE FUNCTION cronq.jobs_plan();
 
 --
 -- Name: jobs jobs_settle; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER jobs_settle AFTER UPDATE OF status ON cronq.jobs FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND (((new.hooks IS NOT NULL) AND (old.status = 'running'::text)) OR ((new.dependants IS NOT NULL) AND ((new.status = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])) OR (old.status = 'succeeded'::text)))))) EXECUTE FUNCTION cronq.jobs_settle();
+CREATE TRIGGER jobs_settle AFTER UPDATE OF status ON cronq.jobs FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND (new.dependants IS NOT NULL) AND ((new.status = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])) OR (old.status = 'succeeded'::text)))) EXECUTE FUNCTION cronq.jobs_settle();
 
 --
 -- Name: jobs jobs_transition_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -2675,7 +2823,7 @@ CREATE TRIGGER pauses_stamp BEFORE INSERT OR UPDATE ON cronq.pauses FOR EACH ROW
 -- Name: schedules schedules_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER schedules_guard BEFORE INSERT OR UPDATE OF name, cron, timezone, type, payload, queue, priority, max_attempts, timeout, enabled, catchup, overlap, created_by, created_at, updated_at, anchor, spread ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_guard();
+CREATE TRIGGER schedules_guard BEFORE INSERT OR UPDATE OF name, cron, timezone, type, payload, queue, priority, max_attempts, timeout, enabled, catchup, overlap, created_by, created_at, updated_at, anchor, spread, hooks ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_guard();
 
 --
 -- Name: schedules schedules_hooks; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -3180,10 +3328,11 @@ GRANT SELECT,DELETE ON TABLE cronq.occurrences TO cronq_admin;
 REVOKE ALL ON FUNCTION cronq.expire_jobs(p_worker text, p_ids bigint[]) FROM PUBLIC;
 
 --
--- Name: FUNCTION fire_hook(j cronq.jobs, event text); Type: ACL; Schema: cronq; Owner: postgres
+-- Name: FUNCTION fire_hooks(p_ids bigint[], p_statuses text[], p_attempts integer[], p_errors text[]); Type: ACL; Schema: cronq; Owner: postgres
 --
 
-REVOKE ALL ON FUNCTION cronq.fire_hook(j cronq.jobs, event text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts integer[], p_errors text[]) FROM PUBLIC;
+GRANT ALL ON FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts integer[], p_errors text[]) TO cronq_admin;
 
 --
 -- Name: TABLE limits; Type: ACL; Schema: cronq; Owner: postgres

@@ -540,6 +540,27 @@ jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 }
 
 int
+jobs_settle_later(PGconn *conn, int *settled, cq_err *err)
+{
+	*settled = 0;
+	for (;;) {
+		PGresult *res = pg_exec(conn, sql_queue_settle, 0, NULL, PG_ONE, err, NULL);
+		int n;
+
+		if (res == NULL)
+			return err->code;
+		n = atoi(PQgetvalue(res, 0, 0));
+		PQclear(res);
+		*settled += n;
+		if (n > 0)
+			log_info("%d blocked jobs settled from their parents", n);
+		/* Fewer than a page: none left but those locked (a later wake's). */
+		if (n < 500)
+			return 0;
+	}
+}
+
+int
 jobs_expire(PGconn *conn, const char *worker, int *expired, cq_err *err)
 {
 	*expired = 0;

@@ -142,6 +142,14 @@ int jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 	__attribute__((warn_unused_result));
 
 /*
+ * Settle the blocked jobs jobs_settle (0017) left in cronq.settle_later
+ * (held locked when their parent's outcome was recorded): queued,
+ * cancelled or still blocked, from their parents as they are now. Rows
+ * held locked are skipped. 0, or the error's exit code.
+ */
+int jobs_settle_later(PGconn *conn, int *settled, cq_err *err);
+
+/*
  * Cancel the waiting jobs past their start deadline (error_code expired,
  * a job_runs row each, worker named), 500 per statement until none is
  * left. *expired gets how many.

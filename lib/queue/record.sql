@@ -7,8 +7,10 @@
 -- outcome. A job whose history policy is errors leaves no job_runs row
 -- for a success with no output, standard error or result (any other
 -- outcome, and a success with one of them, keep theirs). cronq.jobs.result
--- gets the attempt's result (an attempt given back leaves it alone). A batch of plain successes goes through
--- record_plain.sql.
+-- gets the attempt's result (an attempt given back leaves it alone). The
+-- hooks of the jobs that succeeded, failed or went dead are enqueued in
+-- this statement (cronq.fire_hooks, sql/0017). A batch of plain successes
+-- goes through record_plain.sql.
 -- Returns one text: the recorded jobs as "id status,id status,...", or
 -- null when none was.
 --
@@ -82,7 +84,14 @@ with o as (
         and j.status = 'running' and j.locked_by = t.worker and j.attempts = t.attempt
         and t.outcome <> 'lease_lost'
         and (not $13::bool or (j.locked_until < now() and j.id = any(array(select id from free))))
-    returning j.id, j.status, j.history
+    returning j.id, j.status, j.history, j.hooks, j.attempts, j.last_error
+), hooked as (
+    -- the hooks of the outcomes recorded (sql/0017): called only when a
+    -- job of the batch has hooks
+    select cronq.fire_hooks(array_agg(upd.id), array_agg(upd.status), array_agg(upd.attempts),
+                            array_agg(upd.last_error)) as n
+    from upd where upd.hooks is not null and upd.status in ('succeeded', 'failed', 'dead')
+    having count(*) > 0
 ), runs as (
     insert into cronq.job_runs (job_id, attempt, worker, started_at, finished_at,
         outcome, error_code, error, output, duration, stderr, result)
@@ -100,4 +109,4 @@ with o as (
              or coalesce(t.output, '') <> '' or coalesce(t.stderr, '') <> ''
              or t.result is not null)
 )
-select (select string_agg(id || ' ' || status, ',') from upd);
+select (select string_agg(id || ' ' || status, ',') from upd) || coalesce((select '' from hooked), '');

@@ -1,9 +1,10 @@
 -- record_plain: record.sql for a batch of plain successes (no error, no
--- output, standard error or result: cronq.jobs.result is cleared) of one worker against one base time, the common case of a
--- drain: four arrays instead of twelve. Fenced the same way; returns the
--- same text: "id status,id status,...", or null. A job whose history
--- policy is errors leaves no job_runs row for its quiet success (a fenced
--- out one still gets its lease_lost row).
+-- output, standard error or result: cronq.jobs.result is cleared) of one
+-- worker against one base time, the common case of a drain: four arrays
+-- instead of twelve. Fenced the same way, hooks enqueued the same way;
+-- returns the same text: "id status,id status,...", or null. A job whose
+-- history policy is errors leaves no job_runs row for its quiet success (a
+-- fenced out one still gets its lease_lost row).
 --
 -- Parameters:
 --   $1  bigint[]     the jobs' ids
@@ -29,7 +30,13 @@ with t as (
     from t
     where j.id = any($1::bigint[]) and j.id = t.id
         and j.status = 'running' and j.locked_by = $6 and j.attempts = t.attempt
-    returning j.id, j.status, j.history
+    returning j.id, j.status, j.history, j.hooks, j.attempts
+), hooked as (
+    -- on_success and on_recover of the jobs with hooks (sql/0017)
+    select cronq.fire_hooks(array_agg(upd.id), array_agg(upd.status), array_agg(upd.attempts),
+                            array_fill(null::text, array[count(*)::int])) as n
+    from upd where upd.hooks is not null
+    having count(*) > 0
 ), runs as (
     insert into cronq.job_runs (job_id, attempt, worker, started_at, finished_at,
         outcome, error, duration)
@@ -40,4 +47,4 @@ with t as (
     from t left join upd on upd.id = t.id
     where upd.history is distinct from 'errors'
 )
-select (select string_agg(id || ' ' || status, ',') from upd);
+select (select string_agg(id || ' ' || status, ',') from upd) || coalesce((select '' from hooked), '');

@@ -16,7 +16,8 @@
  * version and the oldest binary it declares compatible
  * (cronq.schema_version() and cronq.schema_compatible_from(), constants
  * that migrate writes: no table to open, folded when the statement is
- * planned), and whether any lease has expired, any waiting job is past
+ * planned), and whether any lease has expired or any blocked job waits
+ * to be settled (cronq.settle_later, 0017), any waiting job is past
  * its deadline (jobs_expiring, an empty index's probe when no job has
  * one), any schedule is due, any job is due (under the claim's filters). Ordering by jobs_due's first
  * column keeps that last check on jobs_due whatever the statistics say: a
@@ -36,7 +37,8 @@
 	"with v as (select cronq.schema_version() as version, cronq.schema_compatible_from() as compat)," \
 	" f as (select v.version, v.compat," \
 	"   v.version = $4::int or (v.version > $4::int and v.compat <= $4::int) as current," \
-	"   exists (select 1 from cronq.jobs where status = 'running' and locked_until < now()) as rescue," \
+	"   (exists (select 1 from cronq.jobs where status = 'running' and locked_until < now())" \
+	"    or exists (select 1 from cronq.settle_later)) as rescue," \
 	"   exists (select 1 from cronq.jobs where status in ('queued', 'failed') and expires_at <= now())" \
 	"    as expire," \
 	"   (exists (select 1 from cronq.schedules where enabled and next_run_at <= now())" \

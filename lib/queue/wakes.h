@@ -26,7 +26,8 @@ typedef struct wake_info {
 	int			version;		/* the schema's version */
 	int			compatible_from;	/* the oldest binary it declares compatible */
 	int64_t		wake_id;		/* 0: not recorded (this binary may not use the schema) */
-	bool		need_rescue;	/* some lease has expired */
+	bool		need_rescue;	/* some lease has expired, or a blocked job
+								 * waits in cronq.settle_later */
 	bool		need_expire;	/* some waiting job is past its deadline */
 	bool		need_materialise;	/* some schedule is due */
 	bool		finished;		/* nothing to do: the wake is recorded finished, exit 0 */

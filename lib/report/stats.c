@@ -2,7 +2,9 @@
  * stats — see stats.h. The status document is assembled by PostgreSQL
  * (json_build_object, json_agg: status.sql), so that this file holds
  * nothing of its presentation; health.sql reads what check judges by,
- * one subquery per index.
+ * one subquery per index; timeline.sql counts the events of the
+ * timelines, which are laid into their windows' buckets here, with the
+ * fire times the runners missed (a schedule's expression is C's to read).
  */
 #include "report/stats.h"
 
@@ -11,8 +13,11 @@
 #include <string.h>
 
 #include "pg/pg.h"
+#include "sched/next.h"
 #include "schema/embedded.h"
+#include "time/rfc3339.h"
 #include "util/json.h"
+#include "util/xalloc.h"
 
 /*
  * Each enabled schedule gets "error": why a wake cannot plan it (or null),
@@ -38,24 +43,34 @@ mark_unplannable(json_t *doc)
 	schedule_checker_free(c);
 }
 
+/* The one JSON value statement sql answers, parsed; what names it in an error. */
+static json_t *
+query_doc(PGconn *conn, const char *sql, int nparams, const char *const *params, const char *what,
+		  cq_err *err)
+{
+	json_error_t jerr;
+	json_t *doc;
+	PGresult *res;
+
+	if ((res = pg_exec(conn, sql, nparams, params, PG_ONE, err, NULL)) == NULL)
+		return NULL;
+	doc = json_loads(PQgetvalue(res, 0, 0), 0, &jerr);
+	PQclear(res);
+	if (doc == NULL)
+		cq_fail(err, EX_SOFTWARE, "could not read the %s: %s", what, jerr.text);
+	return doc;
+}
+
 json_t *
 stats_status(PGconn *conn, cq_err *err)
 {
 	char grace[16], hours[16];
 	const char *params[2] = {grace, hours};
-	json_error_t jerr;
 	json_t *doc;
-	PGresult *res;
 
 	snprintf(grace, sizeof grace, "%d", STATS_OVERDUE_GRACE_S);
 	snprintf(hours, sizeof hours, "%d", STATS_HISTORY_HOURS);
-	if ((res = pg_exec(conn, sql_report_status, 2, params, PG_ONE, err, NULL)) == NULL)
-		return NULL;
-	doc = json_loads(PQgetvalue(res, 0, 0), 0, &jerr);
-	PQclear(res);
-	if (doc == NULL)
-		cq_fail(err, EX_SOFTWARE, "could not read the status document: %s", jerr.text);
-	else
+	if ((doc = query_doc(conn, sql_report_status, 2, params, "status document", err)) != NULL)
 		mark_unplannable(doc);
 	return doc;
 }
@@ -116,4 +131,175 @@ stats_health_read(PGconn *conn, stats_health *h, cq_err *err)
 		snprintf(h->full_key, sizeof h->full_key, "%s", PQgetvalue(res, 0, 11));
 	PQclear(res);
 	return read_unplannable(conn, h, err);
+}
+
+/* ---- timelines ---- */
+
+const stats_window stats_windows[STATS_WINDOWS] = {
+	{"24h", "Last 24 hours", 24, 3600},
+	{"7d", "Last 7 days", 28, 6 * 3600},
+};
+
+const char *const stats_marks[STATS_MARKS] = {"ran", "failed", "skipped", "missed"};
+
+/* Fire times listed per schedule at most (a week of minutes, and more). */
+#define TL_MAX_FIRES 20000
+
+/* The entity called name in index (name -> entity, borrowed), made empty if new. */
+static json_t *
+tl_entity(json_t *index, const char *name)
+{
+	json_t *e = json_object_get(index, name), *wins;
+
+	if (e)
+		return e;
+	e = json_pack("{s:s}", "name", name);
+	wins = json_array();
+	for (int w = 0; w < STATS_WINDOWS; w++) {
+		json_t *win = json_object();
+
+		for (int k = 0; k <= STATS_MARKS; k++) {
+			json_t *arr = json_array();
+
+			for (int b = 0; b < stats_windows[w].buckets; b++)
+				json_array_append_new(arr, json_integer(0));
+			json_object_set_new(win, k < STATS_MARKS ? stats_marks[k] : "finished", arr);
+		}
+		json_array_append_new(wins, win);
+	}
+	json_object_set_new(e, "windows", wins);
+	json_object_set_new(index, name, e);
+	return e;
+}
+
+/* Count n events of kind, ago_s seconds ago, in each window's bucket. */
+static void
+tl_add(json_t *entity, const char *kind, int64_t ago_s, int64_t n)
+{
+	for (int w = 0; w < STATS_WINDOWS; w++) {
+		const stats_window *sw = &stats_windows[w];
+		json_t *arr;
+		size_t b;
+
+		if (ago_s < 0 || ago_s >= (int64_t) sw->buckets * sw->bucket_seconds)
+			continue;
+		b = (size_t) (sw->buckets - 1 - ago_s / sw->bucket_seconds);
+		arr = json_object_get(json_array_get(json_object_get(entity, "windows"), (size_t) w), kind);
+		json_array_set_new(arr, b, json_integer(json_integer_value(json_array_get(arr, b)) + n));
+	}
+}
+
+/*
+ * Count as missed, for schedule sched and its queue, each fire time of the
+ * enabled schedule f strictly inside a gap [a, b] of tl's "gaps" and after
+ * its creation.
+ */
+static void
+tl_missed(const json_t *tl, const json_t *f, json_t *sched, json_t *queue, int64_t now)
+{
+	const json_t *gap;
+	size_t i;
+	int64_t listed = 0;
+
+	if (!json_is_true(json_object_get(f, "enabled")))
+		return;
+	json_array_foreach(json_object_get(tl, "gaps"), i, gap) {
+		int64_t from = json_integer_value(json_array_get(gap, 0));
+		int64_t to = json_integer_value(json_array_get(gap, 1));
+		bool more = true;
+
+		if (from < cq_json_int(f, "created"))
+			from = cq_json_int(f, "created");
+		while (more && from < to && listed < TL_MAX_FIRES) {
+			char text[RFC3339_BUFLEN];
+			int64_t *times, n, k;
+			cq_err err = {0};
+
+			rfc3339_format(from, text, sizeof text);
+			if (sched_next(cq_json_str(f, "cron", ""), cq_json_str(f, "timezone", "UTC"),
+						   cq_json_str(f, "anchor", NULL), text, now, 256, &times, &n, &err) != 0)
+				return;			/* unplannable: status says why */
+			for (k = 0; k < n && times[k] < to; k++) {
+				tl_add(sched, "missed", now - times[k], 1);
+				tl_add(queue, "missed", now - times[k], 1);
+				listed++;
+				from = times[k];
+			}
+			/* a full batch, all inside the gap: the gap goes on */
+			more = n == 256 && k == n;
+			free(times);
+		}
+	}
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* index's entities as an array sorted by name (new references). */
+static json_t *
+tl_sorted(const json_t *index)
+{
+	size_t n = json_object_size(index), i = 0;
+	const char **names = xcalloc(n ? n : 1, sizeof *names);
+	const char *key;
+	json_t *v, *arr = json_array();
+
+	json_object_foreach((json_t *) index, key, v)
+		names[i++] = key;
+	qsort(names, n, sizeof *names, by_name);
+	for (i = 0; i < n; i++)
+		json_array_append(arr, json_object_get(index, names[i]));
+	free(names);
+	return arr;
+}
+
+json_t *
+stats_timelines(PGconn *conn, const json_t *status, cq_err *err)
+{
+	char window[32], grace[16], step[16];
+	const char *params[3] = {window, grace, step};
+	json_t *tl, *queues, *scheds, *out, *o;
+	int64_t longest = 0, now;
+	size_t i;
+
+	for (int w = 0; w < STATS_WINDOWS; w++)
+		if ((int64_t) stats_windows[w].buckets * stats_windows[w].bucket_seconds > longest)
+			longest = (int64_t) stats_windows[w].buckets * stats_windows[w].bucket_seconds;
+	snprintf(window, sizeof window, "%lld", (long long) longest);
+	snprintf(grace, sizeof grace, "%d", STATS_OVERDUE_GRACE_S);
+	snprintf(step, sizeof step, "%d", STATS_TIMELINE_STEP_S);
+	if ((tl = query_doc(conn, sql_report_timeline, 3, params, "timelines", err)) == NULL)
+		return NULL;
+	now = cq_json_int(tl, "now");
+	queues = json_object();
+	scheds = json_object();
+	json_array_foreach(json_object_get(status, "queues"), i, o)
+		tl_entity(queues, cq_json_str(o, "queue", "?"));
+	json_array_foreach(json_object_get(tl, "fires"), i, o) {
+		json_t *s = tl_entity(scheds, cq_json_str(o, "name", "?"));
+
+		json_object_set(s, "queue", json_object_get(o, "queue"));
+		tl_missed(tl, o, s, tl_entity(queues, cq_json_str(o, "queue", "?")), now);
+	}
+	/* [queue, schedule, kind, periods ago, n] */
+	json_array_foreach(json_object_get(tl, "events"), i, o) {
+		const char *kind = json_string_value(json_array_get(o, 2));
+		int64_t ago = json_integer_value(json_array_get(o, 3)) * STATS_TIMELINE_STEP_S;
+		int64_t n = json_integer_value(json_array_get(o, 4));
+		const json_t *sched = json_array_get(o, 1);
+
+		tl_add(tl_entity(queues, json_string_value(json_array_get(o, 0))), kind, ago, n);
+		/* a job whose schedule is gone counts for its queue only */
+		if (json_is_string(sched) && json_object_get(scheds, json_string_value(sched)))
+			tl_add(json_object_get(scheds, json_string_value(sched)), kind, ago, n);
+	}
+	out = json_pack("{s:I, s:o, s:o}", "now", (json_int_t) now, "queues", tl_sorted(queues),
+					"schedules", tl_sorted(scheds));
+	json_decref(queues);
+	json_decref(scheds);
+	json_decref(tl);
+	return out;
 }

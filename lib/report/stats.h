@@ -36,6 +36,45 @@
  */
 json_t *stats_status(PGconn *conn, cq_err *err) __attribute__((warn_unused_result));
 
+/*
+ * The windows of the timelines of `cronq status --html`: each a number of
+ * buckets of a length, a multiple of STATS_TIMELINE_STEP_S (the period the
+ * database counts events by).
+ */
+typedef struct stats_window {
+	const char *name;			/* "24h", "7d": the page's data-window */
+	const char *title;			/* for people */
+	int			buckets;
+	int			bucket_seconds;
+} stats_window;
+
+#define STATS_WINDOWS 2
+#define STATS_TIMELINE_STEP_S 3600
+extern const stats_window stats_windows[STATS_WINDOWS];
+
+/* The kinds of marks of a timeline bucket, in the order they stack. */
+#define STATS_MARKS 4
+extern const char *const stats_marks[STATS_MARKS];	/* ran, failed, skipped, missed */
+
+/*
+ * The timelines of every queue and schedule, for stats_windows, as a new
+ * JSON object (the caller json_decref()s):
+ *   {"now": epoch seconds,
+ *    "queues": [{"name": Q, "windows": [W, ...]}, ...],
+ *    "schedules": [{"name": S, "queue": Q, "windows": [W, ...]}, ...]}
+ * sorted by name, one W per stats_windows entry: {"ran": [...], "failed":
+ * [...], "skipped": [...], "missed": [...], "finished": [...]}, counts per
+ * bucket, oldest first, the last bucket ending now. ran: jobs succeeded;
+ * failed: attempts failed, timed out or lease-expired; skipped: ledger
+ * decisions other than enqueued; missed: fire times no runner woke for
+ * within STATS_OVERDUE_GRACE_S (a gap between the wakes kept), computed
+ * here from each enabled schedule's expression; finished: jobs succeeded,
+ * dead or cancelled (throughput). A queue's skipped and missed are its
+ * schedules'. The queues are status's ("queues" of stats_status(), may be
+ * NULL) and those of events and schedules.
+ */
+json_t *stats_timelines(PGconn *conn, const json_t *status, cq_err *err) __attribute__((warn_unused_result));
+
 /* The few numbers `cronq check` judges, read by cheap queries. */
 typedef struct stats_health {
 	int64_t		lag_ms;			/* age of the oldest due job; 0 when none is due */

@@ -35,6 +35,25 @@ cell_counts(table *t, const json_t *o)
 		table_cell(t, "%" PRId64, cq_json_int(o, keys[i]));
 }
 
+void
+status_text_wake(buf *out, const json_t *wake)
+{
+	char d[64];
+
+	if (!json_is_object(wake)) {
+		buf_puts(out, "never (no \"cronq run\" has recorded a wake)");
+		return;
+	}
+	buf_printf(out, "%s ago, at %s by %s ", secs(cq_json_int(wake, "seconds_ago"), d, sizeof d),
+			   cq_json_str(wake, "started_at", "-"), cq_json_str(wake, "worker", "-"));
+	if (json_is_integer(json_object_get(wake, "exit_status")))
+		buf_printf(out, "(%" PRId64 " job%s run, %" PRId64 " failed, exit %" PRId64 ")",
+				   cq_json_int(wake, "jobs_run"), cq_json_int(wake, "jobs_run") == 1 ? "" : "s",
+				   cq_json_int(wake, "jobs_failed"), cq_json_int(wake, "exit_status"));
+	else
+		buf_puts(out, "(still running)");
+}
+
 static void
 text_summary(buf *out, const json_t *doc)
 {
@@ -53,18 +72,9 @@ text_summary(buf *out, const json_t *doc)
 	buf_printf(out, "Expired leases:     %" PRId64 "\n",
 			   cq_json_int(json_object_get(doc, "expired_leases"), "count"));
 	buf_printf(out, "Dead jobs:          %" PRId64 "\n", cq_json_int(json_object_get(doc, "dead"), "count"));
-	if (json_is_object(wake)) {
-		buf_printf(out, "Last wake:          %s ago, at %s by %s ", secs(cq_json_int(wake, "seconds_ago"), d, sizeof d),
-				   cq_json_str(wake, "started_at", "-"), cq_json_str(wake, "worker", "-"));
-		if (json_is_integer(json_object_get(wake, "exit_status")))
-			buf_printf(out, "(%" PRId64 " job%s run, %" PRId64 " failed, exit %" PRId64 ")\n",
-					   cq_json_int(wake, "jobs_run"), cq_json_int(wake, "jobs_run") == 1 ? "" : "s",
-					   cq_json_int(wake, "jobs_failed"),
-					   cq_json_int(wake, "exit_status"));
-		else
-			buf_puts(out, "(still running)\n");
-	} else
-		buf_puts(out, "Last wake:          never (no \"cronq run\" has recorded a wake)\n");
+	buf_puts(out, "Last wake:          ");
+	status_text_wake(out, wake);
+	buf_putc(out, '\n');
 	if (json_array_size(json_object_get(doc, "paused")) > 0) {
 		const json_t *pz = json_object_get(doc, "paused"), *p;
 		size_t k;

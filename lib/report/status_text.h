@@ -13,6 +13,12 @@
 
 #include "util/buf.h"
 
+/*
+ * The newest wake (the document's "last_wake", which may be null) in one
+ * line without its newline: "12s ago, at T by WORKER (3 jobs run, …)".
+ */
+void status_text_wake(buf *out, const json_t *wake);
+
 /* Append the text of doc to out; chart: the 24-hour history too. */
 void status_text(buf *out, const json_t *doc, bool chart);
 

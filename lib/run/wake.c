@@ -29,7 +29,7 @@ wake_start(PGconn *conn, const run_opts *o, const char *worker_id, wake_info *wa
 {
 	char host[256] = "localhost";
 	char state[6];
-	int code;
+	int code, settled = 0;
 
 	gethostname(host, sizeof host - 1);
 	host[sizeof host - 1] = '\0';
@@ -57,6 +57,11 @@ wake_start(PGconn *conn, const run_opts *o, const char *worker_id, wake_info *wa
 	}
 	if (wake->need_rescue && (code = jobs_rescue(conn, &sum->rescued, err)) != 0) {
 		cq_prefix(err, "could not rescue the expired leases: ");
+		return code;
+	}
+	/* Dependants an outcome (or the rescue just now) could not touch. */
+	if (wake->need_rescue && (code = jobs_settle_later(conn, &settled, err)) != 0) {
+		cq_prefix(err, "could not settle the blocked jobs: ");
 		return code;
 	}
 	/* Occurrences just enqueued may be past their deadline already (catch-up). */

@@ -34,8 +34,10 @@ extern const char sql_queue_record[];		/* lib/queue/record.sql */
 extern const char sql_queue_record_plain[];	/* lib/queue/record_plain.sql */
 extern const char sql_queue_release[];		/* lib/queue/release.sql */
 extern const char sql_queue_rescue[];		/* lib/queue/rescue.sql */
+extern const char sql_queue_settle[];		/* lib/queue/settle.sql */
 extern const char sql_report_status[];		/* lib/report/status.sql */
 extern const char sql_report_health[];		/* lib/report/health.sql */
+extern const char sql_report_timeline[];	/* lib/report/timeline.sql */
 extern const char sql_sched_due_unplanned[];	/* lib/sched/due_unplanned.sql */
 extern const char sql_sched_due[];			/* lib/sched/due.sql */
 

@@ -135,6 +135,27 @@ eq "{job_id} substituted; the recover hook's {error} of a success is NULL" "8|8"
     "$(q "select count(*), count(*) filter (where what is null) from public.hooklog where job::bigint in ($(IFS=,; echo "${flaky[*]}"))")"
 q "delete from cronq.jobs; delete from public.hooklog" >/dev/null
 
+# --- an sql hook's {error} cannot write SQL, even inside the author's quotes -
+inj="x\$\$); insert into public.hooklog (job, what) values ('INJECTED', current_user); select (\$\$"
+bait=$(en app fail "{\"message\": \"$inj\"}" --max-attempts 1 \
+    --on-dead '{"type": "sql", "payload": {"sql": "insert into public.hooklog (job, what) values ({job_id}, $$failed: {error}$$)"}}')
+run; run
+eq "the hook ran, and what it wrote is the author's text, not the error's SQL" "1|0" \
+    "$(q "select count(*) filter (where what like 'failed: %'), count(*) filter (where job = 'INJECTED') from public.hooklog")"
+q "delete from cronq.jobs; delete from public.hooklog" >/dev/null
+
+# --- a hook its author may no longer enqueue: the outcome stands ------------
+q "grant cronq_exec to app" >/dev/null
+gone=$(en app fail --max-attempts 1 --on-dead '{"type": "exec", "payload": {"command": "page", "args": ["{error}"]}}')
+q "revoke cronq_exec from app" >/dev/null
+run
+eq "the outcome is recorded, the hook becomes a fail job saying why" \
+    "dead|fail|hook_refused|app|true" \
+    "$(q "select j.status || '|' || h.type || '|' || (h.payload ->> 'code') || '|' || h.enqueued_by || '|'
+                 || (h.payload ->> 'message' like 'hook on_dead of job $gone could not be enqueued: role \"app\" may not enqueue exec jobs%')
+          from cronq.jobs j join cronq.jobs h on h.idempotency_key = 'notify:$gone:1:dead' where j.id = $gone")"
+q "delete from cronq.jobs" >/dev/null
+
 # --- kill -9: a hook exists iff its outcome does ----------------------------
 for i in $(seq 1 20); do
     as app enqueue sleep '{"seconds": 0.2}' --on-success noop --on-failure noop >/dev/null

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Composition under a hostile cronq_user (review of 0017): what a role's
+# hooks and dependencies can do to the statement that records outcomes
+# (which every role's jobs share), and who a schedule's hooks run as.
+. "$(dirname "$0")/lib.sh"
+migrate
+mkrole tc_mallory tc_alice tc_admin
+q "grant cronq_user to tc_mallory, tc_alice; grant cronq_admin to tc_admin" >/dev/null
+
+# as ROLE SQL: one query as that login role.
+as() { PGUSER=$1 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "$2"; }
+status_of() { q "select status from cronq.jobs where id = $1"; }
+refused() { ! as "$@" 2>/dev/null; }
+
+# --- 1. a long chain of dependants ends cancelled in the recording statement
+# A trigger per level used to nest as deep as the chain: a few hundred jobs
+# exhausted the stack, and the outcome (then every rescue) failed for all.
+head=$(as tc_mallory "select cronq.enqueue('fail', '{\"permanent\": true}', max_attempts => 1)")
+as tc_mallory "do \$\$ declare prev bigint := $head; begin
+    for i in 1..1500 loop prev := cronq.enqueue('noop', depends_on => array[prev]); end loop; end \$\$"
+victim=$(as tc_alice "select cronq.enqueue('noop')")
+cronq run
+eq "chain: the run succeeds" 0 "$RC"
+eq "chain: the head is dead" dead "$(status_of "$head")"
+eq "chain: every dependant cancelled" 1500 \
+    "$(q "select count(*) from cronq.jobs where enqueued_by = 'tc_mallory' and status = 'cancelled' and error_code = 'dependency_failed'")"
+eq "chain: another role's job ran" succeeded "$(status_of "$victim")"
+eq "chain: a dependant names its own parent" "job $((head + 1)), which it depends on, ended cancelled" \
+    "$(q "select last_error from cronq.jobs where id = $head + 2")"
+q "delete from cronq.jobs" >/dev/null
+
+# --- 2. a hook whose placeholders blow up: a fail job, not a stuck record
+big=$(as tc_mallory "select cronq.enqueue('fail', jsonb_build_object('message', repeat('E', 2000)),
+    max_attempts => 1, hooks => jsonb_build_object('on_failure', jsonb_build_object('type', 'fail',
+    'payload', jsonb_build_object('message', repeat('{error}', 149000)))))")
+quoted=$(as tc_mallory "select cronq.enqueue('fail', jsonb_build_object('message', 'it''s \\ \$\$'),
+    max_attempts => 1, hooks => jsonb_build_object('on_failure', jsonb_build_object('type', 'sql',
+    'payload', jsonb_build_object('sql', 'select {error}, {type}, {schedule} /* {job_id} */'))))")
+victim=$(as tc_alice "select cronq.enqueue('noop')")
+start=$SECONDS
+cronq run --lease 10s
+eq "blow-up: the run succeeds" 0 "$RC"
+check "blow-up: recorded at once" [ $((SECONDS - start)) -lt 8 ]
+eq "blow-up: the job is recorded" dead "$(status_of "$big")"
+eq "blow-up: its hook is a refusal saying so" "fail hook_refused tc_mallory" \
+    "$(q "select type || ' ' || (payload->>'code') || ' ' || enqueued_by from cronq.jobs where idempotency_key = 'notify:$big:1:failure'")"
+eq "blow-up: another role's job ran" succeeded "$(status_of "$victim")"
+# An sql hook's values never enter its statement: a first statement sets
+# them (quoted literals), the author's text reads them from settings.
+eq "quoting: the values set by a first statement, as literals" \
+    "select pg_catalog.set_config('cronq.hook_job_id', '$quoted', false), pg_catalog.set_config('cronq.hook_type', 'fail', false), pg_catalog.set_config('cronq.hook_schedule', '', false), pg_catalog.set_config('cronq.hook_status', 'dead', false), pg_catalog.set_config('cronq.hook_error', E'it''s \\\\ \$\$', false);" \
+    "$(q "select split_part(payload->>'sql', E'\n', 1) from cronq.jobs where idempotency_key = 'notify:$quoted:1:failure'")"
+eq "quoting: the author's statement reads them, none spliced in" \
+    "select nullif(pg_catalog.current_setting('cronq.hook_error', true), ''), nullif(pg_catalog.current_setting('cronq.hook_type', true), ''), nullif(pg_catalog.current_setting('cronq.hook_schedule', true), '') /* nullif(pg_catalog.current_setting('cronq.hook_job_id', true), '') */" \
+    "$(q "select split_part(payload->>'sql', E'\n', 2) from cronq.jobs where idempotency_key = 'notify:$quoted:1:failure'")"
+q "delete from cronq.jobs" >/dev/null
+
+# --- 3. a schedule's hooks run as its author, and only its author writes them
+as tc_mallory "select cronq.schedule('tc-m', '0 3 * * *', 'sleep', '{\"seconds\": 0}',
+    hooks => '{\"on_success\": {\"type\": \"sql\", \"payload\": {\"sql\": \"select 1\"}}}')" >/dev/null
+as tc_alice "select cronq.schedule('tc-a', '0 3 * * *', 'noop', hooks => '{\"on_success\": {\"type\": \"noop\"}}')" >/dev/null
+# An admin who takes a schedule over (its type or payload) does not inherit
+# its author's hooks: they would run with the admin's rights.
+as tc_admin "select cronq.schedule('tc-m', '0 3 * * *', 'noop')" >/dev/null
+eq "takeover: the admin is the author, without the hooks" "tc_admin|" \
+    "$(q "select created_by || '|' || coalesce(hooks::text, '') from cronq.schedules where name = 'tc-m'")"
+# Nor may an admin give another role's schedule hooks (they would run as it).
+check "an admin may not set another role's hooks" \
+    refused tc_admin "update cronq.schedules set hooks = '{\"on_success\": {\"type\": \"sql\", \"payload\": {\"sql\": \"select 1\"}}}' where name = 'tc-a'"
+check "nor through cronq.schedule()" \
+    refused tc_admin "select cronq.schedule('tc-a', '0 3 * * *', 'noop', hooks => '{\"on_dead\": {\"type\": \"noop\"}}')"
+eq "the author's schedule is unchanged" 'tc_alice|{"on_success": {"type": "noop"}}' \
+    "$(q "select created_by || '|' || hooks::text from cronq.schedules where name = 'tc-a'")"
+# When it runs is still the admin's to change, and the author's hooks stay.
+as tc_admin "update cronq.schedules set timezone = 'Europe/Paris' where name = 'tc-a'" >/dev/null
+eq "a zone changed by an admin keeps author and hooks" 'tc_alice|Europe/Paris|true' \
+    "$(q "select created_by || '|' || timezone || '|' || (hooks is not null) from cronq.schedules where name = 'tc-a'")"
+check "the author changes its hooks" \
+    as tc_alice "update cronq.schedules set hooks = '{\"on_failure\": {\"type\": \"noop\"}}' where name = 'tc-a'"
+q "delete from cronq.schedules where name like 'tc-%'" >/dev/null
+
+# --- 4. a dependant its author holds locked never holds up the runner
+# The record (and the rescue) used to wait on it for as long as the role
+# kept its transaction open: nobody's outcome was recorded meanwhile.
+parent=$(as tc_mallory "select cronq.enqueue('noop')")
+child=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$parent])")
+dead=$(as tc_mallory "select cronq.enqueue('fail', '{\"permanent\": true}', max_attempts => 1)")
+orphan=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$dead])")
+PGUSER=tc_mallory "$PSQL" -XAtq -c "begin" \
+    -c "select 1 from cronq.jobs where id in ($child, $orphan) for update" -c "select pg_sleep(6)" \
+    -c "commit" >/dev/null &
+locker=$!
+check "the author holds its dependants locked" wait_for - 5 \
+    "select exists (select 1 from pg_stat_activity where usename = 'tc_mallory'
+                    and state = 'active' and query like '%pg_sleep%')"
+victim=$(as tc_alice "select cronq.enqueue('noop')")
+start=$SECONDS
+cronq run --lease 3s
+eq "locked: the run succeeds" 0 "$RC"
+check "locked: without waiting for the lock" [ $((SECONDS - start)) -lt 3 ]
+eq "locked: the parents' outcomes are recorded" "succeeded dead" \
+    "$(status_of "$parent") $(status_of "$dead")"
+eq "locked: another role's job ran" succeeded "$(status_of "$victim")"
+eq "locked: the held dependants wait to be settled" "blocked blocked 2" \
+    "$(status_of "$child") $(status_of "$orphan") $(q "select count(*) from cronq.settle_later")"
+wait "$locker"
+cronq run
+eq "settled at the next wake: one runs, one is cancelled" "succeeded cancelled dependency_failed" \
+    "$(status_of "$child") $(q "select status || ' ' || error_code from cronq.jobs where id = $orphan")"
+eq "settled: nothing left to settle" 0 "$(q "select count(*) from cronq.settle_later")"
+
+# --- 5. on_recover reads the author's own history of a schedule's name
+# A name is free again once its author drops the schedule: another role's
+# failed job of that name must not fire this role's on_recover.
+as tc_alice "select cronq.schedule('tc-shared', '0 3 * * *', 'fail', '{\"permanent\": true}')" >/dev/null
+as tc_alice "select cronq.run_schedule('tc-shared')" >/dev/null
+cronq run
+as tc_alice "select cronq.unschedule('tc-shared')" >/dev/null
+as tc_mallory "select cronq.schedule('tc-shared', '0 3 * * *', 'noop', hooks => '{\"on_recover\": {\"type\": \"noop\"}}')" >/dev/null
+sleep 1  # a manual run's key has the second
+ran=$(as tc_mallory "select cronq.run_schedule('tc-shared')")
+cronq run
+eq "recover: another role's failure fires nothing" "succeeded 0" \
+    "$(status_of "$ran") $(q "select count(*) from cronq.jobs where idempotency_key = 'notify:$ran:1:recover'")"
+q "delete from cronq.schedules where name = 'tc-shared'" >/dev/null
+
+done_testing
