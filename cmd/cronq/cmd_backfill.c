@@ -140,7 +140,7 @@ progress(int64_t done, int64_t total)
 {
 	if (!isatty(STDERR_FILENO))
 		return;
-	fprintf(stderr, "\rcronq: backfill: %" PRId64 " of %" PRId64 " jobs", done, total);
+	fprintf(stderr, "\rcronq: backfill: %" PRId64 " of %" PRId64 " job%s", done, total, total == 1 ? "" : "s");
 	progress_shown = true;
 }
 

@@ -48,7 +48,7 @@ help(void)
 		   "Usage:\n"
 		   "  cronq check [OPTION]...\n\n"
 		   "Thresholds: LIMIT is CRIT, or WARN,CRIT; a value greater than a level is at\n"
-		   "that level. D is a duration (90s, 5m, 1h30m), N a count.\n"
+		   "that level. D is a duration (90s, 1h30m, 1.5h, \"2 hours\"), N a count.\n"
 		   "      --max-lag D[,D]       age of the oldest due job (queued or failed,\n"
 		   "                            run_at <= now)\n"
 		   "      --max-dead N[,N]      dead jobs\n"

@@ -48,7 +48,7 @@ help(void)
 		   "Options:\n"
 		   "      --run-at TIME         run at TIME (RFC 3339 or any PostgreSQL timestamptz;\n"
 		   "                            a time without zone is UTC); default: now\n"
-		   "      --in DURATION         run DURATION from now (90s, 5m, 2h, 1d, 1h30m)\n"
+		   "      --in DURATION         run DURATION from now (90s, 1h30m, 1.5h, \"2 hours\")\n"
 		   "      --queue NAME          queue (default \"default\")\n"
 		   "      --priority N          lower runs first (default 0)\n"
 		   "      --max-attempts N      attempts before the job is dead (default 10)\n"
@@ -145,7 +145,7 @@ progress(int64_t lines, bool done)
 {
 	if (!isatty(STDERR_FILENO))
 		return;
-	fprintf(stderr, "\rcronq: enqueue: %" PRId64 " lines read%s", lines, done ? "\n" : "");
+	fprintf(stderr, "\rcronq: enqueue: %" PRId64 " line%s read%s", lines, lines == 1 ? "" : "s", done ? "\n" : "");
 }
 
 /* Read all of standard input (a payload given as "-"). */
@@ -258,7 +258,8 @@ enqueue_main(enqueue_args *a, int argc, char **argv)
 
 		rc = enqueue_jsonl(conn, stdin, payload_validate, progress, &lines, &created, &err);
 		if (rc == 0)
-			log_info("enqueued %" PRId64 " jobs (%" PRId64 " already existed)", created, lines - created);
+			log_info("enqueued %" PRId64 " job%s (%" PRId64 " already existed)", created, created == 1 ? "" : "s",
+					 lines - created);
 	} else {
 		int64_t id;
 		enqueue_note note;

@@ -222,9 +222,9 @@ out:
 	if (a.clear)
 		printf("%s %s\n", key, had ? "limits cleared" : "had no limits");
 	else if (a.json) {
-		char *text = json_dumps(limits, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		char *text = cq_json_text(limits);
 
-		puts(text);
+		fputs(text, stdout);
 		free(text);
 	} else if (!listing && json_array_size(limits) == 0)
 		printf("%s has no limits\n", key);

@@ -140,7 +140,8 @@ cmd_migrate(int argc, char **argv)
 			fprintf(stderr, "cronq: database schema is at version %d, newer than this cronq (version %d)"
 					" and compatible with it: nothing to do\n", db_version, migrate_latest_version());
 		else if (rc == 0) {
-			log_info("applied %d migrations; schema is at version %d", applied, migrate_latest_version());
+			log_info("applied %d migration%s; schema is at version %d", applied, applied == 1 ? "" : "s",
+					 migrate_latest_version());
 			report_grants(&grants);
 		}
 	}

@@ -35,7 +35,7 @@ help(void)
 		   "  cronq purge [OPTION]...\n\n"
 		   "Options:\n"
 		   "      --older-than DURATION only jobs finished longer ago than DURATION\n"
-		   "                            (default 14d; 90s, 5m, 2h, 1d, 1h30m)\n"
+		   "                            (default 14d; 90s, 1h30m, 1.5h, \"2 days\")\n"
 		   "      --status STATUS       only jobs in STATUS: succeeded, dead or cancelled;\n"
 		   "                            repeatable (default: succeeded and cancelled)\n"
 		   "  -v, --verbose             say what is done\n"
@@ -76,7 +76,7 @@ progress(int64_t deleted)
 {
 	if (!isatty(STDERR_FILENO))
 		return;
-	fprintf(stderr, "\rcronq: purge: %" PRId64 " jobs deleted", deleted);
+	fprintf(stderr, "\rcronq: purge: %" PRId64 " job%s deleted", deleted, deleted == 1 ? "" : "s");
 	progress_shown = true;
 }
 
@@ -124,7 +124,8 @@ cmd_purge(int argc, char **argv)
 	/* Batches commit one by one: what was deleted before a failure stays deleted. */
 	if (rc != 0) {
 		if (deleted > 0)
-			log_warning("%" PRId64 " jobs were purged before the error", deleted);
+			log_warning("%" PRId64 " job%s purged before the error", deleted,
+						deleted == 1 ? " was" : "s were");
 		return cli_report(&err);
 	}
 	printf("purged %" PRId64 " job%s\n", deleted, deleted == 1 ? "" : "s");

@@ -277,9 +277,10 @@ cmd_run(int argc, char **argv)
 
 	rc = runner_run(&a.o, &sum, &err);
 	free((char *) a.o.exec_home);
-	log_info("run finished: %" PRId64 " jobs, %" PRId64 " succeeded, %" PRId64 " failed, %"
-			 PRId64 " given back, %d leases rescued, %d expired",
-			 sum.run, sum.succeeded, sum.failed, sum.given_back, sum.rescued, sum.expired);
+	log_info("run finished: %" PRId64 " job%s, %" PRId64 " succeeded, %" PRId64 " failed, %"
+			 PRId64 " given back, %d lease%s rescued, %d expired",
+			 sum.run, sum.run == 1 ? "" : "s", sum.succeeded, sum.failed, sum.given_back, sum.rescued,
+			 sum.rescued == 1 ? "" : "s", sum.expired);
 	if (rc != 0)
 		return cli_report(&err);
 	if (a.fail_on_error && sum.failed > 0)

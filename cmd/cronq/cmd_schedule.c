@@ -1,6 +1,7 @@
 /*
  * cmd_schedule — "cronq schedule add|list|show|remove|enable|disable|next":
- * options, then lib/sched (next: lib/sched/next, no database needed), and
+ * options, then lib/sched (next: lib/sched/next, no database needed unless
+ * a TIME is not RFC 3339), and
  * lib/report/schedules_text for text output.
  */
 #include <inttypes.h>
@@ -17,6 +18,7 @@
 #include "sched/schedule.h"
 #include "time/rfc3339.h"
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/log.h"
 
 enum {
@@ -60,7 +62,7 @@ help(void)
 		   "  cronq schedule next NAME [--count N]\n\n"
 		   "Options of add:\n"
 		   "      --tz ZONE             IANA time zone of the expression (default UTC)\n"
-		   "      --anchor TIME         @every only: count its periods from TIME (RFC 3339)\n"
+		   "      --anchor TIME         @every only: count its periods from TIME\n"
 		   "                            instead of the Unix epoch\n"
 		   "      --spread DURATION     run each occurrence a fixed offset in [0, DURATION)\n"
 		   "                            after its fire time, derived from NAME (at most 1d)\n"
@@ -89,10 +91,10 @@ help(void)
 		   "                            (otherwise overlap skip refuses, exit 75)\n"
 		   "Options of list and show:\n"
 		   "      --json                JSON output\n"
-		   "Options of next (for EXPR no database is needed: --db is accepted and unused):\n"
+		   "Options of next (EXPR needs no database unless a TIME is not RFC 3339):\n"
 		   "      --tz ZONE             time zone (default UTC)\n"
 		   "      --anchor TIME         @every only: count its periods from TIME\n"
-		   "      --from TIME           start after TIME (RFC 3339; default now)\n"
+		   "      --from TIME           start after TIME (default now)\n"
 		   "      --count N             how many fire times (default 5)\n"
 		   "%s\n"
 		   "EXPR is a 5-field cron expression (Vixie cron/cronie syntax), a macro\n"
@@ -101,6 +103,8 @@ help(void)
 		   "DURATION from the Unix epoch or --anchor, whatever the zone). For next, an\n"
 		   "argument with a space or starting with @ is an expression, anything else\n"
 		   "the name of a stored schedule (its zone, anchor, spread and pause applied).\n"
+		   "TIME is RFC 3339 or, with a database, anything PostgreSQL's timestamptz\n"
+		   "accepts; a time without zone is UTC.\n"
 		   "A member of cronq_user sees and manages only the schedules it created, and\n"
 		   "their jobs run as it; cronq_admin sees and manages all.\n",
 		   SCHEDULE_CATCHUP_CAP, connection_help);
@@ -155,16 +159,9 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 			a->force = true;
 			break;
 		case OPT_ANCHOR:
-			{
-				char why[256];
-
-				a->anchor = arg;
-				if (rfc3339_parse(arg, &a->def.anchor, why, sizeof why) != 0) {
-					log_error("invalid value \"%s\" for %s: %s", arg, src->name, why);
-					rc = EX_DATAERR;
-				}
-				a->def.has_anchor = true;
-			}
+			/* Read after parsing (resolve_time): it may need the database. */
+			a->anchor = arg;
+			a->def.has_anchor = true;
 			break;
 		case OPT_SPREAD:
 			rc = cli_duration(src, arg, 0, &a->def.spread_ms);
@@ -236,20 +233,60 @@ next_is_expression(const char *arg)
 }
 
 /*
+ * Read TIME given to option opt as every command does: RFC 3339 here, any
+ * other PostgreSQL timestamptz input by the database (a time without zone
+ * is UTC either way). The connection is opened on first need into *conn,
+ * so that "schedule next 'EXPR'" needs none for RFC 3339. The time is
+ * written back into out as RFC 3339 UTC.
+ */
+static int
+resolve_time(const char *opt, const char *text, const cli_common *common, PGconn **conn, int64_t *t,
+			 char out[RFC3339_BUFLEN])
+{
+	char why[256];
+	cq_err err = {0};
+
+	if (rfc3339_parse(text, t, why, sizeof why) != 0) {
+		if (*conn == NULL && (*conn = pg_connect(cli_conninfo(common), &err)) == NULL) {
+			log_full(LOG_ERROR, NULL, err.msg, NULL, "invalid value \"%s\" for %s: not RFC 3339 (such as"
+					 " 2026-03-08T10:00:00Z), and no database to read it as PostgreSQL's timestamptz",
+					 text, opt);
+			return EX_DATAERR;
+		}
+		if (pg_timestamp(*conn, text, t, &err) != 0) {
+			log_error("invalid value \"%s\" for %s: %s", text, opt, err.msg);
+			return err.code == EX_DATAERR ? EX_DATAERR : err.code;
+		}
+	}
+	rfc3339_format(*t, out, RFC3339_BUFLEN);
+	return 0;
+}
+
+/*
  * Print the next fire times of an expression (no database) or of a stored
  * schedule, one RFC 3339 time a line.
  */
 static int
 cmd_next(const sched_args *a, const cli_common *common, const char *arg)
 {
-	char ts[RFC3339_BUFLEN];
+	char ts[RFC3339_BUFLEN], anchor[RFC3339_BUFLEN], from[RFC3339_BUFLEN];
 	cq_err err = {0};
-	int64_t *times, n;
+	int64_t *times, n, t;
 	int rc;
 
 	if (next_is_expression(arg)) {
-		if (sched_next(arg, a->def.timezone, a->anchor, a->from, (int64_t) time(NULL), a->count, &times, &n,
-					   &err) != 0)
+		PGconn *conn = NULL;
+
+		rc = 0;
+		if (a->anchor)
+			rc = resolve_time("--anchor", a->anchor, common, &conn, &t, anchor);
+		if (rc == 0 && a->from)
+			rc = resolve_time("--from", a->from, common, &conn, &t, from);
+		pg_close(conn);
+		if (rc != 0)
+			return rc;
+		if (sched_next(arg, a->def.timezone, a->anchor ? anchor : NULL, a->from ? from : NULL,
+					   (int64_t) time(NULL), a->count, &times, &n, &err) != 0)
 			return cli_report(&err);
 	} else {
 		PGconn *conn = NULL;
@@ -328,8 +365,20 @@ cmd_schedule(int argc, char **argv)
 		a.def.payload = argc - 1 - first > 3 ? argv[3] : NULL;
 		if (a.hooks)
 			a.def.hooks = hooks_text = json_dumps(a.hooks, JSON_COMPACT);
+		if (a.anchor) {
+			char anchor[RFC3339_BUFLEN];
+			PGconn *plain = NULL;
+
+			rc = resolve_time("--anchor", a.anchor, &common, &plain, &a.def.anchor, anchor);
+			pg_close(plain);
+			if (rc != 0) {
+				json_decref(a.hooks);
+				free(hooks_text);
+				return rc;
+			}
+		}
 		if ((rc = schedule_check(&a.def, &err)) != 0)
-			goto out;	/* nothing written, no connection needed */
+			goto out;	/* nothing written */
 	}
 
 	if ((rc = cli_connect(&common, &conn, &err)) != 0)
@@ -352,9 +401,9 @@ cmd_schedule(int argc, char **argv)
 			rc = err.code;
 		else if (a.json) {
 			json_t *one = strcmp(sub, "show") == 0 ? json_array_get(list, 0) : list;
-			char *text = json_dumps(one, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			char *text = cq_json_text(one);
 
-			printf("%s\n", text);
+			fputs(text, stdout);
 			free(text);
 		} else {
 			buf out = BUF_INIT;

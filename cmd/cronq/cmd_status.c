@@ -19,6 +19,7 @@
 #include "schema/migrate.h"
 #include "util/buf.h"
 #include "util/file.h"
+#include "util/json.h"
 
 enum {
 	OPT_JSON = OPT_FIRST_CMD, OPT_PROMETHEUS, OPT_HTML, OPT_OUTPUT,
@@ -137,10 +138,9 @@ cmd_status(int argc, char **argv)
 	}
 
 	if (a.json) {
-		char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		char *text = cq_json_text(doc);
 
 		buf_puts(&out, text);
-		buf_putc(&out, '\n');
 		free(text);
 	} else if (a.prometheus)
 		prometheus_render(&out, doc);

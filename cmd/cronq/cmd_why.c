@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "pg/pg.h"
 #include "sched/why.h"
+#include "util/json.h"
 
 enum { OPT_AT = OPT_FIRST_CMD, OPT_JSON };
 
@@ -81,9 +82,9 @@ cmd_why(int argc, char **argv)
 	if (rc != 0)
 		return cli_report(&err);
 	if (a.json) {
-		char *text = json_dumps(why, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		char *text = cq_json_text(why);
 
-		printf("%s\n", text);
+		fputs(text, stdout);
 		free(text);
 	} else {
 		char line[2048];

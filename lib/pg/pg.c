@@ -824,8 +824,8 @@ pg_exec(PGconn *conn, const char *sql, int nparams, const char *const *values,
 	}
 	rows = st == PGRES_TUPLES_OK ? PQntuples(res) : 0;
 	if ((shape == PG_ONE && rows != 1) || (shape == PG_MAYBE_ONE && rows > 1)) {
-		cq_fail(err, EX_SOFTWARE, "query returned %d rows where %s expected",
-				rows, shape == PG_ONE ? "one was" : "at most one was");
+		cq_fail(err, EX_SOFTWARE, "query returned %d row%s where %s expected",
+				rows, rows == 1 ? "" : "s", shape == PG_ONE ? "one was" : "at most one was");
 		PQclear(res);
 		return NULL;
 	}
@@ -1064,4 +1064,22 @@ out:
 		*first_row = NULL;
 	}
 	return keep;
+}
+
+int
+pg_timestamp(PGconn *conn, const char *text, int64_t *t, cq_err *err)
+{
+	static const char sql[] =
+		"select floor(extract(epoch from x))::bigint from (select $1::timestamptz as x) t where isfinite(x)";
+	PGresult *res = pg_exec(conn, sql, 1, (const char *[]) {text}, PG_MAYBE_ONE, err, NULL);
+	int rc = 0;
+
+	if (res == NULL)
+		return err->code;
+	if (PQntuples(res) == 0)
+		rc = cq_fail(err, EX_DATAERR, "time \"%s\" is not finite", text);
+	else
+		*t = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	return rc;
 }

@@ -191,4 +191,14 @@ bool pg_alive(PGconn *conn);
  */
 bool pg_idle_alive(PGconn *conn);
 
+/*
+ * Read text as PostgreSQL's timestamptz does (the session's zone, UTC,
+ * for a time without one: "2026-03-08 10:00", "tomorrow", "now") into
+ * epoch seconds (fractions dropped). 0, or EX_DATAERR with the server's
+ * reason ("invalid input syntax for type timestamp with time zone: …"),
+ * also for "infinity".
+ */
+int pg_timestamp(PGconn *conn, const char *text, int64_t *t, cq_err *err)
+	__attribute__((warn_unused_result));
+
 #endif

@@ -575,7 +575,8 @@ jobs_expire(PGconn *conn, const char *worker, int *expired, cq_err *err)
 		PQclear(res);
 		*expired += n;
 		if (n > 0)
-			log_info("%d jobs expired: not started by their deadline", n);
+			log_info("%d job%s expired: not started by %s deadline", n, n == 1 ? "" : "s",
+					 n == 1 ? "its" : "their");
 		/* Fewer than a page: none left but those locked (a later wake's). */
 		if (n < 500)
 			return 0;

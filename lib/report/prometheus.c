@@ -1,5 +1,8 @@
 /*
- * prometheus — see prometheus.h. Reads only the keys of the document it
+ * prometheus — see prometheus.h. Names follow Prometheus's conventions:
+ * base units (seconds), no time window in a name (the window is a label),
+ * _total only on counters (there are none: every number is read afresh from
+ * the tables, which purge shrinks). Reads only the keys of the document it
  * needs; a key that is missing reads as 0 or "", so an older or newer
  * document still gives well-formed output.
  */
@@ -14,9 +17,26 @@
 
 /* One metric family's HELP and TYPE lines; its samples must follow at once. */
 static void
+prom_family_typed(buf *out, const char *name, const char *type, const char *help_text)
+{
+	buf_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help_text, name, type);
+}
+
+/* A gauge: every family but the job durations. */
+static void
 prom_family(buf *out, const char *name, const char *help_text)
 {
-	buf_printf(out, "# HELP %s %s\n# TYPE %s gauge\n", name, help_text, name);
+	prom_family_typed(out, name, "gauge", help_text);
+}
+
+/* A sample value that may have a fraction, shortest form ("0.25", "12"); 15 digits drop double noise. */
+static void
+prom_number(buf *out, double v)
+{
+	char text[64];
+
+	snprintf(text, sizeof text, "%.15g", v);
+	buf_puts(out, text);
 }
 
 /* A label value, escaped as the exposition format wants: \\, \" and \n. */
@@ -65,6 +85,58 @@ epoch_of(const json_t *o, const char *key)
 	return s && rfc3339_parse(s, &t, why, sizeof why) == 0 ? t : -1;
 }
 
+/* The hours of history behind the recent counts: the document's, or what the hourly arrays hold. */
+static size_t
+window_hours(const json_t *doc, size_t hours)
+{
+	json_int_t h = cq_json_int(json_object_get(doc, "durations"), "window_hours");
+
+	return h > 0 ? (size_t) h : hours > 0 ? hours : 24;
+}
+
+/*
+ * The attempts' durations as a summary per (queue, type): quantiles 0.5,
+ * 0.9 and 0.99, with _sum and _count, all over the attempts that finished
+ * within the window (so _sum and _count fall as attempts leave it). A
+ * summary because the numbers come from the rows of a sliding window, not
+ * from counters kept since a process began: quantiles over a sliding window
+ * are what a summary means, while a histogram's buckets are counters that
+ * rate() would misread each time an attempt left the window.
+ */
+static void
+prom_durations(buf *out, const json_t *doc)
+{
+	static const struct { const char *q, *key; } quantiles[] = {
+		{"0.5", "p50_seconds"}, {"0.9", "p90_seconds"}, {"0.99", "p99_seconds"},
+	};
+	const json_t *d = json_object_get(doc, "durations");
+	size_t hours = window_hours(doc, 0), i;
+	json_t *o;
+
+	prom_family_typed(out, "cronq_job_duration_seconds", "summary", "How long attempts ran (succeeded,"
+					  " failed or timed out) within the window (a label: the last hours counted), by queue"
+					  " and type.");
+	json_array_foreach(json_object_get(d, "runs"), i, o) {
+		buf labels = BUF_INIT;
+
+		buf_puts(&labels, "{queue=");
+		prom_value(&labels, cq_json_str(o, "queue", ""));
+		buf_puts(&labels, ",type=");
+		prom_value(&labels, cq_json_str(o, "type", ""));
+		buf_printf(&labels, ",window=\"%zuh\"", hours);
+		for (size_t k = 0; k < sizeof quantiles / sizeof quantiles[0]; k++) {
+			buf_printf(out, "cronq_job_duration_seconds%s,quantile=\"%s\"} ", buf_str(&labels), quantiles[k].q);
+			prom_number(out, json_number_value(json_object_get(o, quantiles[k].key)));
+			buf_putc(out, '\n');
+		}
+		buf_printf(out, "cronq_job_duration_seconds_sum%s} ", buf_str(&labels));
+		prom_number(out, json_number_value(json_object_get(o, "sum_seconds")));
+		buf_printf(out, "\ncronq_job_duration_seconds_count%s} %" PRId64 "\n", buf_str(&labels),
+				   cq_json_int(o, "count"));
+		buf_free(&labels);
+	}
+}
+
 void
 prometheus_render(buf *out, const json_t *doc)
 {
@@ -104,8 +176,10 @@ prometheus_render(buf *out, const json_t *doc)
 			  " (0: the limit is full).", json_object_get(doc, "limits"), "key", "room");
 	prom_each(out, "cronq_lag_seconds", "Age of the oldest due job, by queue (0 when none is due).",
 			  queues, "queue", "lag_seconds");
-	prom_family(out, "cronq_job_runs_24h", "Attempts finished in the last 24 hours, by queue and outcome"
-				" (failed: failed, timeout or lease expired).");
+	prom_each(out, "cronq_oldest_running_job_age_seconds", "Age of the oldest running job's attempt, by"
+			  " queue (0 when none runs).", queues, "queue", "oldest_running_seconds");
+	prom_family(out, "cronq_job_runs_recent", "Attempts finished within the window (a label: the last"
+				" hours counted), by queue and outcome (failed: failed, timeout or lease expired).");
 	json_array_foreach(queues, i, o) {
 		const json_t *runs = json_object_get(o, "runs_24h");
 		static const char *const outcomes[] = {"succeeded", "failed"};
@@ -116,11 +190,13 @@ prometheus_render(buf *out, const json_t *doc)
 
 			for (size_t h = 0; h < json_array_size(hours); h++)
 				sum += (int64_t) json_integer_value(json_array_get(hours, h));
-			buf_puts(out, "cronq_job_runs_24h{queue=");
+			buf_puts(out, "cronq_job_runs_recent{queue=");
 			prom_value(out, cq_json_str(o, "queue", ""));
-			buf_printf(out, ",outcome=\"%s\"} %" PRId64 "\n", outcomes[k], sum);
+			buf_printf(out, ",outcome=\"%s\",window=\"%zuh\"} %" PRId64 "\n", outcomes[k],
+					   window_hours(doc, json_array_size(hours)), sum);
 		}
 	}
+	prom_durations(out, doc);
 	prom_family(out, "cronq_expired_leases", "Running jobs whose lease expired (their worker is gone).");
 	buf_printf(out, "cronq_expired_leases %" PRId64 "\n", cq_json_int(json_object_get(doc, "expired_leases"), "count"));
 	prom_family(out, "cronq_dead_jobs", "Dead jobs, all queues.");

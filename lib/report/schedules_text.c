@@ -7,6 +7,7 @@
 
 #include "report/table.h"
 #include "util/buf.h"
+#include "util/duration.h"
 #include "util/json.h"
 #include "util/utf8.h"
 
@@ -25,6 +26,15 @@ schedules_show_text(buf *out, const json_t *s)
 			json_array_foreach(v, i, f)
 				buf_printf(out, "%-17s %s  %s\n", "next_fire_time", cq_json_str(f, "utc", "-"),
 						   cq_json_str(f, "local", "-"));
+			continue;
+		}
+		/* The JSON's durations are seconds; people read "1h30m". */
+		if (json_is_number(v) && (strcmp(key, "timeout") == 0 || strcmp(key, "start_deadline") == 0 ||
+								  strcmp(key, "spread") == 0)) {
+			char d[64];
+
+			duration_format((int64_t) (json_number_value(v) * 1000 + 0.5), d, sizeof d);
+			buf_printf(out, "%-17s %s\n", key, d);
 			continue;
 		}
 		char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);

@@ -8,15 +8,19 @@
 -- apart: neither due nor late (jobs waiting for room under a limit are
 -- due, and late when they wait). The C adds only each schedule's "error" (a cron
 -- expression or zone it cannot plan).
--- qt: counts per (queue, type); q: the same per queue; hr: attempts
--- finished in each of the last $2 hours (hour 0 = the last 60 minutes) per
--- queue; hist: those as two arrays per queue, oldest hour first. Times are
--- RFC 3339 UTC text; ages are whole seconds, never negative.
+-- qt: counts per (queue, type), with the start of the oldest running job;
+-- q: the same per queue; rr: the attempts finished in the last $2 hours,
+-- read once; hr: those per hour (hour 0 = the last 60 minutes) per queue;
+-- hist: those as two arrays per queue, oldest hour first; dur: the
+-- durations of the attempts that ran (succeeded, failed, timeout) per
+-- (queue, type): count, sum and the 0.5, 0.9 and 0.99 quantiles. Times are
+-- RFC 3339 UTC text; ages are whole seconds, never negative; durations are
+-- seconds, to the millisecond.
 --
 -- Parameters:
 --   $1  int  the grace, in seconds, before a schedule counts as overdue
 --            (cronq sends 120)
---   $2  int  the hours of history in runs_24h (cronq sends 24)
+--   $2  int  the hours of history in runs_24h and durations (cronq sends 24)
 --
 -- Try it by hand (psql 15 has no \bind): paste this file after
 --   PREPARE status AS
@@ -45,7 +49,8 @@ qt as (
             and cronq.held((select cronq.paused_keys()), queue, type, limit_key)) as held,
         min(run_at) filter (where status in ('queued', 'failed') and run_at <= now()
             and (expires_at is null or expires_at > now())
-            and not cronq.held((select cronq.paused_keys()), queue, type, limit_key)) as oldest_free
+            and not cronq.held((select cronq.paused_keys()), queue, type, limit_key)) as oldest_free,
+        min(started_at) filter (where status = 'running') as oldest_running
     from cronq.jobs group by queue, type),
 q as (
     select queue, sum(queued)::bigint as queued, sum(running)::bigint as running,
@@ -53,16 +58,24 @@ q as (
         sum(dead)::bigint as dead, sum(cancelled)::bigint as cancelled,
         sum(blocked)::bigint as blocked, sum(total)::bigint as total, coalesce(sum(due - held), 0)::bigint as due,
         min(oldest_free) as oldest_due, sum(expired)::bigint as expired,
-        coalesce(sum(held), 0)::bigint as held
+        coalesce(sum(held), 0)::bigint as held, min(oldest_running) as oldest_running
     from qt group by queue),
-hr as (
-    select j.queue,
-        least($2::int - 1, greatest(0, floor(extract(epoch from now() - r.finished_at) / 3600)))::int as ago,
-        count(*) filter (where r.outcome = 'succeeded') as ok,
-        count(*) filter (where r.outcome in ('failed', 'timeout', 'lease_expired')) as bad
+rr as materialized (
+    select j.queue, j.type, r.outcome, r.finished_at, extract(epoch from r.duration) as secs
     from cronq.job_runs r join cronq.jobs j on j.id = r.job_id
-    where r.finished_at > now() - make_interval(hours => $2::int)
+    where r.finished_at > now() - make_interval(hours => $2::int)),
+hr as (
+    select queue,
+        least($2::int - 1, greatest(0, floor(extract(epoch from now() - finished_at) / 3600)))::int as ago,
+        count(*) filter (where outcome = 'succeeded') as ok,
+        count(*) filter (where outcome in ('failed', 'timeout', 'lease_expired')) as bad
+    from rr
     group by 1, 2),
+dur as (
+    select queue, type, count(*) as n, sum(secs) as total,
+        percentile_cont(array[0.5, 0.9, 0.99]) within group (order by secs::float8) as p
+    from rr where secs is not null and outcome in ('succeeded', 'failed', 'timeout')
+    group by queue, type),
 hist as (
     select q.queue,
         json_agg(coalesce(hr.ok, 0) order by g.ago desc) as ok,
@@ -120,8 +133,19 @@ select json_build_object(
             'lag_seconds', coalesce(greatest(0, floor(extract(epoch from now() - q.oldest_due)))::bigint, 0),
             'oldest_due_at', to_char(q.oldest_due at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
             'expired_leases', q.expired,
+            'oldest_running_seconds',
+                coalesce(greatest(0, floor(extract(epoch from now() - q.oldest_running)))::bigint, 0),
+            'oldest_running_at', to_char(q.oldest_running at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
             'runs_24h', json_build_object('succeeded', h.ok, 'failed', h.bad))
         order by q.queue) from q join hist h on h.queue = q.queue), '[]'),
+    'oldest_running_seconds', (select coalesce(greatest(0, floor(extract(epoch from now() - min(oldest_running))))::bigint, 0)
+        from q),
+    'durations', json_build_object('window_hours', $2::int,
+        'runs', coalesce((select json_agg(json_build_object('queue', d.queue, 'type', d.type,
+            'count', d.n, 'sum_seconds', round(d.total, 3),
+            'p50_seconds', round(d.p[1]::numeric, 3), 'p90_seconds', round(d.p[2]::numeric, 3),
+            'p99_seconds', round(d.p[3]::numeric, 3))
+        order by d.queue, d.type) from dur d), '[]')),
     'types', coalesce((select json_agg(json_build_object('queue', t.queue, 'type', t.type,
             'queued', t.queued, 'running', t.running, 'succeeded', t.succeeded,
             'failed', t.failed, 'dead', t.dead, 'cancelled', t.cancelled, 'blocked', t.blocked,

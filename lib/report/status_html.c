@@ -158,15 +158,16 @@ html_summary(buf *out, const json_t *doc, const json_t *tl)
 	buf_puts(out, "<section id=\"summary\">\n<h2>Summary</h2>\n<dl class=\"summary\">\n");
 	buf_puts(out, "<dt>Lag</dt><dd id=\"lag\">");
 	if (cq_json_int(doc, "due") > 0) {
-		buf_printf(out, "%s (%" PRId64 " jobs due, the oldest since ",
-				   secs(cq_json_int(doc, "lag_seconds"), d, sizeof d), cq_json_int(doc, "due"));
+		buf_printf(out, "%s (%" PRId64 " job%s due, the oldest since ",
+				   secs(cq_json_int(doc, "lag_seconds"), d, sizeof d), cq_json_int(doc, "due"),
+				   cq_json_int(doc, "due") == 1 ? "" : "s");
 		esc(out, cq_json_str(doc, "oldest_due_at", "-"));
 		buf_puts(out, ")");
 	} else
 		buf_puts(out, "0s (nothing due)");
 	buf_puts(out, "</dd>\n");
-	buf_printf(out, "<dt>Throughput</dt><dd id=\"throughput\">%" PRId64 " jobs finished in the last hour;"
-			   " %.1f per hour over %d hours</dd>\n", last_hour,
+	buf_printf(out, "<dt>Throughput</dt><dd id=\"throughput\">%" PRId64 " job%s finished in the last hour;"
+			   " %.1f per hour over %d hours</dd>\n", last_hour, last_hour == 1 ? "" : "s",
 			   (double) day / stats_windows[0].buckets, stats_windows[0].buckets);
 	buf_printf(out, "<dt>Expired leases</dt><dd%s>%" PRId64 "</dd>\n",
 			   cq_json_int(json_object_get(doc, "expired_leases"), "count") ? " class=\"bad\"" : "",

@@ -47,9 +47,9 @@ status_text_wake(buf *out, const json_t *wake)
 	buf_printf(out, "%s ago, at %s by %s ", secs(cq_json_int(wake, "seconds_ago"), d, sizeof d),
 			   cq_json_str(wake, "started_at", "-"), cq_json_str(wake, "worker", "-"));
 	if (json_is_integer(json_object_get(wake, "exit_status")))
-		buf_printf(out, "(%" PRId64 " jobs run, %" PRId64 " failed, exit %" PRId64 ")",
-				   cq_json_int(wake, "jobs_run"), cq_json_int(wake, "jobs_failed"),
-				   cq_json_int(wake, "exit_status"));
+		buf_printf(out, "(%" PRId64 " job%s run, %" PRId64 " failed, exit %" PRId64 ")",
+				   cq_json_int(wake, "jobs_run"), cq_json_int(wake, "jobs_run") == 1 ? "" : "s",
+				   cq_json_int(wake, "jobs_failed"), cq_json_int(wake, "exit_status"));
 	else
 		buf_puts(out, "(still running)");
 }
@@ -64,9 +64,9 @@ text_summary(buf *out, const json_t *doc)
 	json_t *s;
 
 	if (cq_json_int(doc, "due") > 0)
-		buf_printf(out, "Lag:                %s (%" PRId64 " jobs due, the oldest since %s)\n",
+		buf_printf(out, "Lag:                %s (%" PRId64 " job%s due, the oldest since %s)\n",
 				   secs(cq_json_int(doc, "lag_seconds"), d, sizeof d), cq_json_int(doc, "due"),
-				   cq_json_str(doc, "oldest_due_at", "-"));
+				   cq_json_int(doc, "due") == 1 ? "" : "s", cq_json_str(doc, "oldest_due_at", "-"));
 	else
 		buf_puts(out, "Lag:                0s (nothing due)\n");
 	buf_printf(out, "Expired leases:     %" PRId64 "\n",

@@ -80,7 +80,7 @@ slots_heartbeat(worker *w)
 						 ids[k]);
 			}
 		}
-		log_debug("renewed %d leases", n);
+		log_debug("renewed %d lease%s", n, n == 1 ? "" : "s");
 	}
 	w->next_beat = mono_ms() + w->sh->o->lease_ms / 3;
 	free(ids);
@@ -301,7 +301,8 @@ slots_release(worker *w)
 		w->sum.given_back += given;
 		if (given > 0)
 			log_full(LOG_INFO, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}},
-					 NULL, NULL, "gave back %d jobs not started, for an idle worker to start", given);
+					 NULL, NULL, "gave back %d job%s not started, for an idle worker to start", given,
+					 given == 1 ? "" : "s");
 	}
 	free(ids);
 	free(attempts);

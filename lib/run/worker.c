@@ -299,7 +299,7 @@ worker_main(void *arg)
 			break;
 		}
 		log_full(LOG_INFO, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}},
-				 NULL, NULL, "claimed %d jobs", w->batch.n);
+				 NULL, NULL, "claimed %d job%s", w->batch.n, w->batch.n == 1 ? "" : "s");
 		started = run_batch(w);
 		w->claim_limit = pace_next(w->claim_limit, o->batch, started, mono_ms() - w->batch_mono);
 		w->claim_cap = limit_cap(w->claim_cap, limit, w->batch.n, w->batch.refused);

@@ -90,7 +90,8 @@ bool schedule_name_valid(const char *name);
  * All schedules (an array of objects, by name), or one (NULL + err if
  * none), which then has "next_fire_times" too: schedule_upcoming's, each
  * {"utc", "local"} (RFC 3339 on its zone's clock); null when this host
- * cannot plan it.
+ * cannot plan it. Durations (timeout, start_deadline, spread) are seconds,
+ * times RFC 3339 UTC.
  */
 json_t *schedule_list(PGconn *conn, const char *name, cq_err *err);
 

@@ -55,7 +55,7 @@ purge_task_run(const task_ctx *ctx, const task_job *job, task_result *res)
 		return;
 	}
 	task_result_set(res, TASK_SUCCEEDED, NULL, NULL);
-	res->output = xasprintf("deleted %" PRId64 " jobs", deleted);
+	res->output = xasprintf("deleted %" PRId64 " job%s", deleted, deleted == 1 ? "" : "s");
 }
 
 const task_def task_purge = {"purge", purge_validate, purge_task_run};

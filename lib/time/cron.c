@@ -6,6 +6,7 @@
  */
 #include "time/cron.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,7 +379,31 @@ popcount64(uint64_t x)
 }
 
 /*
- * "@every D": D a duration as cronq's flags take them, whole seconds, from
+ * Whether an @every duration is in the compact form the database's own
+ * check (cronq.cron_error) reads: digits and the units w d h m s ms, no
+ * decimals and no unit words, so that both sides accept the same text.
+ */
+static bool
+every_compact(const char *text)
+{
+	for (const char *p = text; *p; p++) {
+		size_t n = 0;
+
+		if (*p == '.')
+			return false;
+		while (isalpha((unsigned char) p[n]))
+			n++;
+		/* One letter: duration_parse names a wrong one; "ms" is the only word. */
+		if (n > 1 && !(n == 2 && strncmp(p, "ms", 2) == 0))
+			return false;
+		if (n > 0)
+			p += n - 1;
+	}
+	return true;
+}
+
+/*
+ * "@every D": D a duration in the compact form (every_compact), whole seconds, from
  * CRON_EVERY_MIN up. ntok counts every token of the expression.
  */
 static cron_expr *
@@ -405,6 +430,10 @@ parse_every(const char *d, size_t dlen, size_t ntok, char *err, size_t errlen)
 	}
 	memcpy(text, d, dlen);
 	text[dlen] = '\0';
+	if (!every_compact(text)) {
+		cq_errbuf(err, errlen, "@every: invalid duration \"%s\"", q);
+		return NULL;
+	}
 	if (duration_parse(text, &ms, why, sizeof(why)) != 0) {
 		cq_errbuf(err, errlen, "@every: %s", why);
 		return NULL;

@@ -1,6 +1,8 @@
 /*
  * duration — parse and format the durations cronq's flags and payloads take:
- * "90s", "5m", "2h", "1d", "1h30m", "250ms", or a bare number of seconds.
+ * "90s", "5m", "2h", "1d", "1h30m", "250ms", decimals ("1.5h", "0.5d"),
+ * PostgreSQL's unit words ("1 hour", "2 hours 30 minutes"), or a bare
+ * number of seconds. The grammar is at the top of duration.c.
  * Pure; knows nothing of PostgreSQL intervals beyond printing one.
  */
 #ifndef CRONQ_DURATION_H
@@ -13,7 +15,7 @@
 #define DURATION_MAX_MS ((int64_t) 100 * 366 * 24 * 3600 * 1000)
 
 /* What to say to someone whose duration was refused. */
-#define DURATION_HINT "A duration is numbers with units ms, s, m, h, d or w, largest first: 90s, 1h30m, 250ms."
+#define DURATION_HINT "A duration is numbers with units (ms, s, m, h, d, w or their words), largest first: 90s, 1h30m, 1.5h, \"2 hours 30 minutes\"."
 
 /*
  * Parse text into milliseconds. Returns 0, or -1 with a one-line reason in

@@ -1,6 +1,12 @@
 /* json — see json.h. */
 #include "util/json.h"
 
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+
 const char *
 cq_json_str(const json_t *o, const char *key, const char *dflt)
 {
@@ -13,4 +19,46 @@ int64_t
 cq_json_int(const json_t *o, const char *key)
 {
 	return (int64_t) json_integer_value(json_object_get(o, key));
+}
+
+#define CQ_JSON_FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15) | JSON_ENCODE_ANY)
+
+/* Whether v is a non-empty array whose every element is an object. */
+static bool
+array_of_objects(const json_t *v)
+{
+	size_t i;
+	json_t *e;
+
+	if (!json_is_array(v) || json_array_size(v) == 0)
+		return false;
+	json_array_foreach(v, i, e)
+		if (!json_is_object(e))
+			return false;
+	return true;
+}
+
+char *
+cq_json_text(const json_t *v)
+{
+	buf out = BUF_INIT;
+	char *text;
+	size_t i;
+	json_t *e;
+
+	if (!array_of_objects(v)) {
+		text = json_dumps(v, CQ_JSON_FLAGS);
+		buf_puts(&out, text ? text : "null");
+		free(text);
+	} else {
+		buf_puts(&out, "[\n");
+		json_array_foreach(v, i, e) {
+			text = json_dumps(e, CQ_JSON_FLAGS);
+			buf_printf(&out, "%s%s\n", text ? text : "null", i + 1 < json_array_size(v) ? "," : "");
+			free(text);
+		}
+		buf_puts(&out, "]");
+	}
+	buf_putc(&out, '\n');
+	return buf_steal(&out);
 }

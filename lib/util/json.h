@@ -15,4 +15,14 @@ const char *cq_json_str(const json_t *o, const char *key, const char *dflt);
 /* The integer member key of o, or 0 when it is absent or not an integer. */
 int64_t cq_json_int(const json_t *o, const char *key);
 
+/*
+ * v in cronq's one JSON style (SPEC section 12): compact, keys in the order
+ * built, reals to 15 significant digits (0.1 stays 0.1); an array of
+ * objects one object a line between "[" and "]" lines, as "cronq list
+ * --json" prints (an empty one "[]"). With a final newline; the caller
+ * free()s it. Durations are seconds and times RFC 3339 UTC by the
+ * documents' own making.
+ */
+char *cq_json_text(const json_t *v);
+
 #endif

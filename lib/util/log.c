@@ -1,7 +1,10 @@
 /*
  * log — see log.h. Text lines look like PostgreSQL's client programs
- * ("cronq: error: could not connect…", then "detail:" and "hint:" lines);
- * JSON lines carry time, level, msg and any structured fields.
+ * ("cronq: error: could not connect…", then "detail:" and "hint:" lines),
+ * followed by the structured fields the message does not already say
+ * ("job 2 (fail) is dead after attempt 1: boom queue=default …", not
+ * "job=2 type=fail" again); JSON lines carry time, level, msg and every
+ * structured field.
  */
 #include "util/log.h"
 
@@ -66,6 +69,27 @@ json_text(const char *s)
 	return j;
 }
 
+static bool
+word_char(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+		(unsigned char) c >= 0x80;
+}
+
+/* Whether msg already says value, as a whole word ("job 2 (fail)" says 2 and fail). */
+static bool
+says(const char *msg, const char *value)
+{
+	size_t n = strlen(value);
+
+	if (n == 0)
+		return true;
+	for (const char *p = msg; (p = strstr(p, value)) != NULL; p++)
+		if ((p == msg || !word_char(p[-1])) && !word_char(p[n]))
+			return true;
+	return false;
+}
+
 static void
 emit(log_level level, const log_field *fields, const char *detail,
 	 const char *hint, char *msg)
@@ -113,8 +137,9 @@ emit(log_level level, const log_field *fields, const char *detail,
 
 		fprintf(stderr, "cronq: %s: %s", level_names[level], clean);
 		free(clean);
+		/* Said once: only the fields the message does not already say. */
 		for (const log_field *f = fields; f && f->key; f++)
-			if (f->value) {
+			if (f->value && !says(msg, f->value)) {
 				clean = utf8_printable(f->value, false);
 				fprintf(stderr, " %s=%s", f->key, clean);
 				free(clean);

@@ -21,7 +21,11 @@ typedef enum log_format {
 	LOG_FORMAT_JSON,
 } log_format;
 
-/* A key/value pair for structured fields (job id, type…); value NULL ends a list. */
+/*
+ * A key/value pair for structured fields (job id, type…); key NULL ends a
+ * list, value NULL is left out. JSON lines carry every field; text lines
+ * only those whose value the message does not say as a whole word.
+ */
 typedef struct log_field {
 	const char *key;
 	const char *value;

@@ -124,7 +124,7 @@ q "truncate cronq.jobs, cronq.job_runs" >/dev/null
 as cronq_runner schedule add late-report '* * * * *' exec "$(mark sched)" --start-deadline 30s --catchup all
 eq "schedule add --start-deadline" "0|00:00:30" "$RC|$(q "select start_deadline from cronq.schedules where name = 'late-report'")"
 as cronq_runner schedule show late-report --json
-eq "schedule show carries it" "00:00:30" "$(q "select '$OUT'::json->>'start_deadline'")"
+eq "schedule show carries it, in seconds" "30" "$(q "select '$OUT'::json->>'start_deadline'")"
 # runners were down for three occurrences: each is enqueued and expires
 q "update cronq.schedules set next_run_at = date_trunc('minute', now()) - interval '3 minutes'
    where name = 'late-report'" >/dev/null

@@ -60,7 +60,7 @@ cronq enqueue noop {} --in 5 minutes
 expect "stray word" 64 "" $'cronq: error: too many command-line arguments (first is "minutes")\nTry "cronq enqueue --help" for more information.'
 cronq enqueue noop --in 5y
 expect "bad duration" 64 "" 'cronq: error: invalid value "5y" for --in: invalid duration "5y": unrecognized unit "y"
-cronq: hint: A duration is numbers with units ms, s, m, h, d or w, largest first: 90s, 1h30m, 250ms.'
+cronq: hint: A duration is numbers with units (ms, s, m, h, d, w or their words), largest first: 90s, 1h30m, 1.5h, "2 hours 30 minutes".'
 cronq enqueue noop '{"a": "\u0000"}'
 expect "NUL in payload" 65 "" 'cronq: error: invalid payload: \u0000 is not allowed in strings (PostgreSQL cannot store it)'
 cronq enqueue noop "$(printf '%0.s[' $(seq 1 70))$(printf '%0.s]' $(seq 1 70))"

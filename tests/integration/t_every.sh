@@ -53,6 +53,15 @@ cronq schedule add an '@every 90m' noop --anchor 2026-01-01T00:10:00Z
 expect "add @every 90m --anchor" 0 "" ""
 eq "anchor stored, next_run_at on the anchor's grid, in the future" "2026-01-01T00:10:00Z|0|t" \
     "$(q "select to_char(anchor at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), extract(epoch from next_run_at - anchor)::bigint % 5400, next_run_at > now() from cronq.schedules where name = 'an'")"
+# --anchor reads a TIME as every command does: PostgreSQL's forms, no zone is UTC.
+cronq schedule add an-pg '@every 90m' noop --anchor 'Jan 1 2026 00:10'
+expect "add --anchor in a PostgreSQL form" 0 "" ""
+eq "that anchor stored as UTC" "2026-01-01T00:10:00Z|0" \
+    "$(q "select to_char(anchor at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), extract(epoch from next_run_at - anchor)::bigint % 5400 from cronq.schedules where name = 'an-pg'")"
+cronq schedule add an-bad '@every 1h' noop --anchor 'soonish'
+expect "add: a bad --anchor" 65 "" 'cronq: error: invalid value "soonish" for --anchor: invalid input syntax for type timestamp with time zone: "soonish"'
+cronq schedule remove an-pg
+expect "remove an-pg" 0 "" ""
 
 # Spread: next_run_at carries the name's offset; a second process agrees.
 cronq schedule add every-spread '@every 1h' noop --spread 1h --tz Europe/Paris --catchup all

@@ -252,7 +252,7 @@ commit_sleeps() { [ -n "$(qon a "select pid from pg_stat_activity where wait_eve
 check "unconfirmed claim: the commit waits" poll 10 commit_sleeps
 qon a "select pg_terminate_backend(pid) from pg_stat_activity where wait_event = 'PgSleep'" >/dev/null
 wait $pid; rc=$?
-eq "unconfirmed claim: exit 75, the second batch not taken" "75|1" "$rc|$(grep -c 'claimed [0-9]* jobs' "$fo/unconfirmed.err")"
+eq "unconfirmed claim: exit 75, the second batch not taken" "75|1" "$rc|$(grep -c 'claimed [0-9]* jobs\?' "$fo/unconfirmed.err")"
 eq "unconfirmed claim: the job untouched" "queued|0|0" \
     "$(qon a "select status || '|' || attempts || '|' || (select count(*) from cronq.job_runs where job_id = $second) from cronq.jobs where id = $second")"
 qon a "drop trigger slow_commit on cronq.jobs; drop function public.slow_commit()" >/dev/null

@@ -99,7 +99,7 @@ done
 for v in 99999999999999999999 1e3 abc '' 1000001 -1000001; do
     bad 64 "priority $v" enqueue noop --priority "$v"
 done
-for v in 5x -5s 1.5h 30m1h '' m 5mins 99999999999w 'now'; do
+for v in 5x -5s 1.5.h 30m1h '' m '5 fortnights' 99999999999w 'now'; do
     bad 64 "duration $v" enqueue noop --in "$v"
 done
 for v in 0s 500ms; do bad 64 "timeout below 1s: $v" enqueue noop --timeout "$v"; done
@@ -144,7 +144,7 @@ bad 65 "schedule name with spaces" schedule add 'a b' '* * * * *' noop
 bad 65 "schedule name SQL" schedule add "x'; drop table cronq.jobs; --" '* * * * *' noop
 bad 64 "schedule catchup bad" schedule add s1 '* * * * *' noop --catchup sometimes
 bad 64 "schedule overlap bad" schedule add s1 '* * * * *' noop --overlap maybe
-bad 65 "schedule next --from bad" schedule next '* * * * *' --from 'tomorrow'
+bad 65 "schedule next --from bad" schedule next '* * * * *' --from 'tomorrowish'
 bad 64 "schedule next --count 0" schedule next '* * * * *' --count 0
 bad 64 "schedule next --count huge" schedule next '* * * * *' --count 99999999999
 bad 65 "schedule show missing" schedule show nope

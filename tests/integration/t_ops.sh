@@ -222,7 +222,7 @@ eq "failed, queued and running jobs are never purged" "failed queued running" "$
 before=$(jobs_count)
 cronq purge --older-than 5x
 expect "purge: bad duration" 64 "" 'cronq: error: invalid value "5x" for --older-than: invalid duration "5x": unrecognized unit "x"
-cronq: hint: A duration is numbers with units ms, s, m, h, d or w, largest first: 90s, 1h30m, 250ms.'
+cronq: hint: A duration is numbers with units (ms, s, m, h, d, w or their words), largest first: 90s, 1h30m, 1.5h, "2 hours 30 minutes".'
 cronq purge --older-than 0 --status running
 expect_rc_err "purge: bad status" 64 'invalid value "running" for --status'
 cronq purge now

@@ -22,8 +22,18 @@ cronq schedule next '@reboot'
 expect_rc_err "next: @reboot" 65 '^cronq: error: invalid cron expression "@reboot": '
 cronq schedule next '0 0 * * *' --tz Mars/Olympus_Mons
 expect_rc_err "next: unknown zone" 65 'Mars/Olympus_Mons'
-cronq schedule next '0 0 * * *' --from yesterday
-expect "next: bad --from" 65 "" 'cronq: error: invalid time "yesterday": expected RFC 3339, such as 2026-03-08T10:00:00Z'
+# A TIME that is not RFC 3339: read by the database, as every command reads one.
+cronq schedule next '0 0 * * *' --from 'Jan 2 2026 10:00' --count 1
+expect "next: a PostgreSQL time form (no zone: UTC), read by the database" 0 '2026-01-03T00:00:00Z' ""
+cronq schedule next '@every 90m' --anchor 'January 1, 2026 00:20' --from '2026-01-01 01:00+00' --count 1
+expect "next: --anchor in a PostgreSQL form" 0 '2026-01-01T01:50:00Z' ""
+cronq schedule next '0 0 * * *' --from 'next tuesday-ish'
+expect "next: bad --from" 65 "" 'cronq: error: invalid value "next tuesday-ish" for --from: invalid input syntax for type timestamp with time zone: "next tuesday-ish"'
+cronq schedule next '0 0 * * *' --from infinity
+expect "next: infinite --from" 65 "" 'cronq: error: invalid value "infinity" for --from: time "infinity" is not finite'
+CRONQ_DATABASE_URL="host=/nonexistent" cronq schedule next '0 0 * * *' --from yesterday
+expect_rc_err "next: a non-RFC 3339 --from and no database" 65 '^cronq: error: invalid value "yesterday" for --from: not RFC 3339 \(such as 2026-03-08T10:00:00Z\), and no database to read it as PostgreSQL.s timestamptz
+cronq: detail: could not connect to database: '
 cronq schedule next '0 0 30 2 *'
 expect "next: never fires" 65 "" 'cronq: error: cron expression "0 0 30 2 *" never fires'
 cronq schedule frob
@@ -62,7 +72,19 @@ eq "--replace replaces" "0 3 * * *|UTC|default" "$(q "select cron, timezone, que
 cronq schedule list
 match "list shows it" 'nightly +0 3 \* \* \* +UTC +noop +default +yes +20[0-9-]+T03:00:00Z +-' "$OUT"
 cronq schedule show nightly --json
-match "show --json" '"name": "nightly"' "$OUT"
+match "show --json" '"name":"nightly"' "$OUT"
+eq "show --json: compact, one line" 1 "$(printf '%s\n' "$OUT" | wc -l)"
+cronq schedule add j1 '0 4 * * *' noop --timeout '1.5 hours' --start-deadline '90 seconds' --spread 0.5m
+expect "add with durations in words and decimals" 0 "" ""
+cronq schedule show j1 --json
+eq "show --json: durations in seconds, times RFC 3339 UTC" "5400|90|30|t|t" \
+    "$(q "select j->>'timeout', j->>'start_deadline', j->>'spread', j->>'next_run_at' ~ '^[0-9-]{10}T[0-9:]{8}Z$', json_typeof(j->'timeout') = 'number' from (select '$OUT'::json j) x")"
+cronq schedule show j1
+match "show: durations for people" $'timeout +1h30m\nenabled' "$OUT"
+cronq schedule list --json
+eq "list --json: [, one compact schedule a line, ]" "[|t|]|$(( $(count) + 1 ))" \
+    "$(head -1 <<<"$OUT")|$(sed '1d;$d' <<<"$OUT" | grep -vc '^{"name":.*},\?$' | sed 's/^0$/t/')|$(tail -1 <<<"$OUT")|$(sed '1d;$d' <<<"$OUT" | wc -l)"
+cronq schedule remove j1
 cronq schedule show nope
 expect "show of a missing schedule" 65 "" 'cronq: error: schedule "nope" does not exist'
 cronq schedule disable nightly

@@ -84,6 +84,23 @@ prom_check() {
     END { if (samples == 0) { print "no samples"; bad = 1 } exit bad }'
 }
 
+# promtool: Prometheus's own checker (Debian's prometheus package, installed
+# by scripts/deps-promtool.sh when missing). promtool_check NAME: runs
+# `promtool check metrics` on $OUT, which must pass without a complaint
+# (lint included: names, units, HELP); skipped, saying why, only when the
+# package cannot be had.
+PROMTOOL=1
+"$(dirname "$0")/../../scripts/deps-promtool.sh" >"$T_DIR/promtool-install" 2>&1 || PROMTOOL=0
+promtool_check() {
+    if [ $PROMTOOL = 0 ]; then
+        echo "$T_NAME: skipped $1 (promtool could not be installed: $(tail -1 "$T_DIR/promtool-install"))"
+        return
+    fi
+    local perr
+    perr=$(promtool check metrics <<<"$OUT" 2>&1)
+    eq "$1" "0|" "$?|$perr"
+}
+
 # prom SAMPLE: the value of one sample (name and labels exactly as written).
 prom() { S=$1 awk 'index($0, ENVIRON["S"] " ") == 1 { print substr($0, length(ENVIRON["S"]) + 2) }' <<<"$OUT"; }
 
@@ -208,11 +225,14 @@ q "insert into cronq.jobs (queue, type, status, finished_at) select 'default', '
 q "insert into cronq.jobs (queue, type, payload, status, run_at) select 'mail', 'sleep', '{\"seconds\": 1}', 'queued', now() + interval '1 hour' from generate_series(1, 2)"
 q "insert into cronq.jobs (queue, type, payload, status, finished_at) values ('mail', 'sleep', '{\"seconds\": 1}', 'dead', now())"
 q "insert into cronq.jobs (queue, type, status, finished_at) values ('we\"ird\\q', 'noop', 'succeeded', now())"
-# History: in queue default, a success 5 hours ago and a failure 2 hours ago.
-q "insert into cronq.job_runs (job_id, attempt, outcome, started_at, finished_at)
-   select min(id), 1, 'succeeded', now() - interval '5 hours 1 second', now() - interval '5 hours' from cronq.jobs where status = 'succeeded' and queue = 'default'
+# History: in queue default, a success 5 hours ago (1.5 s), a failure 2
+# hours ago (0.5 s), and a success 25 hours ago (9 s: out of the window).
+q "insert into cronq.job_runs (job_id, attempt, outcome, started_at, finished_at, duration)
+   select min(id), 1, 'succeeded', now() - interval '5 hours 1.5 second', now() - interval '5 hours', interval '1.5 seconds' from cronq.jobs where status = 'succeeded' and queue = 'default'
    union all
-   select min(id), 1, 'failed', now() - interval '2 hours 1 second', now() - interval '2 hours' from cronq.jobs where status = 'dead' and queue = 'default'"
+   select min(id), 1, 'failed', now() - interval '2 hours 0.5 second', now() - interval '2 hours', interval '0.5 seconds' from cronq.jobs where status = 'dead' and queue = 'default'
+   union all
+   select max(id), 1, 'succeeded', now() - interval '25 hours 9 seconds', now() - interval '25 hours', interval '9 seconds' from cronq.jobs where status = 'succeeded' and queue = 'default'"
 eq "the jobs are stored as inserted" "cancelled|6 dead|6 failed|1 queued|5 running|2 succeeded|5" \
     "$(q "select string_agg(status || '|' || n, ' ' order by status) from (select status, count(*) n from cronq.jobs group by status) s")"
 
@@ -232,13 +252,19 @@ eq "json: dead jobs" $'6|6|fail|it broke\nbadly' \
     "$(jsql "$OUT" "j#>>'{dead,count}', jsonb_array_length(j#>'{dead,jobs}'), (select e->>'error_code' || '|' || (e->>'last_error') from jsonb_array_elements(j#>'{dead,jobs}') e where e->>'queue' = 'default' limit 1)")"
 eq "json: 24 hours of runs, oldest first" "24|24|1|1|1|1" \
     "$(jsql "$OUT" "jsonb_array_length(j#>'{queues,0,runs_24h,succeeded}'), jsonb_array_length(j#>'{queues,0,runs_24h,failed}'), j#>>'{queues,0,runs_24h,succeeded,18}', j#>>'{queues,0,runs_24h,failed,21}', (select sum(v::int) from jsonb_array_elements_text(j#>'{queues,0,runs_24h,succeeded}') v), (select sum(v::int) from jsonb_array_elements_text(j#>'{queues,0,runs_24h,failed}') v)")"
-eq "json: every documented top-level key" "dead due expired_leases generated_at held jobs lag_seconds last_wake limits oldest_due_at overdue_schedules paused queues schedules types unplannable_schedules" \
+eq "json: durations of the last 24 hours' attempts, in seconds" '24|default|noop|2|2|1|1.4|1.49' \
+    "$(jsql "$OUT" "j#>>'{durations,window_hours}', j#>>'{durations,runs,0,queue}', j#>>'{durations,runs,0,type}', j#>>'{durations,runs,0,count}', (j#>'{durations,runs,0,sum_seconds}')::float8, (j#>'{durations,runs,0,p50_seconds}')::float8, (j#>'{durations,runs,0,p90_seconds}')::float8, (j#>'{durations,runs,0,p99_seconds}')::float8")"
+eq "json: the oldest running job, per queue and overall" "t|t|t|0" \
+    "$(jsql "$OUT" "(j->>'oldest_running_seconds')::int between 240 and 400, (j#>>'{queues,0,oldest_running_seconds}')::int between 240 and 400, j#>>'{queues,0,oldest_running_at}' ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$', j#>>'{queues,1,oldest_running_seconds}'")"
+eq "json: compact, one line" 1 "$(printf '%s\n' "$OUT" | wc -l)"
+eq "json: every documented top-level key" "dead due durations expired_leases generated_at held jobs lag_seconds last_wake limits oldest_due_at oldest_running_seconds overdue_schedules paused queues schedules types unplannable_schedules" \
     "$(jsql "$OUT" "(select string_agg(k, ' ' order by k) from jsonb_object_keys(j) k)")"
 
 cronq status --prometheus
 eq "prometheus: rc" 0 "$RC"
 perr=$(prom_check <<<"$OUT")
 eq "prometheus: valid exposition format" "" "$perr"
+promtool_check "prometheus: promtool check metrics"
 for s in queued:3 running:2 succeeded:4 failed:1 dead:5 cancelled:6; do
     eq "prometheus: default/noop ${s%:*}" "${s#*:}" "$(prom "cronq_jobs{queue=\"default\",type=\"noop\",status=\"${s%:*}\"}")"
 done
@@ -249,8 +275,16 @@ eq "prometheus: label escaping" 1 "$(prom 'cronq_jobs{queue="we\"ird\\q",type="n
 eq "prometheus: due, expired leases, dead" "4|1|6" \
     "$(prom 'cronq_due_jobs{queue="default"}')|$(prom cronq_expired_leases)|$(prom cronq_dead_jobs)"
 check "prometheus: lag of default is about 90s" [ "$(prom 'cronq_lag_seconds{queue="default"}')" -ge 90 ]
-eq "prometheus: runs of the last 24 hours" "1|1" \
-    "$(prom 'cronq_job_runs_24h{queue="default",outcome="succeeded"}')|$(prom 'cronq_job_runs_24h{queue="default",outcome="failed"}')"
+eq "prometheus: runs of the last 24 hours, the window a label" "1|1" \
+    "$(prom 'cronq_job_runs_recent{queue="default",outcome="succeeded",window="24h"}')|$(prom 'cronq_job_runs_recent{queue="default",outcome="failed",window="24h"}')"
+eq "prometheus: no window in a name, none of the old names" "" "$(grep -E '^cronq_[a-z_]*_[0-9]+[hdm][ {_]|cronq_job_runs_24h' <<<"$OUT")"
+eq "prometheus: job durations, a summary per queue and type" "summary|1|1.4|1.49|2|2" \
+    "$(grep '^# TYPE cronq_job_duration_seconds ' <<<"$OUT" | cut -d' ' -f4)|$(prom 'cronq_job_duration_seconds{queue="default",type="noop",window="24h",quantile="0.5"}')|$(prom 'cronq_job_duration_seconds{queue="default",type="noop",window="24h",quantile="0.9"}')|$(prom 'cronq_job_duration_seconds{queue="default",type="noop",window="24h",quantile="0.99"}')|$(prom 'cronq_job_duration_seconds_sum{queue="default",type="noop",window="24h"}')|$(prom 'cronq_job_duration_seconds_count{queue="default",type="noop",window="24h"}')"
+check "prometheus: the oldest running job of default is about 4 minutes old" \
+    [ "$(prom 'cronq_oldest_running_job_age_seconds{queue="default"}')" -ge 240 -a "$(prom 'cronq_oldest_running_job_age_seconds{queue="default"}')" -lt 400 ]
+eq "prometheus: no running job in mail is age 0" 0 "$(prom 'cronq_oldest_running_job_age_seconds{queue="mail"}')"
+eq "prometheus: a TYPE line for every family, gauges but the summary" "gauge 18 summary 1 " \
+    "$(awk '/^# TYPE / { n[$4]++ } END { for (t in n) printf "%s %d ", t, n[t] }' <<<"$OUT" | tr ' ' '\n' | paste -d' ' - - | sort | tr '\n' ' ')"
 eq "prometheus: no wake yet is timestamp 0" 0 "$(prom cronq_last_wake_timestamp_seconds)"
 eq "prometheus: the purge schedule" 1 "$(prom 'cronq_schedule_enabled{schedule="cronq-purge"}')"
 check "prometheus: generated now (database clock)" \
@@ -381,5 +415,6 @@ cronq status --prometheus
 eq "status: the schedule's last job in Prometheus" 1 "$(prom 'cronq_schedule_last_job_status{schedule="late",status="queued"}')"
 perr=$(prom_check <<<"$OUT")
 eq "prometheus: still valid with wakes and schedule jobs" "" "$perr"
+promtool_check "prometheus: promtool check metrics with wakes and schedule jobs"
 
 done_testing

@@ -24,7 +24,7 @@ cronq wait
 expect "no id" 64 "" $'cronq: error: missing required argument\nTry "cronq wait --help" for more information.'
 cronq wait 1 --timeout soon
 expect "bad timeout" 64 "" 'cronq: error: invalid value "soon" for --timeout: invalid duration "soon": expected a number at "soon"
-cronq: hint: A duration is numbers with units ms, s, m, h, d or w, largest first: 90s, 1h30m, 250ms.'
+cronq: hint: A duration is numbers with units (ms, s, m, h, d, w or their words), largest first: 90s, 1h30m, 1.5h, "2 hours 30 minutes".'
 cronq wait abc
 expect "an id that is not a number" 65 "" 'cronq: error: invalid value "abc" for job id: must be an integer from 1 to 9223372036854775807'
 ok=$("$CRONQ" enqueue noop)

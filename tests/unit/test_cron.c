@@ -369,6 +369,9 @@ static const bad_case bad_cases[] = {
 	BC("@every", "@every needs a duration, such as @every 90m"),
 	BC("@every 0m", "@every: 0m is shorter than 1 minute"),
 	BC("@every 5x", "@every: invalid duration \"5x\": unrecognized unit \"x\""),
+	/* The compact form only, as the database's check reads it. */
+	BC("@every 1.5h", "@every: invalid duration \"1.5h\""),
+	BC("@every 5mins", "@every: invalid duration \"5mins\""),
 	BC("@every -5m", "@every: duration \"-5m\" must not be negative"),
 	BC("@every 30m1h", "@every: invalid duration \"30m1h\": units must go from largest to smallest, each once"),
 	BC("@every 60500ms", "@every: 60500ms is not a whole number of seconds"),

@@ -1,6 +1,7 @@
 /*
  * Unit tests of lib/report/prometheus: a status document in, the exposition
- * format out — families, label escaping, sums over the last 24 hours, and
+ * format out — families and their types, label escaping, sums over the
+ * window, the duration summary, and
  * the samples left out when the document has no value for them.
  */
 #include <stdlib.h>
@@ -56,8 +57,15 @@ test_full_document(void)
 		"cronq_lag_seconds{queue=\"mail\"} 95",
 		"cronq_held_jobs{queue=\"mail\"} 2",
 		"cronq_paused{key=\"type:exec\"} 1",
-		"cronq_job_runs_24h{queue=\"mail\",outcome=\"succeeded\"} 6",
-		"cronq_job_runs_24h{queue=\"mail\",outcome=\"failed\"} 4",
+		"cronq_job_runs_recent{queue=\"mail\",outcome=\"succeeded\",window=\"24h\"} 6",
+		"cronq_job_runs_recent{queue=\"mail\",outcome=\"failed\",window=\"24h\"} 4",
+		"cronq_oldest_running_job_age_seconds{queue=\"mail\"} 310",
+		"# TYPE cronq_job_duration_seconds summary",
+		"cronq_job_duration_seconds{queue=\"mail\",type=\"noop\",window=\"24h\",quantile=\"0.5\"} 0.25",
+		"cronq_job_duration_seconds{queue=\"mail\",type=\"noop\",window=\"24h\",quantile=\"0.9\"} 1.5",
+		"cronq_job_duration_seconds{queue=\"mail\",type=\"noop\",window=\"24h\",quantile=\"0.99\"} 12",
+		"cronq_job_duration_seconds_sum{queue=\"mail\",type=\"noop\",window=\"24h\"} 20.125",
+		"cronq_job_duration_seconds_count{queue=\"mail\",type=\"noop\",window=\"24h\"} 10",
 		"cronq_expired_leases 1",
 		"cronq_dead_jobs 7",
 		"cronq_overdue_schedules 2",
@@ -77,7 +85,11 @@ test_full_document(void)
 		" \"paused\": [{\"key\": \"type:exec\", \"until\": null}],"
 		" \"limits\": [{\"key\": \"tenant:42\", \"running\": 2, \"room\": 0}],"
 		" \"queues\": [{\"queue\": \"mail\", \"due\": 3, \"held\": 2, \"lag_seconds\": 95,"
+		"   \"oldest_running_seconds\": 310,"
 		"   \"runs_24h\": {\"succeeded\": [1, 2, 3], \"failed\": [0, 4]}}],"
+		" \"durations\": {\"window_hours\": 24, \"runs\": [{\"queue\": \"mail\", \"type\": \"noop\","
+		"   \"count\": 10, \"sum_seconds\": 20.125, \"p50_seconds\": 0.25, \"p90_seconds\": 1.5,"
+		"   \"p99_seconds\": 12}]},"
 		" \"expired_leases\": {\"count\": 1}, \"dead\": {\"count\": 7}, \"overdue_schedules\": 2,"
 		" \"last_wake\": {\"started_at\": \"2026-11-23T09:59:30Z\"},"
 		" \"schedules\": ["
@@ -93,7 +105,10 @@ test_full_document(void)
 	CHECK(strstr(t, "cronq_schedule_last_job_status{schedule=\"off\"") == NULL,
 		  "no last-job sample for a schedule that never enqueued");
 	CHECK(count_lines(t, "# HELP ") == count_lines(t, "# TYPE "), "every family has HELP and TYPE");
-	CHECK(count_lines(t, "# TYPE ") == 17, "17 families: %d", count_lines(t, "# TYPE "));
+	CHECK(count_lines(t, "# TYPE ") == 19, "19 families: %d", count_lines(t, "# TYPE "));
+	CHECK(count_lines(t, "cronq_job_duration_seconds") == 5, "3 quantiles, _sum and _count: %d",
+		  count_lines(t, "cronq_job_duration_seconds"));
+	CHECK(strstr(t, "_24h") == NULL, "no window in a metric name");
 	CHECK(t[strlen(t) - 1] == '\n', "ends with a newline");
 	free(t);
 }

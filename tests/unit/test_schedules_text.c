@@ -1,7 +1,8 @@
 /*
  * Unit tests of lib/report/schedules_text: what `cronq schedule list` and
  * `cronq schedule show` print — fixed-width rows, the last job or "-",
- * an author's text escaped, every field of one schedule on its line.
+ * an author's text escaped, every field of one schedule on its line, its
+ * durations (seconds in the JSON) as durations.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,16 @@ main(void)
 				 "payload           {\"a\":1}\n"
 				 "last_job_id       \n"
 				 "queue             two lines\n") == 0, "show:\n%s", got);
+	free(got);
+
+	/* The JSON's durations are seconds; show prints them as durations. */
+	got = render_doc("{\"timeout\": 5400, \"start_deadline\": 90, \"spread\": 0.5, \"keep\": 3}",
+					 schedules_show_text);
+	CHECK(strcmp(got,
+				 "timeout           1h30m\n"
+				 "start_deadline    1m30s\n"
+				 "spread            500ms\n"
+				 "keep              3\n") == 0, "show, durations:\n%s", got);
 	free(got);
 	return check_done("schedules_text");
 }
