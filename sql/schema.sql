@@ -1240,7 +1240,7 @@ ALTER FUNCTION cronq.is_admin() OWNER TO postgres;
 
 CREATE FUNCTION cronq.is_duration(t text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN ((t <> ''::text) AND (t ~ '^([0-9]+|([0-9]+w)?([0-9]+d)?([0-9]+h)?([0-9]+m)?([0-9]+s)?([0-9]+ms)?)$'::text));
+    RETURN ((t <> ''::text) AND (t !~ '^[ \t]'::text) AND (t !~ '[ \t]$'::text) AND (t ~* (((((('^([0-9]+(\.[0-9]+)?'::text || '|([0-9]+(\.[0-9]+)?[ \t]*(weeks|week|w))?'::text) || '([ \t]*[0-9]+(\.[0-9]+)?[ \t]*(days|day|d))?'::text) || '([ \t]*[0-9]+(\.[0-9]+)?[ \t]*(hours|hour|hrs|hr|h))?'::text) || '([ \t]*[0-9]+(\.[0-9]+)?[ \t]*(minutes|minute|mins|min|m))?'::text) || '([ \t]*[0-9]+(\.[0-9]+)?[ \t]*(seconds|second|secs|sec|s))?'::text) || '([ \t]*[0-9]+(\.[0-9]+)?[ \t]*(milliseconds|millisecond|msecs|msec|ms))?)$'::text)));
 
 ALTER FUNCTION cronq.is_duration(t text) OWNER TO postgres;
 
@@ -2415,7 +2415,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 18;
+    RETURN 19;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
