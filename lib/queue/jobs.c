@@ -539,46 +539,53 @@ jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 	}
 }
 
-int
-jobs_settle_later(PGconn *conn, int *settled, cq_err *err)
+/*
+ * Run sql, which handles a page of up to 500 rows and returns how many it
+ * handled, until a page comes back short: none left but those another
+ * transaction holds locked (a later wake's). said(n) hears of each page's
+ * count; *total gets their sum.
+ */
+static int
+pages(PGconn *conn, const char *sql, int nparams, const char *const *params, void (*said)(int n),
+	  int *total, cq_err *err)
 {
-	*settled = 0;
+	*total = 0;
 	for (;;) {
-		PGresult *res = pg_exec(conn, sql_queue_settle, 0, NULL, PG_ONE, err, NULL);
+		PGresult *res = pg_exec(conn, sql, nparams, params, PG_ONE, err, NULL);
 		int n;
 
 		if (res == NULL)
 			return err->code;
 		n = atoi(PQgetvalue(res, 0, 0));
 		PQclear(res);
-		*settled += n;
+		*total += n;
 		if (n > 0)
-			log_info("%d blocked jobs settled from their parents", n);
-		/* Fewer than a page: none left but those locked (a later wake's). */
+			said(n);
 		if (n < 500)
 			return 0;
 	}
 }
 
+static void
+said_settled(int n)
+{
+	log_info("%d blocked job%s settled from %s parents", n, n == 1 ? "" : "s", n == 1 ? "its" : "their");
+}
+
+int
+jobs_settle_later(PGconn *conn, int *settled, cq_err *err)
+{
+	return pages(conn, sql_queue_settle, 0, NULL, said_settled, settled, err);
+}
+
+static void
+said_expired(int n)
+{
+	log_info("%d job%s expired: not started by %s deadline", n, n == 1 ? "" : "s", n == 1 ? "its" : "their");
+}
+
 int
 jobs_expire(PGconn *conn, const char *worker, int *expired, cq_err *err)
 {
-	*expired = 0;
-	for (;;) {
-		PGresult *res = pg_exec(conn, sql_queue_expire, 1, (const char *[]) {worker}, PG_ONE, err,
-								NULL);
-		int n;
-
-		if (res == NULL)
-			return err->code;
-		n = atoi(PQgetvalue(res, 0, 0));
-		PQclear(res);
-		*expired += n;
-		if (n > 0)
-			log_info("%d job%s expired: not started by %s deadline", n, n == 1 ? "" : "s",
-					 n == 1 ? "its" : "their");
-		/* Fewer than a page: none left but those locked (a later wake's). */
-		if (n < 500)
-			return 0;
-	}
+	return pages(conn, sql_queue_expire, 1, (const char *[]) {worker}, said_expired, expired, err);
 }
