@@ -41,20 +41,18 @@ wait_next_delay_ms(int64_t prev_ms)
 	return prev_ms * 2 < WAIT_MAX_DELAY_MS ? prev_ms * 2 : WAIT_MAX_DELAY_MS;
 }
 
-/* The bigint[] literal of the jobs' ids, or of the pending ones'. */
+/* The bigint[] literal of the jobs' ids, or of the pending ones' (pg_array_ids). */
 static void
 ids_array(buf *b, const wait_job *jobs, int n, bool pending_only)
 {
-	pg_array_begin(b);
-	for (int i = 0; i < n; i++) {
-		char num[32];
+	int64_t *ids = xcalloc(n > 0 ? (size_t) n : 1, sizeof *ids);
+	int k = 0;
 
-		if (pending_only && jobs[i].finished)
-			continue;
-		snprintf(num, sizeof num, "%" PRId64, jobs[i].id);
-		pg_array_raw(b, num);
-	}
-	pg_array_end(b);
+	for (int i = 0; i < n; i++)
+		if (!pending_only || !jobs[i].finished)
+			ids[k++] = jobs[i].id;
+	pg_array_ids(b, ids, k);
+	free(ids);
 }
 
 int
