@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -15,7 +16,7 @@
 #include "util/json.h"
 
 enum {
-	OPT_MAX_RUNNING = OPT_FIRST_CMD, OPT_RATE, OPT_CLEAR, OPT_JSON,
+	OPT_MAX_RUNNING = OPT_FIRST_CMD, OPT_RATE, OPT_CLEAR, OPT_JSON, OPT_CSV,
 };
 
 /* The most a limit allows (cronq.limits' checks). */
@@ -30,6 +31,7 @@ typedef struct limit_args {
 	int64_t		per_ms;
 	bool		clear;
 	bool		json;
+	bool		csv;
 } limit_args;
 
 static void
@@ -43,7 +45,8 @@ help(void)
 		   "  cronq limit KEY [--max-running N] [--rate N/DURATION]\n"
 		   "  cronq limit KEY --clear\n"
 		   "  cronq limit KEY               show KEY's limits\n"
-		   "  cronq limit list [--json]     every limit, its running jobs and room\n\n"
+		   "  cronq limit list [--json | --csv]\n"
+		   "                                every limit, its running jobs and room\n\n"
 		   "Keys:\n"
 		   "  queue:NAME, type:NAME, schedule:NAME, or a limit key PREFIX:NAME that jobs\n"
 		   "  carry (cronq enqueue --limit-key tenant:42)\n\n"
@@ -53,6 +56,7 @@ help(void)
 		   "                            DURATION (1s to 1d; e.g. 50/1m, 10/2s, 1000/1d)\n"
 		   "      --clear               remove KEY's limits\n"
 		   "      --json                cronq limit list: a JSON array\n"
+		   "      --csv                 cronq limit list: CSV (RFC 4180), a header row\n"
 		   "  -v, --verbose             say what is done\n"
 		   "      --log-format FORMAT   text (default) or json\n"
 		   "  -h, --help                show this help, then exit\n\n"
@@ -63,7 +67,8 @@ help(void)
 		   "them waits for room until --max-runtime (55s without it). Members of\n"
 		   "cronq_admin (and the owner of cronq's tables) set limits; everyone reads\n"
 		   "them. Exits 64 on a malformed key or value, 78 on a key the role may not\n"
-		   "limit.\n");
+		   "limit. On a terminal the table is coloured (not when NO_COLOR is set) and\n"
+		   "fitted to its width (or to COLUMNS).\n");
 }
 
 /* "N/DURATION" into *n and *per_ms: 0, or EX_USAGE with the error printed. */
@@ -106,6 +111,9 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 		case OPT_JSON:
 			a->json = true;
 			return 0;
+		case OPT_CSV:
+			a->csv = true;
+			return 0;
 	}
 	return 0;
 }
@@ -126,13 +134,14 @@ put_rate(buf *out, int64_t n, int64_t per_s)
 		}
 }
 
-/* The limits as a table for people. */
+/* The limits as a table for people, or as CSV. */
 static void
-print_limits(const json_t *limits)
+print_limits(const json_t *limits, bool csv)
 {
 	static const char *const head[] = {"KEY", "MAX-RUNNING", "RUNNING", "RATE", "STARTED", "ROOM",
 									   "SET-BY"};
-	table t = {7, head, 0x36u, NULL, 0, 0};
+	table t = {.ncols = 7, .head = head, .right = 0x36u, .shrink = 0x41u};
+	table_mode mode = table_mode_for(STDOUT_FILENO, csv);
 	const json_t *l;
 	size_t i;
 	buf out = BUF_INIT;
@@ -156,13 +165,15 @@ print_limits(const json_t *limits)
 		}
 		table_cell(&t, "%" PRId64 "%s", cq_json_int(l, "room"),
 				   json_is_true(json_object_get(l, "full")) ? " (full)" : "");
+		if (json_is_true(json_object_get(l, "full")))
+			table_style(&t, TERM_YELLOW);
 		table_cell(&t, "%s", cq_json_str(l, "set_by", ""));
 		buf_free(&rate);
 	}
-	if (json_array_size(limits) == 0)
+	if (json_array_size(limits) == 0 && !csv)
 		buf_puts(&out, "No limits.\n");
 	else
-		table_flush(&t, &out);
+		table_flush(&t, &out, &mode);
 	fputs(buf_str(&out), stdout);
 	buf_free(&out);
 }
@@ -175,7 +186,8 @@ cmd_limit(int argc, char **argv)
 		{"max-running", required_argument, OPT_MAX_RUNNING, 0, "clear"},
 		{"rate", required_argument, OPT_RATE, 0, "clear"},
 		{"clear", no_argument, OPT_CLEAR, 0, "max-running rate"},
-		{"json", no_argument, OPT_JSON, 0, NULL},
+		{"json", no_argument, OPT_JSON, 0, "csv"},
+		{"csv", no_argument, OPT_CSV, 0, NULL},
 		{NULL, 0, 0, 0, NULL},
 	};
 	cli_common common;
@@ -203,8 +215,11 @@ cmd_limit(int argc, char **argv)
 		return cli_usage_error("limit", "--clear cannot be used with --max-running or --rate");
 	if (listing && (a.clear || a.max_running || a.rate))
 		return cli_usage_error("limit", "cronq limit list takes no limit: name a KEY to set one");
-	if (a.json && !showing)
-		return cli_usage_error("limit", "--json goes with cronq limit list or cronq limit KEY");
+	if (a.json && a.csv)
+		return cli_usage_error("limit", "--json and --csv cannot be used together");
+	if ((a.json || a.csv) && !showing)
+		return cli_usage_error("limit", "--%s goes with cronq limit list or cronq limit KEY",
+							   a.json ? "json" : "csv");
 	if (!listing && flow_key_invalid(key, why, sizeof why))
 		return cli_usage_error("limit", "%s", why);
 	if ((rc = cli_connect(&common, &conn, &err)) != 0)
@@ -226,10 +241,10 @@ out:
 
 		fputs(text, stdout);
 		free(text);
-	} else if (!listing && json_array_size(limits) == 0)
+	} else if (!listing && !a.csv && json_array_size(limits) == 0)
 		printf("%s has no limits\n", key);
 	else
-		print_limits(limits);
+		print_limits(limits, a.csv);
 	json_decref(limits);
 	return 0;
 }

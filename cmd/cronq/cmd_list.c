@@ -2,23 +2,25 @@
  * cmd_list — "cronq list" (jobs, newest first, filtered) and "cronq show ID"
  * (one job with every attempt): options, then lib/queue/inspect. --json
  * prints the database's JSON untouched; lib/report/jobs_text lays out the
- * text for people.
+ * text for people (and list's CSV).
  */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
 #include "queue/inspect.h"
 #include "report/jobs_text.h"
+#include "report/table.h"
 #include "util/buf.h"
 #include "util/log.h"
 
 enum {
-	OPT_STATUS = OPT_FIRST_CMD, OPT_QUEUE, OPT_TYPE, OPT_LIMIT, OPT_JSON,
+	OPT_STATUS = OPT_FIRST_CMD, OPT_QUEUE, OPT_TYPE, OPT_LIMIT, OPT_JSON, OPT_CSV,
 };
 
 #define DEFAULT_LIMIT 100
@@ -30,6 +32,7 @@ typedef struct list_args {
 	const char *types[CLI_MAX_FILTERS];
 	inspect_filter filter;
 	bool		json;
+	bool		csv;
 } list_args;
 
 static const char connection_help[] =
@@ -52,9 +55,13 @@ list_help(void)
 		   "      --type TYPE           only jobs of task TYPE; repeatable\n"
 		   "      --limit N             at most N jobs (default %d)\n"
 		   "      --json                a JSON array, one job object per line\n"
+		   "      --csv                 CSV (RFC 4180): a header row, then one row per\n"
+		   "                            job, every value whole\n"
 		   "%s\n"
 		   "Repeated values of one option match any of them; different options must\n"
-		   "all match. \"cronq show ID\" shows one job with every attempt.\n",
+		   "all match. \"cronq show ID\" shows one job with every attempt.\n"
+		   "On a terminal the table is coloured (not when NO_COLOR is set) and fitted\n"
+		   "to its width (or to COLUMNS), long values clipped with \"...\".\n",
 		   DEFAULT_LIMIT, connection_help);
 }
 
@@ -95,6 +102,9 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 		case OPT_JSON:
 			a->json = true;
 			return 0;
+		case OPT_CSV:
+			a->csv = true;
+			return 0;
 	}
 	return 0;
 }
@@ -111,9 +121,13 @@ decode(const char *text, cq_err *err)
 	return v;
 }
 
-/* The database's JSON answer as it is (--json), or decoded and printed for people. */
+/*
+ * The database's JSON answer as it is (--json), or decoded and printed by
+ * render, for people or as CSV (mode).
+ */
 static int
-print_answer(const char *text, bool json, void (*render) (buf *, const json_t *), cq_err *err)
+print_answer(const char *text, bool json, const table_mode *mode,
+			 void (*render) (buf *, const json_t *, const table_mode *), cq_err *err)
 {
 	buf out = BUF_INIT;
 	json_t *v;
@@ -124,7 +138,7 @@ print_answer(const char *text, bool json, void (*render) (buf *, const json_t *)
 	}
 	if ((v = decode(text, err)) == NULL)
 		return err->code;
-	render(&out, v);
+	render(&out, v, mode);
 	fwrite(buf_str(&out), 1, out.len, stdout);
 	buf_free(&out);
 	json_decref(v);
@@ -139,7 +153,8 @@ cmd_list(int argc, char **argv)
 		{"queue", required_argument, OPT_QUEUE, CLI_REPEATS, NULL},
 		{"type", required_argument, OPT_TYPE, CLI_REPEATS, NULL},
 		{"limit", required_argument, OPT_LIMIT, 0, NULL},
-		{"json", no_argument, OPT_JSON, 0, NULL},
+		{"json", no_argument, OPT_JSON, 0, "csv"},
+		{"csv", no_argument, OPT_CSV, 0, NULL},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, 0, 0, NULL},
 	};
@@ -147,6 +162,7 @@ cmd_list(int argc, char **argv)
 	cli_common common;
 	cq_err err = {0};
 	PGconn *conn = NULL;
+	table_mode mode;
 	char *text = NULL;
 	int64_t count = 0;
 	int first, rc;
@@ -164,14 +180,25 @@ cmd_list(int argc, char **argv)
 	}
 	if ((rc = cli_check_args("list", argc, argv, first, 0, 0)) != 0)
 		return rc;
+	if (a.json && a.csv)
+		return cli_usage_error("list", "--json and --csv cannot be used together");
+	mode = table_mode_for(STDOUT_FILENO, a.csv);
 	if ((rc = cli_connect(&common, &conn, &err)) != 0 ||
 		(rc = inspect_list(conn, &a.filter, !a.json, &text, &count, &err)) != 0)
 		goto out;
-	rc = print_answer(text, a.json, jobs_list_text, &err);
+	rc = print_answer(text, a.json, &mode, jobs_list_text, &err);
 out:
 	pg_close(conn);
 	free(text);
 	return rc ? cli_report(&err) : 0;
+}
+
+/* jobs_show_text for print_answer: one job is no table. */
+static void
+show_text(buf *out, const json_t *job, const table_mode *mode)
+{
+	(void) mode;
+	jobs_show_text(out, job);
 }
 
 int
@@ -204,7 +231,7 @@ cmd_show(int argc, char **argv)
 	if ((rc = cli_connect(&common, &conn, &err)) != 0 ||
 		(rc = inspect_show(conn, id, !a.json, &text, &err)) != 0)
 		goto out;
-	rc = print_answer(text, a.json, jobs_show_text, &err);
+	rc = print_answer(text, a.json, NULL, show_text, &err);
 out:
 	pg_close(conn);
 	free(text);

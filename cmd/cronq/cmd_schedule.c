@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
 #include "report/schedules_text.h"
+#include "report/table.h"
 #include "sched/next.h"
 #include "sched/schedule.h"
 #include "time/rfc3339.h"
@@ -24,13 +26,14 @@
 enum {
 	OPT_TZ = OPT_FIRST_CMD, OPT_CATCHUP, OPT_OVERLAP, OPT_REPLACE, OPT_DISABLED, OPT_JSON,
 	OPT_FROM, OPT_COUNT, OPT_START_DEADLINE, OPT_ANCHOR, OPT_SPREAD, OPT_FORCE, OPT_HISTORY,
-	OPT_KEEP,
+	OPT_KEEP, OPT_CSV,
 };
 
 typedef struct sched_args {
 	schedule_def def;
 	bool		replace;
 	bool		json;
+	bool		csv;
 	bool		force;
 	const char *from;
 	const char *anchor;			/* as given, for next */
@@ -52,7 +55,7 @@ help(void)
 		   "their due occurrences, exactly once each.\n\n"
 		   "Usage:\n"
 		   "  cronq schedule add NAME 'EXPR' TYPE [PAYLOAD] [OPTION]...\n"
-		   "  cronq schedule list [--json]\n"
+		   "  cronq schedule list [--json | --csv]\n"
 		   "  cronq schedule show NAME [--json]\n"
 		   "  cronq schedule remove NAME\n"
 		   "  cronq schedule enable NAME\n"
@@ -91,6 +94,7 @@ help(void)
 		   "                            (otherwise overlap skip refuses, exit 75)\n"
 		   "Options of list and show:\n"
 		   "      --json                JSON output\n"
+		   "      --csv                 list only: CSV (RFC 4180), a header row, values whole\n"
 		   "Options of next (EXPR needs no database unless a TIME is not RFC 3339):\n"
 		   "      --tz ZONE             time zone (default UTC)\n"
 		   "      --anchor TIME         @every only: count its periods from TIME\n"
@@ -106,7 +110,9 @@ help(void)
 		   "TIME is RFC 3339 or, with a database, anything PostgreSQL's timestamptz\n"
 		   "accepts; a time without zone is UTC.\n"
 		   "A member of cronq_user sees and manages only the schedules it created, and\n"
-		   "their jobs run as it; cronq_admin sees and manages all.\n",
+		   "their jobs run as it; cronq_admin sees and manages all.\n"
+		   "On a terminal the list is coloured (not when NO_COLOR is set) and fitted to\n"
+		   "its width (or to COLUMNS), long values clipped with \"...\".\n",
 		   SCHEDULE_CATCHUP_CAP, connection_help);
 }
 
@@ -145,6 +151,9 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 			break;
 		case OPT_JSON:
 			a->json = true;
+			break;
+		case OPT_CSV:
+			a->csv = true;
 			break;
 		case OPT_FROM:
 			a->from = arg;
@@ -199,6 +208,12 @@ static const cli_option add_opts[] = {
 	{NULL, 0, 0, 0, NULL},
 };
 static const cli_option list_opts[] = {
+	{"json", no_argument, OPT_JSON, 0, "csv"},
+	{"csv", no_argument, OPT_CSV, 0, NULL},
+	CLI_COMMON_OPTIONS,
+	{NULL, 0, 0, 0, NULL},
+};
+static const cli_option show_opts[] = {
 	{"json", no_argument, OPT_JSON, 0, NULL},
 	CLI_COMMON_OPTIONS,
 	{NULL, 0, 0, 0, NULL},
@@ -317,7 +332,7 @@ cmd_schedule(int argc, char **argv)
 		const cli_option *opts;
 		int			min, max;	/* positional arguments after the subcommand */
 	} subs[] = {
-		{"add", add_opts, 3, 4}, {"list", list_opts, 0, 0}, {"show", list_opts, 1, 1},
+		{"add", add_opts, 3, 4}, {"list", list_opts, 0, 0}, {"show", show_opts, 1, 1},
 		{"remove", plain_opts, 1, 1}, {"enable", plain_opts, 1, 1}, {"disable", plain_opts, 1, 1},
 		{"next", next_opts, 1, 1}, {"run", run_opts, 1, 1},
 	};
@@ -355,6 +370,10 @@ cmd_schedule(int argc, char **argv)
 		return rc;
 	}
 	argv += 1 + first;			/* the positional arguments */
+	if (a.json && a.csv) {
+		json_decref(a.hooks);
+		return cli_usage_error(label, "--json and --csv cannot be used together");
+	}
 
 	if (strcmp(sub, "next") == 0)
 		return cmd_next(&a, &common, argv[0]);
@@ -410,8 +429,11 @@ cmd_schedule(int argc, char **argv)
 
 			if (strcmp(sub, "show") == 0)
 				schedules_show_text(&out, json_array_get(list, 0));
-			else
-				schedules_list_text(&out, list);
+			else {
+				table_mode mode = table_mode_for(STDOUT_FILENO, a.csv);
+
+				schedules_list_text(&out, list, &mode);
+			}
 			fwrite(buf_str(&out), 1, out.len, stdout);
 			buf_free(&out);
 		}

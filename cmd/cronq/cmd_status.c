@@ -1,8 +1,9 @@
 /*
- * cmd_status — "cronq status [--json | --prometheus | --html] [--output FILE]":
- * options, then lib/report/stats, then one of four renderings of the same
- * document: JSON, lib/report/prometheus, lib/report/status_html (with the
- * timelines of stats_timelines), or lib/report/status_text for people.
+ * cmd_status — "cronq status [--json | --prometheus | --html | --csv]
+ * [--output FILE]": options, then lib/report/stats, then one of the
+ * renderings of the same document: JSON, lib/report/prometheus,
+ * lib/report/status_html (with the timelines of stats_timelines), or
+ * lib/report/status_text for people (or its jobs table as CSV).
  * Judges nothing (that is `cronq check`) and changes nothing.
  */
 #include <stdio.h>
@@ -16,19 +17,21 @@
 #include "report/stats.h"
 #include "report/status_html.h"
 #include "report/status_text.h"
+#include "report/table.h"
 #include "schema/migrate.h"
 #include "util/buf.h"
 #include "util/file.h"
 #include "util/json.h"
 
 enum {
-	OPT_JSON = OPT_FIRST_CMD, OPT_PROMETHEUS, OPT_HTML, OPT_OUTPUT,
+	OPT_JSON = OPT_FIRST_CMD, OPT_PROMETHEUS, OPT_HTML, OPT_OUTPUT, OPT_CSV,
 };
 
 typedef struct status_args {
 	bool		json;
 	bool		prometheus;
 	bool		html;
+	bool		csv;
 	const char *output;
 } status_args;
 
@@ -47,6 +50,8 @@ help(void)
 		   "      --html                one self-contained HTML page (tables, and a\n"
 		   "                            timeline per queue and schedule for the last\n"
 		   "                            24 hours and 7 days): no script, no external asset\n"
+		   "      --csv                 the table of jobs by queue, type and status as\n"
+		   "                            CSV (RFC 4180: a header row, values whole)\n"
 		   "      --output FILE         write to FILE, atomically (a temporary file in the\n"
 		   "                            same directory, then rename), not standard output\n"
 		   "  -v, --verbose             say what is done\n"
@@ -59,7 +64,9 @@ help(void)
 		   "On a terminal the text output ends with the last 24 hours of each queue,\n"
 		   "one character per hour, oldest first, from the attempts that finished:\n"
 		   "  .  none finished   o  all succeeded   x  some failed (failed, timeout,\n"
-		   "                                           lease expired)\n",
+		   "                                           lease expired)\n"
+		   "On a terminal the text is coloured (not when NO_COLOR is set) and fitted\n"
+		   "to its width (or to COLUMNS), long values clipped with \"...\".\n",
 		   STATS_OVERDUE_GRACE_S);
 }
 
@@ -82,6 +89,9 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 		case OPT_OUTPUT:
 			a->output = arg;
 			break;
+		case OPT_CSV:
+			a->csv = true;
+			break;
 	}
 	return 0;
 }
@@ -90,9 +100,10 @@ int
 cmd_status(int argc, char **argv)
 {
 	static const cli_option opts[] = {
-		{"json", no_argument, OPT_JSON, 0, "prometheus html"},
-		{"prometheus", no_argument, OPT_PROMETHEUS, 0, "html"},
-		{"html", no_argument, OPT_HTML, 0, NULL},
+		{"json", no_argument, OPT_JSON, 0, "prometheus html csv"},
+		{"prometheus", no_argument, OPT_PROMETHEUS, 0, "html csv"},
+		{"html", no_argument, OPT_HTML, 0, "csv"},
+		{"csv", no_argument, OPT_CSV, 0, NULL},
 		{"output", required_argument, OPT_OUTPUT, 0, NULL},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, 0, 0, NULL},
@@ -118,6 +129,9 @@ cmd_status(int argc, char **argv)
 	if (a.html && (a.json || a.prometheus))
 		return cli_usage_error("status", a.json ? "--json and --html cannot be used together"
 							   : "--prometheus and --html cannot be used together");
+	if (a.csv && (a.json || a.prometheus || a.html))
+		return cli_usage_error("status", "--%s and --csv cannot be used together",
+							   a.json ? "json" : a.prometheus ? "prometheus" : "html");
 	if (a.output && a.output[0] == '\0')
 		return cli_usage_error("status", "--output needs a file name");
 
@@ -146,8 +160,11 @@ cmd_status(int argc, char **argv)
 		prometheus_render(&out, doc);
 	else if (a.html)
 		status_html(&out, doc, tl);
-	else
-		status_text(&out, doc, a.output == NULL && isatty(STDOUT_FILENO));
+	else {
+		table_mode mode = table_mode_for(a.output ? -1 : STDOUT_FILENO, a.csv);
+
+		status_text(&out, doc, !a.csv && a.output == NULL && isatty(STDOUT_FILENO), &mode);
+	}
 	json_decref(doc);
 	json_decref(tl);
 

@@ -11,8 +11,7 @@
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
-/* How much of an error a list line shows, and of an output show prints. */
-#define ERROR_WIDTH 80
+/* How much of an output show prints. */
 #define TAIL_LINES 10
 #define TAIL_BYTES 4096
 #define RESULT_BYTES 4096
@@ -53,42 +52,35 @@ waiting_text(buf *out, const json_t *waiting_on)
 }
 
 void
-jobs_list_text(buf *out, const json_t *list)
+jobs_list_text(buf *out, const json_t *list, const table_mode *mode)
 {
-	static const int widths[] = {8, 9, 8, 10, 8, 20, 20, 0};
 	static const char *const head[] = {"ID", "STATUS", "TYPE", "QUEUE", "ATTEMPTS", "RUN AT", "FINISHED AT",
 									   "ERROR"};
+	table t = {.ncols = 8, .head = head, .right = 0x01, .shrink = 0x8C, .wide = 0x80};
 	size_t i;
 	json_t *job;
 
-	table_row(out, 8, widths, head);
 	json_array_foreach(list, i, job) {
-		char id[32], attempts[32], *clean, *queue, *clipped;
 		buf error = BUF_INIT;
 
-		snprintf(id, sizeof id, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(job, "id")));
-		snprintf(attempts, sizeof attempts, "%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT,
-				 json_integer_value(json_object_get(job, "attempts")),
-				 json_integer_value(json_object_get(job, "max_attempts")));
 		if (cq_json_str(job, "error_code", "")[0])
 			buf_printf(&error, "%s: ", cq_json_str(job, "error_code", ""));
 		waiting_text(&error, json_object_get(job, "waiting_on"));
-		clipped = utf8_clip(cq_json_str(job, "last_error", ""), ERROR_WIDTH, UTF8_CLIP_BYTES);
-		buf_puts(&error, clipped);
-		clean = utf8_printable(buf_str(&error), false);
-		queue = utf8_printable(cq_json_str(job, "queue", ""), false);
-		{
-			const char *const cells[] = {id, cq_json_str(job, "status", ""), cq_json_str(job, "type", ""), queue,
-										 attempts, cq_json_str(job, "run_at", ""),
-										 cq_json_str(job, "finished_at", ""), clean};
-
-			table_row(out, 8, widths, cells);
-		}
-		free(clipped);
-		free(clean);
-		free(queue);
+		buf_puts(&error, cq_json_str(job, "last_error", ""));
+		table_cell(&t, "%" JSON_INTEGER_FORMAT, json_integer_value(json_object_get(job, "id")));
+		table_cell(&t, "%s", cq_json_str(job, "status", ""));
+		table_style(&t, table_status_style(cq_json_str(job, "status", "")));
+		table_cell(&t, "%s", cq_json_str(job, "type", ""));
+		table_cell(&t, "%s", cq_json_str(job, "queue", ""));
+		table_cell(&t, "%" JSON_INTEGER_FORMAT "/%" JSON_INTEGER_FORMAT,
+				   json_integer_value(json_object_get(job, "attempts")),
+				   json_integer_value(json_object_get(job, "max_attempts")));
+		table_cell(&t, "%s", cq_json_str(job, "run_at", ""));
+		table_cell(&t, "%s", cq_json_str(job, "finished_at", ""));
+		table_cell(&t, "%s", buf_str(&error));
 		buf_free(&error);
 	}
+	table_flush(&t, out, mode);
 }
 
 /* A JSON value for people: strings bare, null empty, the rest as compact JSON. */

@@ -1,7 +1,7 @@
 /*
  * jobs_text — jobs for people, as `cronq list` and `cronq show` print them
- * from the JSON of lib/queue/inspect: a list as fixed-width rows (each
- * error on its line, clipped), one job as its fields then every attempt
+ * from the JSON of lib/queue/inspect: a list as a table (lib/report/table:
+ * text or CSV, each error on its line, clipped in text), one job as its fields then every attempt
  * (outcome, error, duration, the tails of its output and stderr, its result). Whatever a job or
  * its author wrote is escaped for the terminal.
  */
@@ -10,10 +10,11 @@
 
 #include <jansson.h>
 
+#include "report/table.h"
 #include "util/buf.h"
 
-/* Append the rows of list (an inspect_list() array) to out, header first. */
-void jobs_list_text(buf *out, const json_t *list);
+/* Append the rows of list (an inspect_list() array) to out, header first, as mode says. */
+void jobs_list_text(buf *out, const json_t *list, const table_mode *mode);
 
 /* Append one job (an inspect_show() object, its attempts in "runs") to out. */
 void jobs_show_text(buf *out, const json_t *job);

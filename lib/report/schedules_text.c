@@ -47,34 +47,30 @@ schedules_show_text(buf *out, const json_t *s)
 }
 
 void
-schedules_list_text(buf *out, const json_t *list)
+schedules_list_text(buf *out, const json_t *list, const table_mode *mode)
 {
-	static const int widths[] = {24, 18, 16, 8, 10, 8, 21, 0};
 	static const char *const head[] = {"NAME", "CRON", "TIMEZONE", "TYPE", "QUEUE", "ENABLED", "NEXT RUN",
 									   "LAST JOB"};
+	static const char *const names[] = {"name", "cron", "timezone", "type", "queue"};
+	table t = {.ncols = 8, .head = head, .shrink = 0x1F};
 	size_t i;
 	json_t *s;
 
-	table_row(out, 8, widths, head);
 	json_array_foreach(list, i, s) {
-		static const char *const names[] = {"name", "cron", "timezone", "type", "queue"};
 		json_t *last = json_object_get(s, "last_job_id");
-		char lastbuf[64] = "-", *cell[5];
 
-		if (json_is_integer(last))
-			snprintf(lastbuf, sizeof lastbuf, "%" JSON_INTEGER_FORMAT " %s", json_integer_value(last),
-					 cq_json_str(s, "last_job_status", "-"));
-		/* Anyone who may write a schedule writes these: escaped for the terminal. */
-		for (size_t c = 0; c < 5; c++)
-			cell[c] = utf8_printable(cq_json_str(s, names[c], "-"), false);
-		{
-			const char *const cells[] = {cell[0], cell[1], cell[2], cell[3], cell[4],
-										 json_is_true(json_object_get(s, "enabled")) ? "yes" : "no",
-										 cq_json_str(s, "next_run_at", "-"), lastbuf};
-
-			table_row(out, 8, widths, cells);
-		}
-		for (size_t c = 0; c < 5; c++)
-			free(cell[c]);
+		for (size_t c = 0; c < sizeof names / sizeof names[0]; c++)
+			table_cell(&t, "%s", cq_json_str(s, names[c], "-"));
+		table_cell(&t, "%s", json_is_true(json_object_get(s, "enabled")) ? "yes" : "no");
+		if (!json_is_true(json_object_get(s, "enabled")))
+			table_style(&t, TERM_DIM);
+		table_cell(&t, "%s", cq_json_str(s, "next_run_at", "-"));
+		if (json_is_integer(last)) {
+			table_cell(&t, "%" JSON_INTEGER_FORMAT " %s", json_integer_value(last),
+					   cq_json_str(s, "last_job_status", "-"));
+			table_style(&t, table_status_style(cq_json_str(s, "last_job_status", "")));
+		} else
+			table_cell(&t, "-");
 	}
+	table_flush(&t, out, mode);
 }

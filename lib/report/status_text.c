@@ -2,6 +2,7 @@
 #include "report/status_text.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "util/buf.h"
 #include "util/duration.h"
 #include "util/json.h"
+#include "util/term.h"
 #include "util/utf8.h"
 
 /* ---- reading the document ---- */
@@ -31,8 +33,20 @@ cell_counts(table *t, const json_t *o)
 {
 	static const char *const keys[] = {"queued", "blocked", "running", "succeeded", "failed", "dead", "cancelled"};
 
-	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		table_cell(t, "%" PRId64, cq_json_int(o, keys[i]));
+		if (cq_json_int(o, keys[i]) > 0)
+			table_style(t, table_status_style(keys[i]));
+	}
+}
+
+/* A section's title line, bold on a terminal. */
+static void
+title(buf *out, const table_mode *m, const char *text)
+{
+	buf_putc(out, '\n');
+	term_paint(out, m->colour, TERM_BOLD, text);
+	buf_putc(out, '\n');
 }
 
 void
@@ -55,12 +69,13 @@ status_text_wake(buf *out, const json_t *wake)
 }
 
 static void
-text_summary(buf *out, const json_t *doc)
+text_summary(buf *out, const json_t *doc, const table_mode *m)
 {
 	const json_t *wake = json_object_get(doc, "last_wake");
 	const json_t *scheds = json_object_get(doc, "schedules");
 	char d[64];
 	size_t i, shown = 0;
+	int64_t n;
 	json_t *s;
 
 	if (cq_json_int(doc, "due") > 0)
@@ -69,9 +84,15 @@ text_summary(buf *out, const json_t *doc)
 				   cq_json_int(doc, "due") == 1 ? "" : "s", cq_json_str(doc, "oldest_due_at", "-"));
 	else
 		buf_puts(out, "Lag:                0s (nothing due)\n");
-	buf_printf(out, "Expired leases:     %" PRId64 "\n",
-			   cq_json_int(json_object_get(doc, "expired_leases"), "count"));
-	buf_printf(out, "Dead jobs:          %" PRId64 "\n", cq_json_int(json_object_get(doc, "dead"), "count"));
+	n = cq_json_int(json_object_get(doc, "expired_leases"), "count");
+	snprintf(d, sizeof d, "%" PRId64, n);
+	buf_puts(out, "Expired leases:     ");
+	term_paint(out, m->colour, n > 0 ? TERM_YELLOW : TERM_PLAIN, d);
+	n = cq_json_int(json_object_get(doc, "dead"), "count");
+	snprintf(d, sizeof d, "%" PRId64, n);
+	buf_puts(out, "\nDead jobs:          ");
+	term_paint(out, m->colour, n > 0 ? TERM_RED : TERM_PLAIN, d);
+	buf_putc(out, '\n');
 	buf_puts(out, "Last wake:          ");
 	status_text_wake(out, wake);
 	buf_putc(out, '\n');
@@ -116,31 +137,40 @@ text_summary(buf *out, const json_t *doc)
 }
 
 static void
-text_jobs(buf *out, const json_t *doc)
+text_jobs(buf *out, const json_t *doc, const table_mode *m)
 {
 	static const char *const head[] = {"QUEUE", "TYPE", STATUS_COLUMNS};
 	static const char *const qhead[] = {"QUEUE", "DUE", "LAG", "OLDEST DUE", "EXPIRED LEASES"};
-	table t = {sizeof head / sizeof head[0], head, 0x1FC, NULL, 0, 0};
-	table q = {5, qhead, 0x12, NULL, 0, 0};
+	table t = {.ncols = sizeof head / sizeof head[0], .head = head, .right = 0x1FC, .shrink = 0x3};
+	table q = {.ncols = 5, .head = qhead, .right = 0x12, .shrink = 0x1};
 	const json_t *types = json_object_get(doc, "types");
 	const json_t *queues = json_object_get(doc, "queues");
 	char d[64];
 	size_t i;
 	json_t *o;
 
+	if (m->format == TABLE_CSV) {
+		json_array_foreach(types, i, o) {
+			table_cell(&t, "%s", cq_json_str(o, "queue", "?"));
+			table_cell(&t, "%s", cq_json_str(o, "type", "?"));
+			cell_counts(&t, o);
+		}
+		table_flush(&t, out, m);
+		return;
+	}
 	if (json_array_size(types) == 0) {
 		buf_puts(out, "\nJobs: none\n");
 		return;
 	}
-	buf_puts(out, "\nJobs\n");
+	title(out, m, "Jobs");
 	json_array_foreach(types, i, o) {
 		table_cell(&t, "%s", cq_json_str(o, "queue", "?"));
 		table_cell(&t, "%s", cq_json_str(o, "type", "?"));
 		cell_counts(&t, o);
 	}
-	table_flush(&t, out);
+	table_flush(&t, out, m);
 
-	buf_puts(out, "\nQueues\n");
+	title(out, m, "Queues");
 	json_array_foreach(queues, i, o) {
 		table_cell(&q, "%s", cq_json_str(o, "queue", "?"));
 		table_cell(&q, "%" PRId64, cq_json_int(o, "due"));
@@ -148,25 +178,26 @@ text_jobs(buf *out, const json_t *doc)
 		table_cell(&q, "%s", cq_json_str(o, "oldest_due_at", "-"));
 		table_cell(&q, "%" PRId64, cq_json_int(o, "expired_leases"));
 	}
-	table_flush(&q, out);
+	table_flush(&q, out, m);
 }
 
 static void
-text_problems(buf *out, const json_t *doc)
+text_problems(buf *out, const json_t *doc, const table_mode *m)
 {
 	static const char *const lhead[] = {"ID", "QUEUE", "TYPE", "ATTEMPT", "LOCKED BY", "EXPIRED"};
 	static const char *const dhead[] = {"ID", "QUEUE", "TYPE", "ATTEMPTS", "FINISHED", "ERROR"};
-	table l = {6, lhead, 0x01, NULL, 0, 0};
-	table t = {6, dhead, 0x09, NULL, 0, 0};
+	table l = {.ncols = 6, .head = lhead, .right = 0x01, .shrink = 0x16};
+	table t = {.ncols = 6, .head = dhead, .right = 0x09, .shrink = 0x26};
 	const json_t *leases = json_object_get(doc, "expired_leases");
 	const json_t *dead = json_object_get(doc, "dead");
-	char d[64];
+	char d[64], head[128];
 	size_t i;
 	json_t *o;
 
 	if (cq_json_int(leases, "count") > 0) {
-		buf_printf(out, "\nExpired leases (%" PRId64 "; the next \"cronq run\" rescues them)\n",
-				   cq_json_int(leases, "count"));
+		snprintf(head, sizeof head, "Expired leases (%" PRId64 "; the next \"cronq run\" rescues them)",
+				 cq_json_int(leases, "count"));
+		title(out, m, head);
 		json_array_foreach(json_object_get(leases, "jobs"), i, o) {
 			table_cell(&l, "%" PRId64, cq_json_int(o, "id"));
 			table_cell(&l, "%s", cq_json_str(o, "queue", "?"));
@@ -175,15 +206,16 @@ text_problems(buf *out, const json_t *doc)
 			table_cell(&l, "%s", cq_json_str(o, "locked_by", "-"));
 			table_cell(&l, "%s ago", secs(cq_json_int(o, "expired_seconds"), d, sizeof d));
 		}
-		table_flush(&l, out);
+		table_flush(&l, out, m);
 	}
 	if (cq_json_int(dead, "count") > 0) {
 		size_t shown = json_array_size(json_object_get(dead, "jobs"));
 
 		if ((int64_t) shown < cq_json_int(dead, "count"))
-			buf_printf(out, "\nDead jobs (%" PRId64 "; the newest %zu)\n", cq_json_int(dead, "count"), shown);
+			snprintf(head, sizeof head, "Dead jobs (%" PRId64 "; the newest %zu)", cq_json_int(dead, "count"), shown);
 		else
-			buf_printf(out, "\nDead jobs (%" PRId64 ")\n", cq_json_int(dead, "count"));
+			snprintf(head, sizeof head, "Dead jobs (%" PRId64 ")", cq_json_int(dead, "count"));
+		title(out, m, head);
 		json_array_foreach(json_object_get(dead, "jobs"), i, o) {
 			table_cell(&t, "%" PRId64, cq_json_int(o, "id"));
 			table_cell(&t, "%s", cq_json_str(o, "queue", "?"));
@@ -195,16 +227,16 @@ text_problems(buf *out, const json_t *doc)
 			else
 				table_cell(&t, "%s", cq_json_str(o, "last_error", "-"));
 		}
-		table_flush(&t, out);
+		table_flush(&t, out, m);
 	}
 }
 
 static void
-text_schedules(buf *out, const json_t *doc)
+text_schedules(buf *out, const json_t *doc, const table_mode *m)
 {
 	static const char *const head[] = {"NAME", "CRON", "TIMEZONE", "ENABLED", "NEXT RUN", "OVERDUE",
 									   "LAST ENQUEUED", "LAST JOB"};
-	table t = {8, head, 0, NULL, 0, 0};
+	table t = {.ncols = 8, .head = head, .shrink = 0x7};
 	const json_t *scheds = json_object_get(doc, "schedules");
 	char d[64];
 	size_t i;
@@ -214,7 +246,7 @@ text_schedules(buf *out, const json_t *doc)
 		buf_puts(out, "\nSchedules: none\n");
 		return;
 	}
-	buf_puts(out, "\nSchedules\n");
+	title(out, m, "Schedules");
 	json_array_foreach(scheds, i, s) {
 		table_cell(&t, "%s", cq_json_str(s, "name", "?"));
 		table_cell(&t, "%s", cq_json_str(s, "cron", "?"));
@@ -224,13 +256,14 @@ text_schedules(buf *out, const json_t *doc)
 		table_cell(&t, "%s", json_is_true(json_object_get(s, "overdue")) ?
 				   secs(cq_json_int(s, "overdue_seconds"), d, sizeof d) : "-");
 		table_cell(&t, "%s", cq_json_str(s, "last_enqueued_at", "-"));
-		if (json_is_integer(json_object_get(s, "last_job_id")))
+		if (json_is_integer(json_object_get(s, "last_job_id"))) {
 			table_cell(&t, "%" PRId64 " %s", cq_json_int(s, "last_job_id"),
 					   cq_json_str(s, "last_job_status", "(purged)"));
-		else
+			table_style(&t, table_status_style(cq_json_str(s, "last_job_status", "")));
+		} else
 			table_cell(&t, "-");
 	}
-	table_flush(&t, out);
+	table_flush(&t, out, m);
 	json_array_foreach(scheds, i, s)
 		if (json_is_string(json_object_get(s, "error")))
 			buf_printf(out, "schedule %s cannot run: %s\n", cq_json_str(s, "name", "?"),
@@ -242,7 +275,7 @@ text_schedules(buf *out, const json_t *doc)
  * attempt finished in that hour, 'o' when all succeeded, 'x' when any failed.
  */
 static void
-text_history(buf *out, const json_t *doc)
+text_history(buf *out, const json_t *doc, const table_mode *m)
 {
 	const json_t *queues = json_object_get(doc, "queues");
 	size_t i, w = strlen("QUEUE");
@@ -256,34 +289,54 @@ text_history(buf *out, const json_t *doc)
 		if (qw > w)
 			w = qw < TABLE_CELL_MAX ? qw : TABLE_CELL_MAX;
 	}
-	buf_printf(out, "\nLast 24 hours (one character per hour, oldest first: . none finished,"
-			   " o all succeeded, x some failed)\n");
-	buf_printf(out, "%-*s  %-*s%s\n", (int) w, "QUEUE", STATS_HISTORY_HOURS - 3, "-24h", "now");
+	/* On a narrow terminal the names give way to the 24 hours. */
+	if (m->width > 0 && w + 2 + STATS_HISTORY_HOURS > m->width)
+		w = m->width > TABLE_SHRINK_MIN + 2 + STATS_HISTORY_HOURS ? m->width - 2 - STATS_HISTORY_HOURS
+			: TABLE_SHRINK_MIN;
+	title(out, m, "Last 24 hours (one character per hour, oldest first: . none finished,"
+		  " o all succeeded, x some failed)");
+	buf_printf(out, "%s%-*s  %-*s%s%s\n", m->colour ? term_sgr(TERM_BOLD) : "", (int) w, "QUEUE",
+			   STATS_HISTORY_HOURS - 3, "-24h", "now", m->colour ? TERM_RESET : "");
 	json_array_foreach(queues, i, q) {
 		const json_t *runs = json_object_get(q, "runs_24h");
 		const json_t *ok = json_object_get(runs, "succeeded");
 		const json_t *bad = json_object_get(runs, "failed");
-		char *name = table_clip(cq_json_str(q, "queue", "?"));
+		char *clipped = table_clip(cq_json_str(q, "queue", "?"));
+		char *name = utf8_clip(clipped, w, 0);
 
+		free(clipped);
 		buf_puts(out, name);
 		for (size_t k = utf8_width(name); k < w + 2; k++)
 			buf_putc(out, ' ');
 		free(name);
-		for (size_t h = 0; h < json_array_size(ok); h++)
-			buf_putc(out, json_integer_value(json_array_get(bad, h)) > 0 ? 'x' :
-					 json_integer_value(json_array_get(ok, h)) > 0 ? 'o' : '.');
+		for (size_t h = 0; h < json_array_size(ok); h++) {
+			if (json_integer_value(json_array_get(bad, h)) > 0)
+				term_paint(out, m->colour, TERM_RED, "x");
+			else if (json_integer_value(json_array_get(ok, h)) > 0)
+				term_paint(out, m->colour, TERM_GREEN, "o");
+			else
+				term_paint(out, m->colour, TERM_DIM, ".");
+		}
 		buf_putc(out, '\n');
 	}
 }
 
 void
-status_text(buf *out, const json_t *doc, bool chart)
+status_text(buf *out, const json_t *doc, bool chart, const table_mode *m)
 {
-	text_summary(out, doc);
-	text_jobs(out, doc);
-	text_problems(out, doc);
-	text_schedules(out, doc);
+	size_t start = out->len;
+
+	if (m->format == TABLE_CSV) {
+		text_jobs(out, doc, m);
+		return;
+	}
+	text_summary(out, doc, m);
+	text_jobs(out, doc, m);
+	text_problems(out, doc, m);
+	text_schedules(out, doc, m);
 	if (chart)
-		text_history(out, doc);
+		text_history(out, doc, m);
+	/* The tables fit already; this cuts the summary's long lines. */
+	term_fit(out, start, m->width);
 }
 

@@ -1,6 +1,11 @@
-/* table — see table.h. */
+/*
+ * table — see table.h. Cells are kept as given so that CSV carries whole
+ * values; the text form (clipped, escaped, fitted) is made at flush time.
+ * The table owns its cells until table_flush frees them.
+ */
 #include "report/table.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,8 +13,19 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/term.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
+
+table_mode
+table_mode_for(int fd, bool csv)
+{
+	if (csv)
+		return (table_mode) {TABLE_CSV, false, 0};
+	if (fd < 0)
+		return TABLE_MODE_PLAIN;
+	return (table_mode) {TABLE_TEXT, term_colour(fd), term_columns(fd)};
+}
 
 char *
 table_clip(const char *s)
@@ -31,6 +47,7 @@ table_cell(table *t, const char *fmt, ...)
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 64;
 		t->cells = xrealloc(t->cells, t->cap * sizeof *t->cells);
+		t->styles = xrealloc(t->styles, t->cap * sizeof *t->styles);
 	}
 	va_start(ap, fmt);
 	need = vsnprintf(NULL, 0, fmt, ap);
@@ -41,60 +58,190 @@ table_cell(table *t, const char *fmt, ...)
 	if (need >= 0)
 		vsnprintf(raw, (size_t) need + 1, fmt, ap);
 	va_end(ap);
-	t->cells[t->n++] = table_clip(raw);
-	free(raw);
+	t->styles[t->n] = TERM_PLAIN;
+	t->cells[t->n++] = raw;
 }
 
 void
-table_flush(table *t, buf *out)
+table_style(table *t, term_style s)
 {
-	size_t width[16] = {0};
-	size_t rows = t->n / (size_t) t->ncols;
+	if (t->n > 0)
+		t->styles[t->n - 1] = (unsigned char) s;
+}
+
+term_style
+table_status_style(const char *status)
+{
+	static const struct {
+		const char *status;
+		term_style	style;
+	} styles[] = {
+		{"succeeded", TERM_GREEN}, {"failed", TERM_RED}, {"dead", TERM_RED},
+		{"running", TERM_CYAN}, {"queued", TERM_YELLOW}, {"blocked", TERM_YELLOW},
+		{"cancelled", TERM_DIM},
+	};
+
+	for (size_t i = 0; i < sizeof styles / sizeof styles[0]; i++)
+		if (strcmp(status, styles[i].status) == 0)
+			return styles[i].style;
+	return TERM_PLAIN;
+}
+
+size_t
+table_fit(size_t *width, const size_t *floor, int ncols, unsigned shrink, size_t gap, size_t limit)
+{
+	size_t total = ncols > 0 ? gap * (size_t) (ncols - 1) : 0;
+
+	for (int c = 0; c < ncols; c++)
+		total += width[c];
+	while (total > limit) {
+		int widest = -1;
+
+		for (int c = 0; c < ncols; c++)
+			if ((shrink & (1u << c)) && width[c] > floor[c] && (widest < 0 || width[c] > width[widest]))
+				widest = c;
+		if (widest < 0)
+			break;
+		width[widest]--;
+		total--;
+	}
+	return total;
+}
+
+void
+table_csv_field(buf *out, const char *s)
+{
+	if (strpbrk(s, ",\"\r\n") == NULL) {
+		buf_puts(out, s);
+		return;
+	}
+	buf_putc(out, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			buf_putc(out, '"');
+		buf_putc(out, *s);
+	}
+	buf_putc(out, '"');
+}
+
+/* "OLDEST DUE" as a CSV header: "oldest_due" (runs of other characters become one "_"). */
+static void
+csv_head(buf *out, const char *head)
+{
+	bool gap = false;
+
+	for (const char *p = head; *p; p++) {
+		if (isalnum((unsigned char) *p)) {
+			if (gap && out->len > 0)
+				buf_putc(out, '_');
+			buf_putc(out, (char) tolower((unsigned char) *p));
+			gap = false;
+		} else
+			gap = true;
+	}
+}
+
+static void
+flush_csv(const table *t, buf *out)
+{
+	for (int c = 0; c < t->ncols; c++) {
+		buf name = BUF_INIT;
+
+		csv_head(&name, t->head[c]);
+		if (c > 0)
+			buf_putc(out, ',');
+		table_csv_field(out, buf_str(&name));
+		buf_free(&name);
+	}
+	buf_puts(out, "\r\n");
+	for (size_t i = 0; i < t->n; i++) {
+		table_csv_field(out, t->cells[i]);
+		buf_puts(out, (i + 1) % (size_t) t->ncols == 0 ? "\r\n" : ",");
+	}
+}
+
+/* Cell i as a text table shows it before fitting (xmalloc). */
+static char *
+shown(const table *t, size_t i)
+{
+	int c = (int) (i % (size_t) t->ncols);
+	char *joined, *out;
+
+	if (!(t->wide & (1u << c)))
+		return table_clip(t->cells[i]);
+	joined = utf8_clip(t->cells[i], TABLE_WIDE_MAX, 0);
+	out = utf8_printable(joined, false);
+	free(joined);
+	return out;
+}
+
+static void
+flush_text(const table *t, buf *out, const table_mode *mode)
+{
+	size_t width[16] = {0}, floor[16] = {0};
+	size_t rows = t->n / (size_t) t->ncols, gap = 2, start = out->len;
+	char **text = xcalloc(t->n + 1, sizeof *text);
 
 	for (int c = 0; c < t->ncols; c++)
-		width[c] = strlen(t->head[c]);
+		width[c] = utf8_width(t->head[c]);
 	for (size_t i = 0; i < t->n; i++) {
-		size_t w = utf8_width(t->cells[i]);
 		int c = (int) (i % (size_t) t->ncols);
+		size_t w;
 
-		if (w > width[c])
+		text[i] = shown(t, i);
+		if ((w = utf8_width(text[i])) > width[c])
 			width[c] = w;
 	}
+	/* A shrinking column keeps its header whole, or TABLE_SHRINK_MIN. */
+	for (int c = 0; c < t->ncols; c++) {
+		size_t h = utf8_width(t->head[c]);
+
+		floor[c] = h > TABLE_SHRINK_MIN ? h : TABLE_SHRINK_MIN;
+		if (floor[c] > width[c])
+			floor[c] = width[c];
+	}
+	if (mode->width > 0 && table_fit(width, floor, t->ncols, t->shrink, gap, mode->width) > mode->width)
+		table_fit(width, floor, t->ncols, t->shrink, gap = 1, mode->width);
+
 	for (size_t r = 0; r <= rows; r++) {
 		for (int c = 0; c < t->ncols; c++) {
-			const char *s = r == 0 ? t->head[c] : t->cells[(r - 1) * (size_t) t->ncols + (size_t) c];
-			size_t pad = width[c] - utf8_width(s);
+			size_t i = (r - 1) * (size_t) t->ncols + (size_t) c;
+			const char *s = r == 0 ? t->head[c] : text[i];
+			term_style style = r == 0 ? TERM_BOLD : (term_style) t->styles[i];
+			char *cut = utf8_width(s) > width[c] ? utf8_clip(s, width[c], 0) : NULL;
+			size_t pad = width[c] - utf8_width(cut ? cut : s);
 			bool last = c == t->ncols - 1;
 
 			if (c > 0)
-				buf_puts(out, "  ");
+				buf_printf(out, "%*s", (int) gap, "");
 			if (t->right & (1u << c))
-				for (size_t k = 0; k < pad; k++)
-					buf_putc(out, ' ');
-			buf_puts(out, s);
+				buf_printf(out, "%*s", (int) pad, "");
+			term_paint(out, mode->colour, style, cut ? cut : s);
 			if (!(t->right & (1u << c)) && !last)
-				for (size_t k = 0; k < pad; k++)
-					buf_putc(out, ' ');
+				buf_printf(out, "%*s", (int) pad, "");
+			free(cut);
 		}
 		buf_putc(out, '\n');
 	}
+	/* Columns that cannot shrink (counts, times) may still be too wide. */
+	term_fit(out, start, mode->width);
 	for (size_t i = 0; i < t->n; i++)
-		free(t->cells[i]);
-	free(t->cells);
-	t->cells = NULL;
-	t->n = t->cap = 0;
+		free(text[i]);
+	free(text);
 }
 
 void
-table_row(buf *out, int n, const int *widths, const char *const *cells)
+table_flush(table *t, buf *out, const table_mode *mode)
 {
-	for (int c = 0; c < n; c++) {
-		if (c > 0)
-			buf_putc(out, ' ');
-		if (c < n - 1)
-			buf_printf(out, "%-*s", widths[c], cells[c]);
-		else
-			buf_puts(out, cells[c]);
-	}
-	buf_putc(out, '\n');
+	if (mode->format == TABLE_CSV)
+		flush_csv(t, out);
+	else
+		flush_text(t, out, mode);
+	for (size_t i = 0; i < t->n; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(t->styles);
+	t->cells = NULL;
+	t->styles = NULL;
+	t->n = t->cap = 0;
 }

@@ -1,8 +1,8 @@
 /*
  * Unit tests of lib/report/jobs_text: what `cronq list` and `cronq show`
- * print from the database's JSON — fixed-width rows, an error clipped to
- * one line of 80 bytes, fields escaped, a job's attempts with the last ten
- * lines of their output.
+ * print from the database's JSON — a fitted table, an error on one line
+ * clipped to 80 characters, fields escaped; the same as CSV, whole; a
+ * job's attempts with the last ten lines of their output.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,28 +10,42 @@
 #include "check.h"
 #include "render.h"
 #include "report/jobs_text.h"
+#include "report/table.h"
 #include "util/buf.h"
+
+static void
+list(buf *out, const json_t *doc, void *mode)
+{
+	jobs_list_text(out, doc, mode);
+}
 
 static void
 test_list(void)
 {
-	char *got = render_doc("[{\"id\": 12, \"status\": \"dead\", \"type\": \"exec\", \"queue\": \"q\\u001b]0;x\","
+	table_mode plain = TABLE_MODE_PLAIN, csv = {TABLE_CSV, false, 0};
+	char *got = render_with("[{\"id\": 12, \"status\": \"dead\", \"type\": \"exec\", \"queue\": \"q\\u001b]0;x\","
 					   " \"attempts\": 3, \"max_attempts\": 3, \"run_at\": \"2026-03-08T10:00:00Z\","
 					   " \"finished_at\": \"2026-03-08T10:05:00Z\", \"error_code\": \"exit\","
 					   " \"last_error\": \"line one\\nline two 0123456789012345678901234567890123456789012345678901234567890123456789\"},"
 					   " {\"id\": 13, \"status\": \"queued\", \"type\": \"noop\", \"queue\": \"default\","
 					   " \"attempts\": 0, \"max_attempts\": 10, \"run_at\": \"2026-03-08T11:00:00Z\"}]",
-					   jobs_list_text);
+					   list, &plain);
 
 	CHECK(strcmp(got,
-				 "ID       STATUS    TYPE     QUEUE      ATTEMPTS RUN AT               FINISHED AT          ERROR\n"
-				 "12       dead      exec     q\\x1b]0;x  3/3      2026-03-08T10:00:00Z 2026-03-08T10:05:00Z "
-				 "exit: line one line two 01234567890123456789012345678901234567890123456789012345678901...\n"
-				 "13       queued    noop     default    0/10     2026-03-08T11:00:00Z                      \n") == 0,
+				 "ID  STATUS  TYPE  QUEUE      ATTEMPTS  RUN AT                FINISHED AT           ERROR\n"
+				 "12  dead    exec  q\\x1b]0;x  3/3       2026-03-08T10:00:00Z  2026-03-08T10:05:00Z  "
+				 "exit: line one line two 01234567890123456789012345678901234567890123456789012...\n"
+				 "13  queued  noop  default    0/10      2026-03-08T11:00:00Z                        \n") == 0,
 		  "list:\n%s", got);
 	free(got);
-	got = render_doc("[]", jobs_list_text);
-	CHECK(strncmp(got, "ID       STATUS", 15) == 0 && strchr(got, '\n') == got + strlen(got) - 1,
+	got = render_with("[{\"id\": 12, \"status\": \"dead\", \"type\": \"exec\", \"queue\": \"q, \\\"x\\\"\","
+					  " \"attempts\": 3, \"max_attempts\": 3, \"run_at\": \"R\", \"finished_at\": null,"
+					  " \"error_code\": \"exit\", \"last_error\": \"a\\nb\\u001b\"}]", list, &csv);
+	CHECK(strcmp(got, "id,status,type,queue,attempts,run_at,finished_at,error\r\n"
+				 "12,dead,exec,\"q, \"\"x\"\"\",3/3,R,,\"exit: a\nb\x1b\"\r\n") == 0, "list as CSV:\n%s", got);
+	free(got);
+	got = render_with("[]", list, &plain);
+	CHECK(strncmp(got, "ID  STATUS  TYPE", 16) == 0 && strchr(got, '\n') == got + strlen(got) - 1,
 		  "no jobs: the header alone: [%s]", got);
 	free(got);
 }

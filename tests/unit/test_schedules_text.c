@@ -1,6 +1,6 @@
 /*
  * Unit tests of lib/report/schedules_text: what `cronq schedule list` and
- * `cronq schedule show` print — fixed-width rows, the last job or "-",
+ * `cronq schedule show` print — a fitted table, the last job or "-",
  * an author's text escaped, every field of one schedule on its line, its
  * durations (seconds in the JSON) as durations.
  */
@@ -10,21 +10,29 @@
 #include "check.h"
 #include "render.h"
 #include "report/schedules_text.h"
+#include "report/table.h"
 #include "util/buf.h"
+
+static void
+list(buf *out, const json_t *doc, void *mode)
+{
+	schedules_list_text(out, doc, mode);
+}
 
 int
 main(void)
 {
-	char *got = render_doc("[{\"name\": \"nightly\", \"cron\": \"0 2 * * *\", \"timezone\": \"Europe/Paris\", \"type\": \"exec\","
+	table_mode plain = TABLE_MODE_PLAIN;
+	char *got = render_with("[{\"name\": \"nightly\", \"cron\": \"0 2 * * *\", \"timezone\": \"Europe/Paris\", \"type\": \"exec\","
 					   " \"queue\": \"maint\", \"enabled\": true, \"next_run_at\": \"2026-03-09T01:00:00Z\","
 					   " \"last_job_id\": 42, \"last_job_status\": \"succeeded\"},"
 					   " {\"name\": \"evil\\u001b[2J\", \"cron\": \"@hourly\", \"timezone\": \"UTC\", \"type\": \"noop\","
-					   " \"queue\": \"default\", \"enabled\": false, \"next_run_at\": null}]", schedules_list_text);
+					   " \"queue\": \"default\", \"enabled\": false, \"next_run_at\": null}]", list, &plain);
 
 	CHECK(strcmp(got,
-				 "NAME                     CRON               TIMEZONE         TYPE     QUEUE      ENABLED  NEXT RUN              LAST JOB\n"
-				 "nightly                  0 2 * * *          Europe/Paris     exec     maint      yes      2026-03-09T01:00:00Z  42 succeeded\n"
-				 "evil\\x1b[2J              @hourly            UTC              noop     default    no       -                     -\n") == 0,
+				 "NAME         CRON       TIMEZONE      TYPE  QUEUE    ENABLED  NEXT RUN              LAST JOB\n"
+				 "nightly      0 2 * * *  Europe/Paris  exec  maint    yes      2026-03-09T01:00:00Z  42 succeeded\n"
+				 "evil\\x1b[2J  @hourly    UTC           noop  default  no       -                     -\n") == 0,
 		  "list:\n%s", got);
 	free(got);
 

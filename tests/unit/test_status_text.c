@@ -14,7 +14,9 @@
 static void
 call(buf *out, const json_t *doc, void *chart)
 {
-	status_text(out, doc, *(bool *) chart);
+	table_mode plain = TABLE_MODE_PLAIN;
+
+	status_text(out, doc, *(bool *) chart, &plain);
 }
 
 static char *

@@ -1,8 +1,9 @@
 /*
  * Unit tests of the text for people: utf8_clip (both ways a line is cut:
- * cells in characters, list errors in bytes), utf8_width, and
- * lib/report/table (cells clipped and escaped, columns fitted in
- * characters, right alignment, fixed-width rows).
+ * cells in characters, results in bytes), utf8_width, util/term (widths
+ * that skip SGR codes, lines cut to a width), and lib/report/table (cells
+ * clipped and escaped, columns sized in characters, right alignment,
+ * shrinking to a width, colour, CSV quoting).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "check.h"
 #include "report/table.h"
 #include "util/buf.h"
+#include "util/term.h"
 #include "util/utf8.h"
 
 static const struct {
@@ -78,7 +80,8 @@ static void
 test_fitted(void)
 {
 	static const char *const head[] = {"NAME", "N", "NOTE"};
-	table t = {3, head, 0x02, NULL, 0, 0};
+	table t = {.ncols = 3, .head = head, .right = 0x02};
+	table_mode plain = TABLE_MODE_PLAIN;
 	buf out = BUF_INIT;
 
 	table_cell(&t, "%s", "alpha");
@@ -87,30 +90,160 @@ test_fitted(void)
 	table_cell(&t, "%s", "\xc3\xa9t\xc3\xa9");	/* 3 characters, 5 bytes */
 	table_cell(&t, "%d", 1234);
 	table_cell(&t, "%s", "last\tcolumn");
-	table_flush(&t, &out);
+	table_flush(&t, &out, &plain);
 	CHECK(strcmp(buf_str(&out),
 				 "NAME      N  NOTE\n"
 				 "alpha     7  x\n"
 				 "\xc3\xa9t\xc3\xa9    1234  last column\n") == 0, "fitted table:\n%s", buf_str(&out));
 	CHECK(t.n == 0 && t.cells == NULL, "flushed table is empty");
 	buf_reset(&out);
-	table_flush(&t, &out);
+	table_flush(&t, &out, &plain);
 	CHECK(strcmp(buf_str(&out), "NAME  N  NOTE\n") == 0, "no rows: the header alone: [%s]", buf_str(&out));
 	buf_free(&out);
 }
 
-static void
-test_row(void)
-{
-	static const int widths[] = {4, 3, 0};
-	const char *const a[] = {"ID", "ST", "ERROR"};
-	const char *const b[] = {"12345", "x", ""};
-	buf out = BUF_INIT;
+/* The widths table_fit leaves, from widths and floors, for a limit. */
+static const struct {
+	size_t		width[4], floor[4];
+	unsigned	shrink;
+	size_t		gap, limit;
+	size_t		want[4], total;
+} fits[] = {
+	/* fits already: nothing moves */
+	{{10, 5, 20, 3}, {8, 5, 8, 3}, 0x5, 2, 80, {10, 5, 20, 3}, 44},
+	/* the widest shrinkable column gives first, then both in turn */
+	{{10, 5, 20, 3}, {8, 5, 8, 3}, 0x5, 2, 40, {10, 5, 16, 3}, 40},
+	{{10, 5, 20, 3}, {8, 5, 8, 3}, 0x5, 2, 28, {8, 5, 8, 3}, 30},
+	{{10, 5, 20, 3}, {8, 5, 8, 3}, 0x5, 2, 31, {8, 5, 9, 3}, 31},
+	/* a column not marked never shrinks, whatever its width */
+	{{40, 5, 10, 3}, {8, 5, 8, 3}, 0x4, 2, 40, {40, 5, 8, 3}, 62},
+	/* floors stop it: the total stays over the limit */
+	{{10, 10, 0, 0}, {9, 9, 0, 0}, 0x3, 1, 5, {9, 9, 0, 0}, 19},
+};
 
-	table_row(&out, 3, widths, a);
-	table_row(&out, 3, widths, b);
-	CHECK(strcmp(buf_str(&out), "ID   ST  ERROR\n12345 x   \n") == 0, "fixed rows: [%s]", buf_str(&out));
+static void
+test_fit(void)
+{
+	for (size_t i = 0; i < sizeof fits / sizeof fits[0]; i++) {
+		size_t w[4];
+		int ncols = fits[i].width[3] || fits[i].floor[3] ? 4 : 2;
+		size_t total;
+
+		memcpy(w, fits[i].width, sizeof w);
+		total = table_fit(w, fits[i].floor, ncols, fits[i].shrink, fits[i].gap, fits[i].limit);
+		CHECK(total == fits[i].total && memcmp(w, fits[i].want, sizeof(size_t) * (size_t) ncols) == 0,
+			  "fit %zu: got %zu %zu %zu %zu = %zu, want %zu %zu %zu %zu = %zu", i, w[0], w[1], w[2], w[3],
+			  total, fits[i].want[0], fits[i].want[1], fits[i].want[2], fits[i].want[3], fits[i].total);
+	}
+}
+
+/* Every line of s at most width characters (SGR codes not counted). */
+static bool
+lines_within(const char *s, size_t width)
+{
+	char *copy = strdup(s), *save = NULL;
+	bool ok = true;
+
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (term_width(line) > width)
+			ok = false;
+	free(copy);
+	return ok;
+}
+
+static void
+test_shrunk(void)
+{
+	static const char *const head[] = {"ID", "QUEUE", "COUNT", "ERROR"};
+	table t = {.ncols = 4, .head = head, .right = 0x5, .shrink = 0xA};
+	table_mode narrow = {TABLE_TEXT, false, 30}, colour = {TABLE_TEXT, true, 30};
+	buf out = BUF_INIT, plain = BUF_INIT;
+
+	for (int pass = 0; pass < 2; pass++) {
+		table_cell(&t, "%d", 1);
+		table_cell(&t, "%s", "\xc3\xbc\xc3\xb1\xc3\xaf\xc3\xa7\xc3\xb8\xc3\xb0\xc3\xa9-queue");	/* 13 characters */
+		table_cell(&t, "%d", 12345);
+		table_cell(&t, "%s", "it broke, badly, again and again");
+		table_style(&t, TERM_RED);
+		table_cell(&t, "%d", 22);
+		table_cell(&t, "%s", "q");
+		table_cell(&t, "%d", 0);
+		table_cell(&t, "%s", "-");
+		table_flush(&t, pass == 0 ? &out : &plain, pass == 0 ? &narrow : &colour);
+	}
+	CHECK(strcmp(buf_str(&out),
+				 "ID  QUEUE     COUNT  ERROR\n"
+				 " 1  \xc3\xbc\xc3\xb1\xc3\xaf\xc3\xa7\xc3\xb8...  12345  it bro...\n"
+				 "22  q             0  -\n") == 0, "shrunk to 30 columns, in characters:\n%s", buf_str(&out));
+	CHECK(lines_within(buf_str(&out), 30), "no line over 30 columns:\n%s", buf_str(&out));
+	CHECK(strstr(buf_str(&plain), "\033[1mQUEUE\033[0m") && strstr(buf_str(&plain), "\033[31mit bro...\033[0m"),
+		  "colour: a bold header, a red cell: %s", buf_str(&plain));
+	CHECK(lines_within(buf_str(&plain), 30) && term_width(buf_str(&plain)) == utf8_width(buf_str(&out)),
+		  "colour codes take no width");
 	buf_free(&out);
+	buf_free(&plain);
+}
+
+static const struct {
+	const char *in, *want;
+} csv_fields[] = {
+	{"plain", "plain"},
+	{"", ""},
+	{"\xc3\xa9t\xc3\xa9 x", "\xc3\xa9t\xc3\xa9 x"},
+	{"a,b", "\"a,b\""},
+	{"say \"hi\"", "\"say \"\"hi\"\"\""},
+	{"\"", "\"\"\"\""},
+	{"two\nlines", "\"two\nlines\""},
+	{"cr\r", "\"cr\r\""},
+	{"tab\tstays", "tab\tstays"},
+};
+
+static void
+test_csv(void)
+{
+	static const char *const head[] = {"ID", "OLDEST DUE", "MAX-RUNNING"};
+	table t = {.ncols = 3, .head = head, .shrink = 0x2};
+	table_mode csv = {TABLE_CSV, true, 10};
+	buf out = BUF_INIT;
+	char long_value[200];
+
+	for (size_t i = 0; i < sizeof csv_fields / sizeof csv_fields[0]; i++) {
+		buf_reset(&out);
+		table_csv_field(&out, csv_fields[i].in);
+		CHECK(strcmp(buf_str(&out), csv_fields[i].want) == 0, "csv field %zu: got [%s], want [%s]", i,
+			  buf_str(&out), csv_fields[i].want);
+	}
+	memset(long_value, 'v', sizeof long_value - 1);
+	long_value[sizeof long_value - 1] = '\0';
+	buf_reset(&out);
+	table_cell(&t, "%d", 1);
+	table_cell(&t, "%s", long_value);
+	table_style(&t, TERM_RED);
+	table_cell(&t, "%s", "x, \"y\"\nz");
+	table_flush(&t, &out, &csv);
+	CHECK(strncmp(buf_str(&out), "id,oldest_due,max_running\r\n1,vvv", 32) == 0 &&
+		  strstr(buf_str(&out), long_value) && strstr(buf_str(&out), ",\"x, \"\"y\"\"\nz\"\r\n") &&
+		  !strchr(buf_str(&out), '\033'), "a CSV table: no colour, no clipping, fields quoted:\n%s", buf_str(&out));
+	buf_free(&out);
+}
+
+static void
+test_term(void)
+{
+	buf b = BUF_INIT;
+
+	CHECK(term_width("\033[1mab\033[0m\xc3\xa9") == 3, "term_width skips SGR codes");
+	buf_puts(&b, "keep\n0123456789\n\033[31m0123456789abc\033[0m\nshort");
+	term_fit(&b, 5, 10);
+	CHECK(strcmp(buf_str(&b), "keep\n0123456789\n\033[31m0123456\033[0m...\nshort") == 0,
+		  "term_fit cuts long lines only, closing a style: [%s]", buf_str(&b));
+	buf_reset(&b);
+	buf_puts(&b, "0123456789abc");
+	term_fit(&b, 0, 0);
+	CHECK(strcmp(buf_str(&b), "0123456789abc") == 0, "term_fit to 0: no limit");
+	term_fit(&b, 0, 8);
+	CHECK(strcmp(buf_str(&b), "01234...") == 0, "term_fit: [%s]", buf_str(&b));
+	buf_free(&b);
 }
 
 int
@@ -119,6 +252,9 @@ main(void)
 	test_clip();
 	test_cell();
 	test_fitted();
-	test_row();
+	test_fit();
+	test_shrunk();
+	test_csv();
+	test_term();
 	return check_done("table");
 }
