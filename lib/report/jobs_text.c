@@ -56,7 +56,7 @@ jobs_list_text(buf *out, const json_t *list, const table_mode *mode)
 {
 	static const char *const head[] = {"ID", "STATUS", "TYPE", "QUEUE", "ATTEMPTS", "RUN AT", "FINISHED AT",
 									   "ERROR"};
-	table t = {.ncols = 8, .head = head, .right = 0x01, .shrink = 0x8C, .wide = 0x80};
+	table t = {.ncols = 8, .head = head, .shrink = 0x8C, .wide = 0x80};
 	size_t i;
 	json_t *job;
 

@@ -316,7 +316,7 @@ match "text: dead jobs, first line of the error" 'fail: it broke\.\.\.' "$OUT"
 match "text: schedules" 'cronq-purge +17 3 \* \* \* +UTC +yes +20[0-9-]+T03:17:00Z' "$OUT"
 check "text: no 24-hour chart when not on a terminal" [ -z "$(grep 'Last 24 hours' <<<"$OUT")" ]
 if command -v script >/dev/null; then
-    tty_out=$(script -qec "$CRONQ status" /dev/null </dev/null | tr -d '\r')
+    tty_out=$(NO_COLOR=1 script -qec "$CRONQ status" /dev/null </dev/null | tr -d '\r')
     match "terminal: a 24-hour line per queue, oldest hour first" \
         $'Last 24 hours[^\n]*\nQUEUE +-24h +now\ndefault +\\.{18}o\\.\\.x\\.\\.\nmail +\\.{24}\n' "$tty_out"
 fi
