@@ -2,7 +2,8 @@
  * Unit tests of lib/report/status_text: a status document in, the text of
  * `cronq status` out — the summary lines, fitted tables with counts
  * right-aligned, a dead job's error clipped and escaped, a schedule that
- * cannot run, the empty cases, and the 24-hour chart only when asked.
+ * cannot run, the empty cases, and the 24-hour chart only when asked;
+ * fitted to a narrow width, coloured, and as CSV (the jobs table alone).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "check.h"
 #include "render.h"
 #include "report/status_text.h"
+#include "util/term.h"
 
 static void
 call(buf *out, const json_t *doc, void *chart)
@@ -17,6 +19,12 @@ call(buf *out, const json_t *doc, void *chart)
 	table_mode plain = TABLE_MODE_PLAIN;
 
 	status_text(out, doc, *(bool *) chart, &plain);
+}
+
+static void
+call_mode(buf *out, const json_t *doc, void *mode)
+{
+	status_text(out, doc, true, mode);
 }
 
 static char *
@@ -101,5 +109,26 @@ main(void)
 				 "\n"
 				 "Schedules: none\n") == 0, "an empty queue:\n%s", got);
 	free(got);
+
+	{
+		table_mode narrow = {TABLE_TEXT, true, 40}, csv = {TABLE_CSV, true, 40};
+		char *line, *save = NULL;
+		bool within = true;
+
+		got = render_with(doc, call_mode, &narrow);
+		with = strdup(got);
+		for (line = strtok_r(with, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			if (term_width(line) > 40)
+				within = false;
+		CHECK(within, "every line within 40 columns:\n%s", got);
+		CHECK(strstr(got, "Dead jobs:          \033[31m2\033[0m\n") && strstr(got, "\033[1mJobs\033[0m\n") &&
+			  strstr(got, "\033[32mo\033[0m\033[31mx\033[0m"), "coloured: the dead count, titles, the chart:\n%s", got);
+		free(with);
+		free(got);
+		got = render_with(doc, call_mode, &csv);
+		CHECK(strcmp(got, "queue,type,queued,blocked,running,succeeded,failed,dead,cancelled\r\n"
+					 "default,exec,3,0,0,120,0,2,0\r\n") == 0, "as CSV, the jobs table alone:\n%s", got);
+		free(got);
+	}
 	return check_done("status_text");
 }
