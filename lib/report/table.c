@@ -160,6 +160,22 @@ flush_csv(const table *t, buf *out)
 	}
 }
 
+/* A header cut to width characters, "." marking the cut: "SUCCEEDED" to "SUCCE." (xmalloc). */
+static char *
+abbreviate(const char *head, size_t width)
+{
+	buf out = BUF_INIT;
+	size_t chars = 0;
+
+	for (const char *p = head; *p; p++) {
+		if (((unsigned char) *p & 0xC0) != 0x80 && ++chars == width)
+			break;
+		buf_putc(&out, *p);
+	}
+	buf_putc(&out, '.');
+	return buf_steal(&out);
+}
+
 /* Cell i as a text table shows it before fitting (xmalloc). */
 static char *
 shown(const table *t, size_t i)
@@ -178,7 +194,7 @@ shown(const table *t, size_t i)
 static void
 flush_text(const table *t, buf *out, const table_mode *mode)
 {
-	size_t width[16] = {0}, floor[16] = {0};
+	size_t width[16] = {0}, floor[16] = {0}, widest[16] = {0};
 	size_t rows = t->n / (size_t) t->ncols, gap = 2, start = out->len;
 	char **text = xcalloc(t->n + 1, sizeof *text);
 
@@ -189,7 +205,9 @@ flush_text(const table *t, buf *out, const table_mode *mode)
 		size_t w;
 
 		text[i] = shown(t, i);
-		if ((w = utf8_width(text[i])) > width[c])
+		if ((w = utf8_width(text[i])) > widest[c])
+			widest[c] = w;
+		if (w > width[c])
 			width[c] = w;
 	}
 	/* A shrinking column keeps its header whole, or TABLE_SHRINK_MIN. */
@@ -200,15 +218,24 @@ flush_text(const table *t, buf *out, const table_mode *mode)
 		if (floor[c] > width[c])
 			floor[c] = width[c];
 	}
-	if (mode->width > 0 && table_fit(width, floor, t->ncols, t->shrink, gap, mode->width) > mode->width)
-		table_fit(width, floor, t->ncols, t->shrink, gap = 1, mode->width);
+	if (mode->width > 0 && table_fit(width, floor, t->ncols, t->shrink, gap, mode->width) > mode->width &&
+		table_fit(width, floor, t->ncols, t->shrink, gap = 1, mode->width) > mode->width) {
+		/* Then headers wider than their values (counts) are abbreviated. */
+		for (int c = 0; c < t->ncols; c++) {
+			size_t h = utf8_width(t->head[c]), least = h < TABLE_HEAD_MIN ? h : TABLE_HEAD_MIN;
+
+			floor[c] = t->shrink & (1u << c) ? width[c] : widest[c] > least ? widest[c] : least;
+		}
+		table_fit(width, floor, t->ncols, ~0u, 1, mode->width);
+	}
 
 	for (size_t r = 0; r <= rows; r++) {
 		for (int c = 0; c < t->ncols; c++) {
 			size_t i = (r - 1) * (size_t) t->ncols + (size_t) c;
 			const char *s = r == 0 ? t->head[c] : text[i];
 			term_style style = r == 0 ? TERM_BOLD : (term_style) t->styles[i];
-			char *cut = utf8_width(s) > width[c] ? utf8_clip(s, width[c], 0) : NULL;
+			char *cut = utf8_width(s) <= width[c] ? NULL : r == 0 ? abbreviate(s, width[c])
+				: utf8_clip(s, width[c], 0);
 			size_t pad = width[c] - utf8_width(cut ? cut : s);
 			bool last = c == t->ncols - 1;
 

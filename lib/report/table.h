@@ -23,6 +23,8 @@
 #define TABLE_WIDE_MAX 80
 /* A column that shrinks to fit the width keeps at least this many characters. */
 #define TABLE_SHRINK_MIN 8
+/* A header abbreviated to fit keeps at least this many ("SUC."). */
+#define TABLE_HEAD_MIN 4
 
 typedef enum table_format {
 	TABLE_TEXT = 0,
@@ -79,7 +81,9 @@ term_style table_status_style(const char *status);
  * that fits and two does not), each as wide as its widest cell in
  * characters, the last one not padded; wider than mode->width, the
  * shrinkable columns give up characters, the widest first, down to
- * TABLE_SHRINK_MIN, and what still does not fit is cut at the width (never
+ * TABLE_SHRINK_MIN, then headers wider than their column's values
+ * ("SUCCEEDED" over counts) are abbreviated ("SUCCE."), the widest first,
+ * down to TABLE_HEAD_MIN; what still does not fit is cut at the width (never
  * wrapped). CSV: a header row (lower case, words joined by "_"), then one
  * record per row, CRLF after each.
  */

@@ -184,6 +184,31 @@ test_shrunk(void)
 	buf_free(&plain);
 }
 
+/* Counts under long headers: at a narrow width the headers are abbreviated. */
+static void
+test_abbreviated(void)
+{
+	static const char *const head[] = {"QUEUE", "SUCCEEDED", "CANCELLED", "DEAD"};
+	table t = {.ncols = 4, .head = head, .right = 0xE, .shrink = 0x1};
+	table_mode narrow = {TABLE_TEXT, false, 22}, narrower = {TABLE_TEXT, false, 12};
+	buf out = BUF_INIT;
+
+	for (int pass = 0; pass < 2; pass++) {
+		table_cell(&t, "%s", "default");
+		table_cell(&t, "%d", 120);
+		table_cell(&t, "%d", 0);
+		table_cell(&t, "%d", 7);
+		table_flush(&t, &out, pass == 0 ? &narrow : &narrower);
+	}
+	CHECK(strcmp(buf_str(&out),
+				 "QUEUE   SUC. CAN. DEAD\n"
+				 "default  120    0    7\n"
+				 "QUEUE   S...\n"
+				 "default  ...\n") == 0,
+		  "headers abbreviated to fit 22 columns; at 12 lines are cut:\n%s", buf_str(&out));
+	buf_free(&out);
+}
+
 static const struct {
 	const char *in, *want;
 } csv_fields[] = {
@@ -254,6 +279,7 @@ main(void)
 	test_fitted();
 	test_fit();
 	test_shrunk();
+	test_abbreviated();
 	test_csv();
 	test_term();
 	return check_done("table");
