@@ -107,9 +107,13 @@ eq "list: the long unicode queue keeps ATTEMPTS aligned" ok "$(aligned ATTEMPTS 
 clipped=$(python3 -c 'import sys; print(sys.argv[1][:45] + "...")' "$Q")
 check "list: the long queue clipped to 48 characters, not bytes" grep -qF -- "  $clipped  " <<<"$OUT"
 tty list
-eq "list, 60 columns: ATTEMPTS aligned" ok "$(aligned ATTEMPTS "$OUT")"
+eq "list, 60 columns: ATTEMPTS (abbreviated) aligned" ok "$(aligned ATT "$OUT")"
 tty status
 eq "status, 60 columns: the queues table aligned" ok "$(aligned LAG "$(plain <<<"$OUT" | sed -n '/^Queues/,/^$/p' | sed 1d)")"
+tty status
+eq "status, 60 columns: every count column of the jobs table kept, headers abbreviated" \
+    "QUEUE TYPE QUEUED BLOCK. RUNNI. SUCCE. FAILED DEAD CANCE.|9 9 9" \
+    "$(plain <<<"$OUT" | sed -n '/^Jobs/,/^$/p' | sed '1d;/^$/d' | awk 'NR == 1 { h = $0; next } { n = n (n ? " " : "") NF } END { print h "|" n }' | tr -s ' ')"
 OUT=$("$CRONQ" schedule list)
 eq "schedule list: NEXT RUN aligned" ok "$(aligned 'NEXT RUN' "$OUT")"
 
