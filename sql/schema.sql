@@ -250,34 +250,7 @@ begin
     end if;
     if left(f[1], 1) = '@' then
         if lower(f[1]) = '@every' then
-            if cardinality(f) < 2 then
-                return '@every needs a duration, such as @every 90m';
-            elsif cardinality(f) > 2 then
-                return format('unexpected text after @every %s', left(f[2], 32));
-            end if;
-            -- lib/util/duration: units w d h m s ms, largest first, each once;
-            -- a bare number is seconds. The C reads at most 63 characters.
-            if length(f[2]) >= 64 then
-                return format('@every: invalid duration "%s"', left(f[2], 32));
-            elsif f[2] ~ '^[0-9]+$' then
-                ms := f[2]::numeric * 1000;
-            else
-                m := regexp_match(f[2], '^(?:([0-9]+)w)?(?:([0-9]+)d)?(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?(?:([0-9]+)ms)?$');
-                if m is null then
-                    return format('@every: invalid duration "%s"', left(f[2], 32));
-                end if;
-                ms := coalesce(m[1]::numeric, 0) * 604800000 + coalesce(m[2]::numeric, 0) * 86400000
-                    + coalesce(m[3]::numeric, 0) * 3600000 + coalesce(m[4]::numeric, 0) * 60000
-                    + coalesce(m[5]::numeric, 0) * 1000 + coalesce(m[6]::numeric, 0);
-            end if;
-            if ms > 100::numeric * 366 * 86400000 then
-                return format('@every: duration "%s" is too long', left(f[2], 32));
-            elsif ms % 1000 <> 0 then
-                return format('@every: %s is not a whole number of seconds', left(f[2], 32));
-            elsif ms < 60000 then
-                return format('@every: %s is shorter than 1 minute', left(f[2], 32));
-            end if;
-            return null;
+            return cronq.every_error(f[2:]);
         end if;
         if lower(f[1]) in ('@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly') then
             return case when cardinality(f) > 1 then format('unexpected text after %s', lower(f[1])) end;
@@ -595,6 +568,52 @@ CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with
 END;
 
 ALTER FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]) OWNER TO postgres;
+
+--
+-- Name: every_error(text[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.every_error(d text[]) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+declare
+    num constant text := '([0-9]+(?:\.[0-9]+)?)';
+    t text := array_to_string(d, ' ');
+    m text[];
+    ms numeric;
+begin
+    if t is null or t = '' then
+        return '@every needs a duration, such as @every 90m';
+    end if;
+    if length(t) >= 64 then
+        return format('@every: invalid duration "%s"', left(t, 32));
+    end if;
+    m := regexp_match(t, '^(?:' || num || '|(?:' || num || ' ?(?:weeks|week|w))?'
+                      || '(?: ?' || num || ' ?(?:days|day|d))?'
+                      || '(?: ?' || num || ' ?(?:hours|hour|hrs|hr|h))?'
+                      || '(?: ?' || num || ' ?(?:minutes|minute|mins|min|m))?'
+                      || '(?: ?' || num || ' ?(?:seconds|second|secs|sec|s))?'
+                      || '(?: ?' || num || ' ?(?:milliseconds|millisecond|msecs|msec|ms))?)$', 'i');
+    if m is null then
+        return format('@every: invalid duration "%s"', left(t, 32));
+    end if;
+    ms := coalesce(m[1]::numeric, 0) * 1000 + coalesce(m[2]::numeric, 0) * 604800000
+        + coalesce(m[3]::numeric, 0) * 86400000 + coalesce(m[4]::numeric, 0) * 3600000
+        + coalesce(m[5]::numeric, 0) * 60000 + coalesce(m[6]::numeric, 0) * 1000
+        + coalesce(m[7]::numeric, 0);
+    if ms > 100::numeric * 366 * 86400000 then
+        return format('@every: duration "%s" is too long', left(t, 32));
+    elsif ms % 1000 <> 0 then
+        return format('@every: %s is not a whole number of seconds', left(t, 32));
+    elsif ms < 60000 then
+        return format('@every: %s is shorter than 1 minute', left(t, 32));
+    end if;
+    return null;
+end
+$_$;
+
+ALTER FUNCTION cronq.every_error(d text[]) OWNER TO postgres;
 
 --
 -- Name: exec_args_bytes(jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -2013,6 +2032,22 @@ CREATE FUNCTION cronq.payload_rules_sql(p jsonb) RETURNS text
 ALTER FUNCTION cronq.payload_rules_sql(p jsonb) OWNER TO postgres;
 
 --
+-- Name: queue_refused(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.queue_refused() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    raise exception 'queue name must be printable text without control characters'
+        using errcode = 'check_violation';
+end
+$$;
+
+ALTER FUNCTION cronq.queue_refused() OWNER TO postgres;
+
+--
 -- Name: requeue_jobs(bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -2415,7 +2450,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 19;
+    RETURN 20;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -2784,6 +2819,18 @@ CREATE TRIGGER jobs_hooks BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN ((new.ho
 CREATE TRIGGER jobs_plan BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((new.depends_on IS NOT NULL) OR (new.dependants IS NOT NULL) OR (new.waiting_for IS NOT NULL))) EXECUTE FUNCTION cronq.jobs_plan();
 
 --
+-- Name: jobs jobs_queue_name; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_queue_name BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN ((new.queue ~ '[[:cntrl:]]'::text)) EXECUTE FUNCTION cronq.queue_refused();
+
+--
+-- Name: jobs jobs_queue_rename; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_queue_rename BEFORE UPDATE OF queue ON cronq.jobs FOR EACH ROW WHEN (((new.queue IS DISTINCT FROM old.queue) AND (new.queue ~ '[[:cntrl:]]'::text))) EXECUTE FUNCTION cronq.queue_refused();
+
+--
 -- Name: jobs jobs_settle; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
@@ -2842,6 +2889,18 @@ CREATE TRIGGER schedules_ledger_delete AFTER DELETE ON cronq.schedules FOR EACH 
 --
 
 CREATE TRIGGER schedules_ledger_rename AFTER UPDATE OF name ON cronq.schedules FOR EACH ROW WHEN ((old.name IS DISTINCT FROM new.name)) EXECUTE FUNCTION cronq.schedules_ledger();
+
+--
+-- Name: schedules schedules_queue_name; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_queue_name BEFORE INSERT ON cronq.schedules FOR EACH ROW WHEN ((new.queue ~ '[[:cntrl:]]'::text)) EXECUTE FUNCTION cronq.queue_refused();
+
+--
+-- Name: schedules schedules_queue_rename; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_queue_rename BEFORE UPDATE OF queue ON cronq.schedules FOR EACH ROW WHEN (((new.queue IS DISTINCT FROM old.queue) AND (new.queue ~ '[[:cntrl:]]'::text))) EXECUTE FUNCTION cronq.queue_refused();
 
 --
 -- Name: schedules schedules_spell; Type: TRIGGER; Schema: cronq; Owner: postgres
