@@ -171,6 +171,11 @@ cronq enqueue noop --queue $'mail\nFORGED'
 expect "--queue with a newline" 65 "" "cronq: error: queue name must be printable text without control characters"
 cronq enqueue noop --queue $'q\xc2\x9b31m'
 expect "--queue with a C1 control (CSI)" 65 "" "cronq: error: queue name must be printable text without control characters"
+# Refused before any connection, as every bad input is.
+CRONQ_DATABASE_URL="host=/nonexistent" cronq enqueue noop --queue $'q\xc2\x9b31m'
+expect "a C1 control, no database needed" 65 "" "cronq: error: queue name must be printable text without control characters"
+CRONQ_DATABASE_URL="host=/nonexistent" cronq schedule add ctl '* * * * *' noop --queue $'x\ty'
+expect "schedule add: a tab, no database needed" 65 "" "cronq: error: queue name must be printable text without control characters"
 cronq_in '{"type":"noop"}
 {"type":"noop","queue":"a\u001b[2Jb"}' enqueue --jsonl
 eq "JSONL with an ESC in a queue: 65, nothing written" "65|$before" "$RC|$(count)"
