@@ -6,7 +6,7 @@
 # lists, and every long option of `cronq COMMAND --help`, is in
 # docs/commands.md and cronq.1; every function of schema cronq that
 # sql/grants.sql grants is in docs/sql-api.md and cronq.7, every table in
-# docs/schema.md and cronq.7. Needs no database.
+# docs/schema.md and cronq.7; the SQL examples of docs/sql-api.md run.
 . "$(dirname "$0")/lib.sh"
 
 cd "$T_ROOT" || exit 1
@@ -100,6 +100,16 @@ for t in $tables; do
     check "docs/schema.md has $t" grep -qF "\`$t\`" docs/schema.md
     check "cronq.7 has $t" grep -qE "^\.B ${t//./\\.}$" cronq.7
 done
+
+# The examples, as they stand (job 4711 being one of the jobs made first).
+cronq migrate
+check "cronq migrate" [ "$RC" = 0 ]
+q "select cronq.enqueue('noop') from generate_series(1, 42)" >/dev/null
+awk '/^## Examples/ { on = 1 } /^## Roles/ { on = 0 } on' docs/sql-api.md |
+    awk '/^```sql/ { c = 1; next } /^```/ { c = 0; next } c' | sed 's/4711/40/g' >"$T_DIR/examples.sql"
+check "docs/sql-api.md has SQL examples" [ "$(grep -c 'select cronq\.' "$T_DIR/examples.sql")" -ge 10 ]
+out=$("$PSQL" -XAtq -v ON_ERROR_STOP=1 -f "$T_DIR/examples.sql" 2>&1); rc=$?
+check "the SQL examples of docs/sql-api.md run ($(grep -m1 ERROR <<<"$out"))" [ "$rc" = 0 ]
 
 # --- the man pages render ----------------------------------------------
 # (cronq.1's long function signatures under ROLES cannot be adjusted to
