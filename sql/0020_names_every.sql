@@ -1,4 +1,5 @@
--- 0020_names_every.sql — printable queue names; "@every" reads every duration.
+-- 0020_names_every.sql — printable queue names; "@every" reads every
+-- duration; hooks' jobs written at the cost of an insert.
 --
 -- Queue names are printable text (SPEC 9): a name with a control character
 -- (a newline, an escape, a C1 code) would split a table row or a log line
@@ -14,6 +15,22 @@
 -- cronq.is_duration in 0019): decimals and unit words, "@every 1.5h",
 -- "@every 1 hour 30 minutes" (the rest of the expression, whitespace runs
 -- read as one space). lib/time/cron.c reads the same grammar.
+--
+-- Hooks' jobs (issue 22's benchmark: a drain whose every job has an
+-- on_success hook must reach half the plain drain's rate). fire_hooks
+-- checked each hook job as jobs_guard would (payload rules, the author's
+-- rights) and then jobs_guard checked it again, with the key lookup that
+-- its ON CONFLICT makes anyway: a third of the hook's cost. Its jobs now
+-- carry hook_of, the job whose outcome fired them (shown by show), and
+-- jobs_guard's WHEN lets such a row through unchecked only when the owner
+-- or a superuser writes it, which is fire_hooks (security definer) and
+-- roles that may disable the trigger anyway. From any other role a row
+-- with hook_of goes through jobs_guard, which refuses it: a cronq_user has
+-- no grant on the column, and a role granted the whole table cannot use
+-- the mark to skip the checks or to name another author. fire_hooks now
+-- writes the defaults jobs_guard filled in. Its join found the batch's
+-- jobs by hashing the whole table (the planner guesses 10 ids for an
+-- array): it looks them up by id.
 --
 -- A binary before this schema refuses the new "@every" forms on its side,
 -- and writes names the trigger refuses only where it let them through:
@@ -194,3 +211,165 @@ begin
     return null;
 end
 $$;
+
+alter table cronq.jobs add column if not exists hook_of bigint;
+comment on column cronq.jobs.hook_of is
+    'the job whose outcome fired this hook''s job (cronq.fire_hooks); null for any other job';
+
+create or replace function cronq.jobs_guard() returns trigger
+language plpgsql as $$
+declare
+    privileged pg_catalog.bool;
+    msg pg_catalog.text;
+begin
+    if tg_op operator(pg_catalog.=) 'INSERT' then
+        -- The trigger's WHEN lets a row with hook_of through only from
+        -- the owner or a superuser (fire_hooks): from anyone else it is a
+        -- forgery of the mark that skips these checks.
+        if new.hook_of is not null then
+            raise exception 'hook_of is written by cronq alone (the jobs hooks enqueue)'
+                using errcode = '42501';
+        end if;
+        new.queue := coalesce(new.queue, 'default');
+        new.payload := coalesce(new.payload, '{}');
+        new.priority := coalesce(new.priority, 0);
+        new.run_at := coalesce(new.run_at, pg_catalog.now());
+        new.max_attempts := coalesce(new.max_attempts, 10);
+        new.timeout := coalesce(new.timeout, '1 hour'::pg_catalog.interval);
+        if new.enqueued_by is null
+           or (new.enqueued_by operator(pg_catalog.<>) current_user::pg_catalog.text
+               and not cronq.may_act_for_others(tg_relid)) then
+            new.enqueued_by := current_user;
+        end if;
+    elsif (new.enqueued_by operator(pg_catalog.=) old.enqueued_by) is not true
+          and not cronq.may_act_for_others(tg_relid) then
+        raise exception 'only a superuser may change enqueued_by'
+            using errcode = '42501';
+    end if;
+    if tg_op operator(pg_catalog.=) 'INSERT'
+       or (new.type operator(pg_catalog.=) old.type) is not true
+       or (new.payload operator(pg_catalog.=) old.payload) is not true then
+        perform cronq.check_task(new.type, new.payload, new.enqueued_by);
+    end if;
+    if tg_op operator(pg_catalog.<>) 'INSERT' then
+        return new;
+    end if;
+    -- Reserved keys and schedules bind the roles under row-level security;
+    -- those it does not apply to (the owner, whose materialisation writes
+    -- every schedule's occurrences, superusers, BYPASSRLS) see every row
+    -- anyway. row_security_active() reads the catalog caches: no query
+    -- per materialised row.
+    privileged := not pg_catalog.row_security_active(tg_relid);
+    if not privileged
+       and (new.schedule is not null
+            or pg_catalog.starts_with(new.idempotency_key, 'schedule:')
+            or pg_catalog.starts_with(new.idempotency_key, 'notify:')) then
+        msg := cronq.reserved_key_error(new.idempotency_key, new.schedule, new.scheduled_for,
+                                        new.enqueued_by);
+        if msg is not null then
+            raise exception '%', msg using errcode = '42501';
+        end if;
+    end if;
+    -- A key this role's job holds means "already enqueued": the row is
+    -- skipped, whatever the path (COPY of many lines included). Another
+    -- role's job holding it is said aloud, never a silent skip.
+    if new.idempotency_key is not null then
+        if cronq.key_taken(new.idempotency_key) then
+            return null;
+        end if;
+        if not privileged and cronq.key_in_use(new.idempotency_key) then
+            raise exception 'idempotency key "%" is held by another role''s job',
+                pg_catalog.left(new.idempotency_key, 200)
+                using errcode = '23505',
+                      hint = 'Idempotency keys are shared by every role: choose one that names your application.';
+        end if;
+    end if;
+    return new;
+end
+$$;
+
+
+-- The insert trigger skips rows that fire_hooks wrote (see the header);
+-- updates are checked as before.
+drop trigger if exists jobs_guard on cronq.jobs;
+create trigger jobs_guard before insert on cronq.jobs
+    for each row when (new.hook_of is null or not cronq.may_act_for_others('cronq.jobs'::regclass))
+    execute function cronq.jobs_guard();
+create or replace trigger jobs_guard_update before update of type, payload, enqueued_by on cronq.jobs
+    for each row execute function cronq.jobs_guard();
+
+-- As 0017's, with hook_of, the defaults, and the batch's jobs found by id.
+create or replace function cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts integer[],
+                                            p_errors text[])
+returns bigint
+language sql volatile security definer set search_path = pg_catalog, pg_temp
+begin atomic
+    with o as (
+        select o.id, o.status, o.attempt, o.error, ev.event
+        from unnest(p_ids, p_statuses, p_attempts, p_errors) as o(id, status, attempt, error)
+        cross join lateral unnest(case o.status when 'succeeded' then array['success', 'recover']
+                                                when 'failed' then array['failure']
+                                                when 'dead' then array['failure', 'dead'] end)
+            as ev(event)
+    ), e as (
+        select o.id, o.status, o.attempt, o.error, o.event, j.hooks -> ('on_' || o.event) as spec,
+               j.type, j.schedule, j.queue, j.enqueued_by
+        -- the batch's jobs by their ids (an index scan): joined on o.id alone
+        -- the planner, which guesses 10 ids, hashed the whole table
+        from o join cronq.jobs j on j.id = o.id and j.id = any (p_ids)
+        where j.hooks ? ('on_' || o.event)
+          -- the author's own jobs of that schedule's name: a name is reused
+          -- once its author drops it, and another role's outcome must not
+          -- fire this one's hook
+          and (o.event <> 'recover' or o.attempt > 1
+               or (select p.status from cronq.jobs p
+                   where p.schedule = j.schedule and p.id < j.id and p.enqueued_by = j.enqueued_by
+                     and p.status in ('succeeded', 'failed', 'dead')
+                   order by p.id desc limit 1) in ('failed', 'dead'))
+    ), p as materialized (
+        -- each once (an inlined CTE would compute them at every use); a
+        -- payload whose placeholders would take it past 1 MiB is not built
+        -- (150,000 placeholders in a payload of 1 MiB): nothing here may
+        -- fail the statement that records the outcomes
+        select e.*, case
+            when octet_length(coalesce((e.spec -> 'payload')::text, ''))
+                 + regexp_count(coalesce((e.spec -> 'payload')::text, ''),
+                                '\{(job_id|type|schedule|status|error)\}')
+                   * (coalesce(octet_length(left(e.error, 2000)), 0) + 256) <= 1048576
+            then case when coalesce((e.spec -> 'payload')::text, '')
+                           !~ '\{(job_id|type|schedule|status|error)\}'
+                      then coalesce(e.spec -> 'payload', '{}')  -- no call for the common case
+                      else cronq.hook_payload(e.spec, array[e.id::text, e.type, e.schedule,
+                                                            e.status, left(e.error, 2000)]) end
+            end as payload
+        from e
+    ), v as materialized (
+        select p.*, case
+            when p.payload is null then 'its payload would pass 1 MiB once its placeholders are replaced'
+            else coalesce(cronq.payload_error(p.spec ->> 'type', p.payload),
+                          cronq.task_permission_error(p.spec ->> 'type', p.enqueued_by)) end as why
+        from p
+    ), ins as (
+        insert into cronq.jobs (type, payload, queue, priority, max_attempts, timeout,
+                                idempotency_key, enqueued_by, run_at, hook_of)
+        select case when v.why is null then v.spec ->> 'type' else 'fail' end,
+               case when v.why is null then v.payload
+                    else jsonb_build_object('message',
+                             format('hook on_%s of job %s could not be enqueued: %s', v.event, v.id,
+                                    left(v.why, 500)),
+                             'code', 'hook_refused', 'permanent', true) end,
+               case when v.why is null then coalesce(v.spec ->> 'queue', v.queue) else v.queue end,
+               coalesce(case when v.why is null then (v.spec ->> 'priority')::integer end, 0),
+               coalesce(case when v.why is null then (v.spec ->> 'max_attempts')::integer end, 10),
+               coalesce(case when v.why is null then (v.spec ->> 'timeout')::bigint * interval '1 second' end,
+                        interval '1 hour'),
+               'notify:' || v.id || ':' || v.attempt || ':' || v.event, v.enqueued_by, now(), v.id
+        from v
+        order by v.id, v.event
+        on conflict (idempotency_key) where idempotency_key is not null do nothing
+        returning 1
+    )
+    select count(*) from ins;
+end;
+
+revoke execute on function cronq.fire_hooks(bigint[], text[], integer[], text[]) from public;

@@ -47,6 +47,7 @@ CREATE TABLE cronq.jobs (
     dependants bigint[],
     waiting_for integer,
     result jsonb,
+    hook_of bigint,
     CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT jobs_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
     CONSTRAINT jobs_idempotency_key_check CHECK (((idempotency_key <> ''::text) AND (length(idempotency_key) <= 1000))),
@@ -94,6 +95,12 @@ COMMENT ON COLUMN cronq.jobs.history IS 'all: every attempt leaves a job_runs ro
 --
 
 COMMENT ON COLUMN cronq.jobs.result IS 'the result of the latest recorded attempt (see cronq.job_runs.result)';
+
+--
+-- Name: COLUMN jobs.hook_of; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.jobs.hook_of IS 'the job whose outcome fired this hook''s job (cronq.fire_hooks); null for any other job';
 
 --
 -- Name: cancel_jobs(bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -918,7 +925,7 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
              j.queue,
              j.enqueued_by
             FROM (o
-              JOIN cronq.jobs j ON ((j.id = o.id)))
+              JOIN cronq.jobs j ON (((j.id = o.id) AND (j.id = ANY (fire_hooks.p_ids)))))
            WHERE ((j.hooks ? ('on_'::text || o.event)) AND ((o.event <> 'recover'::text) OR (o.attempt > 1) OR (( SELECT p.status
                     FROM cronq.jobs p
                    WHERE ((p.schedule = j.schedule) AND (p.id < j.id) AND (p.enqueued_by = j.enqueued_by) AND (p.status = ANY (ARRAY['succeeded'::text, 'failed'::text, 'dead'::text])))
@@ -962,7 +969,7 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
                  END AS why
             FROM p
          ), ins AS (
-          INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, enqueued_by)  SELECT
+          INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, enqueued_by, run_at, hook_of)  SELECT
                          CASE
                              WHEN (v.why IS NULL) THEN (v.spec ->> 'type'::text)
                              ELSE 'fail'::text
@@ -975,20 +982,25 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
                              WHEN (v.why IS NULL) THEN COALESCE((v.spec ->> 'queue'::text), v.queue)
                              ELSE v.queue
                          END AS queue,
+                     COALESCE(
                          CASE
                              WHEN (v.why IS NULL) THEN ((v.spec ->> 'priority'::text))::integer
                              ELSE NULL::integer
-                         END AS "case",
+                         END, 0) AS "coalesce",
+                     COALESCE(
                          CASE
                              WHEN (v.why IS NULL) THEN ((v.spec ->> 'max_attempts'::text))::integer
                              ELSE NULL::integer
-                         END AS "case",
+                         END, 10) AS "coalesce",
+                     COALESCE(
                          CASE
                              WHEN (v.why IS NULL) THEN ((((v.spec ->> 'timeout'::text))::bigint)::double precision * '00:00:01'::interval)
                              ELSE NULL::interval
-                         END AS "case",
+                         END, '01:00:00'::interval) AS "coalesce",
                      ((((('notify:'::text || v.id) || ':'::text) || v.attempt) || ':'::text) || v.event),
-                     v.enqueued_by
+                     v.enqueued_by,
+                     now() AS now,
+                     v.id
                     FROM v
                    ORDER BY v.id, v.event ON CONFLICT(idempotency_key)
            WHERE (idempotency_key IS NOT NULL) DO NOTHING
@@ -1366,6 +1378,13 @@ declare
     msg pg_catalog.text;
 begin
     if tg_op operator(pg_catalog.=) 'INSERT' then
+        -- The trigger's WHEN lets a row with hook_of through only from
+        -- the owner or a superuser (fire_hooks): from anyone else it is a
+        -- forgery of the mark that skips these checks.
+        if new.hook_of is not null then
+            raise exception 'hook_of is written by cronq alone (the jobs hooks enqueue)'
+                using errcode = '42501';
+        end if;
         new.queue := coalesce(new.queue, 'default');
         new.payload := coalesce(new.payload, '{}');
         new.priority := coalesce(new.priority, 0);
@@ -2804,7 +2823,13 @@ CREATE TRIGGER jobs_fixed BEFORE UPDATE OF hooks, depends_on, dependants, waitin
 -- Name: jobs jobs_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER jobs_guard BEFORE INSERT OR UPDATE OF type, payload, enqueued_by ON cronq.jobs FOR EACH ROW EXECUTE FUNCTION cronq.jobs_guard();
+CREATE TRIGGER jobs_guard BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((new.hook_of IS NULL) OR (NOT cronq.may_act_for_others(('cronq.jobs'::regclass)::oid)))) EXECUTE FUNCTION cronq.jobs_guard();
+
+--
+-- Name: jobs jobs_guard_update; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_guard_update BEFORE UPDATE OF type, payload, enqueued_by ON cronq.jobs FOR EACH ROW EXECUTE FUNCTION cronq.jobs_guard();
 
 --
 -- Name: jobs jobs_hooks; Type: TRIGGER; Schema: cronq; Owner: postgres
