@@ -191,7 +191,7 @@ install: $(BIN)
 	install -m 644 scripts/systemd/cronq.timer $(DESTDIR)$(systemdunitdir)/
 
 # Exactly what install wrote, then the directories that are cronq's own
-# (bin/, man1/ and the unit directory are shared: left in place).
+# (bin/, man1/, man7/ and the unit directory are shared: left in place).
 uninstall:
 	rm -f $(DESTDIR)$(bindir)/cronq
 	for m in $(MAN_PAGES); do rm -f $(DESTDIR)$(mandir)/man$${m##*.}/$$m; done

@@ -65,6 +65,9 @@ check "cronq --version runs from /usr/bin (got: $out)" [ "$out" = "cronq ${versi
 man_page=$(man -w cronq 2>/dev/null)
 check "man -w cronq finds the page (got: $man_page)" [ "$man_page" = /usr/share/man/man1/cronq.1.gz ]
 check "man renders the page" bash -c 'man -P cat cronq 2>/dev/null | grep -q "cronq run"'
+man_page7=$(man -w 7 cronq 2>/dev/null)
+check "man -w 7 cronq finds the SQL API page (got: $man_page7)" [ "$man_page7" = /usr/share/man/man7/cronq.7.gz ]
+check "man renders cronq(7)" bash -c 'man -P cat 7 cronq 2>/dev/null | grep -q "cronq.enqueue"'
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
 unitdir=${unitdir:-/lib/systemd/system}
 for u in cronq.service cronq.timer; do
@@ -74,6 +77,9 @@ check "the service runs /usr/bin/cronq" grep -q '^ExecStart=/usr/bin/cronq run '
 check "the timer is not enabled" [ ! -e /etc/systemd/system/timers.target.wants/cronq.timer ]
 check "the copyright file is there" [ -f /usr/share/doc/cronq/copyright ]
 check "the README is there" bash -c 'ls /usr/share/doc/cronq/README.md* >/dev/null 2>&1'
+for d in commands sql-api schema semantics performance architecture; do
+    check "docs/$d.md is there" bash -c "ls /usr/share/doc/cronq/docs/$d.md* >/dev/null 2>&1"
+done
 check "the crontab example is there" [ -f /usr/share/doc/cronq/examples/crontab.example ]
 check "the migrations are there" [ -f /usr/share/cronq/sql/0001_init.sql ]
 installed=$(dpkg -L cronq | grep -v '/$' | while read -r f; do [ -d "$f" ] || echo "$f"; done)

@@ -47,6 +47,7 @@ CREATE TABLE cronq.jobs (
     dependants bigint[],
     waiting_for integer,
     result jsonb,
+    hook_of bigint,
     CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT jobs_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
     CONSTRAINT jobs_idempotency_key_check CHECK (((idempotency_key <> ''::text) AND (length(idempotency_key) <= 1000))),
@@ -94,6 +95,12 @@ COMMENT ON COLUMN cronq.jobs.history IS 'all: every attempt leaves a job_runs ro
 --
 
 COMMENT ON COLUMN cronq.jobs.result IS 'the result of the latest recorded attempt (see cronq.job_runs.result)';
+
+--
+-- Name: COLUMN jobs.hook_of; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.jobs.hook_of IS 'the job whose outcome fired this hook''s job (cronq.fire_hooks); null for any other job';
 
 --
 -- Name: cancel_jobs(bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -250,34 +257,7 @@ begin
     end if;
     if left(f[1], 1) = '@' then
         if lower(f[1]) = '@every' then
-            if cardinality(f) < 2 then
-                return '@every needs a duration, such as @every 90m';
-            elsif cardinality(f) > 2 then
-                return format('unexpected text after @every %s', left(f[2], 32));
-            end if;
-            -- lib/util/duration: units w d h m s ms, largest first, each once;
-            -- a bare number is seconds. The C reads at most 63 characters.
-            if length(f[2]) >= 64 then
-                return format('@every: invalid duration "%s"', left(f[2], 32));
-            elsif f[2] ~ '^[0-9]+$' then
-                ms := f[2]::numeric * 1000;
-            else
-                m := regexp_match(f[2], '^(?:([0-9]+)w)?(?:([0-9]+)d)?(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?(?:([0-9]+)ms)?$');
-                if m is null then
-                    return format('@every: invalid duration "%s"', left(f[2], 32));
-                end if;
-                ms := coalesce(m[1]::numeric, 0) * 604800000 + coalesce(m[2]::numeric, 0) * 86400000
-                    + coalesce(m[3]::numeric, 0) * 3600000 + coalesce(m[4]::numeric, 0) * 60000
-                    + coalesce(m[5]::numeric, 0) * 1000 + coalesce(m[6]::numeric, 0);
-            end if;
-            if ms > 100::numeric * 366 * 86400000 then
-                return format('@every: duration "%s" is too long', left(f[2], 32));
-            elsif ms % 1000 <> 0 then
-                return format('@every: %s is not a whole number of seconds', left(f[2], 32));
-            elsif ms < 60000 then
-                return format('@every: %s is shorter than 1 minute', left(f[2], 32));
-            end if;
-            return null;
+            return cronq.every_error(f[2:]);
         end if;
         if lower(f[1]) in ('@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly') then
             return case when cardinality(f) > 1 then format('unexpected text after %s', lower(f[1])) end;
@@ -597,6 +577,52 @@ END;
 ALTER FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[]) OWNER TO postgres;
 
 --
+-- Name: every_error(text[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.every_error(d text[]) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+declare
+    num constant text := '([0-9]+(?:\.[0-9]+)?)';
+    t text := array_to_string(d, ' ');
+    m text[];
+    ms numeric;
+begin
+    if t is null or t = '' then
+        return '@every needs a duration, such as @every 90m';
+    end if;
+    if length(t) >= 64 then
+        return format('@every: invalid duration "%s"', left(t, 32));
+    end if;
+    m := regexp_match(t, '^(?:' || num || '|(?:' || num || ' ?(?:weeks|week|w))?'
+                      || '(?: ?' || num || ' ?(?:days|day|d))?'
+                      || '(?: ?' || num || ' ?(?:hours|hour|hrs|hr|h))?'
+                      || '(?: ?' || num || ' ?(?:minutes|minute|mins|min|m))?'
+                      || '(?: ?' || num || ' ?(?:seconds|second|secs|sec|s))?'
+                      || '(?: ?' || num || ' ?(?:milliseconds|millisecond|msecs|msec|ms))?)$', 'i');
+    if m is null then
+        return format('@every: invalid duration "%s"', left(t, 32));
+    end if;
+    ms := coalesce(m[1]::numeric, 0) * 1000 + coalesce(m[2]::numeric, 0) * 604800000
+        + coalesce(m[3]::numeric, 0) * 86400000 + coalesce(m[4]::numeric, 0) * 3600000
+        + coalesce(m[5]::numeric, 0) * 60000 + coalesce(m[6]::numeric, 0) * 1000
+        + coalesce(m[7]::numeric, 0);
+    if ms > 100::numeric * 366 * 86400000 then
+        return format('@every: duration "%s" is too long', left(t, 32));
+    elsif ms % 1000 <> 0 then
+        return format('@every: %s is not a whole number of seconds', left(t, 32));
+    elsif ms < 60000 then
+        return format('@every: %s is shorter than 1 minute', left(t, 32));
+    end if;
+    return null;
+end
+$_$;
+
+ALTER FUNCTION cronq.every_error(d text[]) OWNER TO postgres;
+
+--
 -- Name: exec_args_bytes(jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -899,7 +925,7 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
              j.queue,
              j.enqueued_by
             FROM (o
-              JOIN cronq.jobs j ON ((j.id = o.id)))
+              JOIN cronq.jobs j ON (((j.id = o.id) AND (j.id = ANY (fire_hooks.p_ids)))))
            WHERE ((j.hooks ? ('on_'::text || o.event)) AND ((o.event <> 'recover'::text) OR (o.attempt > 1) OR (( SELECT p.status
                     FROM cronq.jobs p
                    WHERE ((p.schedule = j.schedule) AND (p.id < j.id) AND (p.enqueued_by = j.enqueued_by) AND (p.status = ANY (ARRAY['succeeded'::text, 'failed'::text, 'dead'::text])))
@@ -943,7 +969,7 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
                  END AS why
             FROM p
          ), ins AS (
-          INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, enqueued_by)  SELECT
+          INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, enqueued_by, run_at, hook_of)  SELECT
                          CASE
                              WHEN (v.why IS NULL) THEN (v.spec ->> 'type'::text)
                              ELSE 'fail'::text
@@ -956,20 +982,25 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
                              WHEN (v.why IS NULL) THEN COALESCE((v.spec ->> 'queue'::text), v.queue)
                              ELSE v.queue
                          END AS queue,
+                     COALESCE(
                          CASE
                              WHEN (v.why IS NULL) THEN ((v.spec ->> 'priority'::text))::integer
                              ELSE NULL::integer
-                         END AS "case",
+                         END, 0) AS "coalesce",
+                     COALESCE(
                          CASE
                              WHEN (v.why IS NULL) THEN ((v.spec ->> 'max_attempts'::text))::integer
                              ELSE NULL::integer
-                         END AS "case",
+                         END, 10) AS "coalesce",
+                     COALESCE(
                          CASE
                              WHEN (v.why IS NULL) THEN ((((v.spec ->> 'timeout'::text))::bigint)::double precision * '00:00:01'::interval)
                              ELSE NULL::interval
-                         END AS "case",
+                         END, '01:00:00'::interval) AS "coalesce",
                      ((((('notify:'::text || v.id) || ':'::text) || v.attempt) || ':'::text) || v.event),
-                     v.enqueued_by
+                     v.enqueued_by,
+                     now() AS now,
+                     v.id
                     FROM v
                    ORDER BY v.id, v.event ON CONFLICT(idempotency_key)
            WHERE (idempotency_key IS NOT NULL) DO NOTHING
@@ -1347,6 +1378,13 @@ declare
     msg pg_catalog.text;
 begin
     if tg_op operator(pg_catalog.=) 'INSERT' then
+        -- The trigger's WHEN lets a row with hook_of through only from
+        -- the owner or a superuser (fire_hooks): from anyone else it is a
+        -- forgery of the mark that skips these checks.
+        if new.hook_of is not null then
+            raise exception 'hook_of is written by cronq alone (the jobs hooks enqueue)'
+                using errcode = '42501';
+        end if;
         new.queue := coalesce(new.queue, 'default');
         new.payload := coalesce(new.payload, '{}');
         new.priority := coalesce(new.priority, 0);
@@ -2013,6 +2051,22 @@ CREATE FUNCTION cronq.payload_rules_sql(p jsonb) RETURNS text
 ALTER FUNCTION cronq.payload_rules_sql(p jsonb) OWNER TO postgres;
 
 --
+-- Name: queue_refused(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.queue_refused() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    raise exception 'queue name must be printable text without control characters'
+        using errcode = 'check_violation';
+end
+$$;
+
+ALTER FUNCTION cronq.queue_refused() OWNER TO postgres;
+
+--
 -- Name: requeue_jobs(bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -2415,7 +2469,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 19;
+    RETURN 20;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -2769,7 +2823,13 @@ CREATE TRIGGER jobs_fixed BEFORE UPDATE OF hooks, depends_on, dependants, waitin
 -- Name: jobs jobs_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER jobs_guard BEFORE INSERT OR UPDATE OF type, payload, enqueued_by ON cronq.jobs FOR EACH ROW EXECUTE FUNCTION cronq.jobs_guard();
+CREATE TRIGGER jobs_guard BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((new.hook_of IS NULL) OR (NOT cronq.may_act_for_others(('cronq.jobs'::regclass)::oid)))) EXECUTE FUNCTION cronq.jobs_guard();
+
+--
+-- Name: jobs jobs_guard_update; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_guard_update BEFORE UPDATE OF type, payload, enqueued_by ON cronq.jobs FOR EACH ROW EXECUTE FUNCTION cronq.jobs_guard();
 
 --
 -- Name: jobs jobs_hooks; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -2782,6 +2842,18 @@ CREATE TRIGGER jobs_hooks BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN ((new.ho
 --
 
 CREATE TRIGGER jobs_plan BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((new.depends_on IS NOT NULL) OR (new.dependants IS NOT NULL) OR (new.waiting_for IS NOT NULL))) EXECUTE FUNCTION cronq.jobs_plan();
+
+--
+-- Name: jobs jobs_queue_name; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_queue_name BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN ((new.queue ~ '[[:cntrl:]]'::text)) EXECUTE FUNCTION cronq.queue_refused();
+
+--
+-- Name: jobs jobs_queue_rename; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_queue_rename BEFORE UPDATE OF queue ON cronq.jobs FOR EACH ROW WHEN (((new.queue IS DISTINCT FROM old.queue) AND (new.queue ~ '[[:cntrl:]]'::text))) EXECUTE FUNCTION cronq.queue_refused();
 
 --
 -- Name: jobs jobs_settle; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -2842,6 +2914,18 @@ CREATE TRIGGER schedules_ledger_delete AFTER DELETE ON cronq.schedules FOR EACH 
 --
 
 CREATE TRIGGER schedules_ledger_rename AFTER UPDATE OF name ON cronq.schedules FOR EACH ROW WHEN ((old.name IS DISTINCT FROM new.name)) EXECUTE FUNCTION cronq.schedules_ledger();
+
+--
+-- Name: schedules schedules_queue_name; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_queue_name BEFORE INSERT ON cronq.schedules FOR EACH ROW WHEN ((new.queue ~ '[[:cntrl:]]'::text)) EXECUTE FUNCTION cronq.queue_refused();
+
+--
+-- Name: schedules schedules_queue_rename; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_queue_rename BEFORE UPDATE OF queue ON cronq.schedules FOR EACH ROW WHEN (((new.queue IS DISTINCT FROM old.queue) AND (new.queue ~ '[[:cntrl:]]'::text))) EXECUTE FUNCTION cronq.queue_refused();
 
 --
 -- Name: schedules schedules_spell; Type: TRIGGER; Schema: cronq; Owner: postgres

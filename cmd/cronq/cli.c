@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sysexits.h>
+#include <unistd.h>
 
 #include "pg/pg.h"
 #include "queue/compose.h"
@@ -20,6 +21,7 @@
 #include "util/duration.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
 
 /* Where usage errors go when cli_capture_errors() was called: the first one. */
@@ -153,6 +155,31 @@ const char *
 cli_conninfo(const cli_common *common)
 {
 	return common->conninfo ? common->conninfo : pg_default_conninfo();
+}
+
+bool
+cli_confirming(void)
+{
+	return log_get_format() == LOG_FORMAT_TEXT && isatty(STDERR_FILENO);
+}
+
+bool
+cli_confirm(const char *fmt, ...)
+{
+	va_list ap;
+	char line[1024];
+	char *clean;
+
+	if (!cli_confirming())
+		return false;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	/* Names come from users and the database: no escape reaches the terminal. */
+	clean = utf8_printable(line, false);
+	fprintf(stderr, "cronq: %s\n", clean);
+	free(clean);
+	return true;
 }
 
 int

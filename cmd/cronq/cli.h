@@ -173,6 +173,17 @@ int cli_connect(const cli_common *common, PGconn **conn, cq_err *err);
 /* The connection string to use: --db, else CRONQ_DATABASE_URL, DATABASE_URL. */
 const char *cli_conninfo(const cli_common *common);
 
+/*
+ * The one line a command that changed something says to a person: on
+ * standard error when it is a terminal and the log format is text
+ * ("cronq: added schedule nightly …"). Elsewhere (cron, pipes, scripts,
+ * --log-format json) nothing, so that what they read stays as it was.
+ * cli_confirming() says beforehand whether cli_confirm() will print, for a
+ * command that must fetch what it would say; cli_confirm() returns it too.
+ */
+bool cli_confirming(void);
+bool cli_confirm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Print a lib error (and its hint) the standard way; returns its code. */
 int cli_report(const cq_err *err);
 

@@ -40,7 +40,8 @@ help(void)
 	char names[256];
 
 	cli_task_names(names, sizeof names);
-	printf("cronq enqueue adds a job to the queue and prints its id.\n\n"
+	printf("cronq enqueue adds a job to the queue and prints its id (when standard\n"
+		   "error is a terminal, with one line there saying what was enqueued).\n\n"
 		   "Usage:\n"
 		   "  cronq enqueue TYPE [PAYLOAD|-] [OPTION]...\n"
 		   "  cronq enqueue --jsonl < FILE\n\n"
@@ -257,9 +258,13 @@ enqueue_main(enqueue_args *a, int argc, char **argv)
 		int64_t lines, created;
 
 		rc = enqueue_jsonl(conn, stdin, payload_validate, progress, &lines, &created, &err);
-		if (rc == 0)
+		/* One line for the whole input, not one per job: -v's, or on a terminal ours. */
+		if (rc == 0 && log_enabled(LOG_INFO))
 			log_info("enqueued %" PRId64 " job%s (%" PRId64 " already existed)", created, created == 1 ? "" : "s",
 					 lines - created);
+		else if (rc == 0)
+			cli_confirm("enqueued %" PRId64 " job%s (%" PRId64 " already existed)", created,
+						created == 1 ? "" : "s", lines - created);
 	} else {
 		int64_t id;
 		enqueue_note note;
@@ -267,8 +272,14 @@ enqueue_main(enqueue_args *a, int argc, char **argv)
 
 		rc = enqueue_one(conn, &a->req, payload_validate, &id, &note, status, &err);
 		if (rc == 0) {
+			/* The id alone on stdout, for $(cronq enqueue …); a job not
+			 * made new has its warning, and no confirmation besides. */
 			printf("%" PRId64 "\n", id);
-			report_note(&a->req, id, note, status);
+			if (note == ENQUEUE_CREATED)
+				cli_confirm("enqueued job %" PRId64 " (%s, queue %s)", id, a->req.type,
+							a->req.opts.queue ? a->req.opts.queue : "default");
+			else
+				report_note(&a->req, id, note, status);
 		}
 	}
 

@@ -35,7 +35,9 @@ help(void)
 		   "then the roles cronq_user, cronq_exec and cronq_admin are created when this role\n"
 		   "may, and given their privileges (again on every run). A schema newer than this\n"
 		   "cronq is never downgraded: migrate does nothing when its migrations declare this\n"
-		   "cronq compatible (a rolling upgrade), and exits 78 otherwise.\n");
+		   "cronq compatible (a rolling upgrade), and exits 78 otherwise.\n"
+		   "Silent unless standard error is a terminal (or -v): then it names each\n"
+		   "migration it applies, and ends with the schema's version.\n");
 }
 
 static int
@@ -140,8 +142,15 @@ cmd_migrate(int argc, char **argv)
 			fprintf(stderr, "cronq: database schema is at version %d, newer than this cronq (version %d)"
 					" and compatible with it: nothing to do\n", db_version, migrate_latest_version());
 		else if (rc == 0) {
-			log_info("applied %d migration%s; schema is at version %d", applied, applied == 1 ? "" : "s",
-					 migrate_latest_version());
+			/* What the "applying" lines came to: -v's line, or on a terminal ours. */
+			if (log_enabled(LOG_INFO))
+				log_info("applied %d migration%s; schema is at version %d", applied, applied == 1 ? "" : "s",
+						 migrate_latest_version());
+			else if (applied == 0)
+				cli_confirm("schema is up to date (version %d); nothing applied", migrate_latest_version());
+			else
+				cli_confirm("applied %d migration%s; schema is at version %d", applied, applied == 1 ? "" : "s",
+							migrate_latest_version());
 			report_grants(&grants);
 		}
 	}

@@ -82,7 +82,8 @@ help(void)
 		   "                            PGCONNECT_TIMEOUT does); SIGTERM/SIGINT while\n"
 		   "                            connecting ends the run at once\n\n"
 		   "Every option can also be set as CRONQ_<OPTION> (CRONQ_BATCH=100, CRONQ_QUEUE=a,b);\n"
-		   "an option given on the command line wins.\n",
+		   "an option given on the command line wins. Silent when all is well; when\n"
+		   "standard error is a terminal, one line at the end says what the run came to.\n",
 		   RUN_DEFAULT_BATCH);
 }
 
@@ -281,6 +282,10 @@ cmd_run(int argc, char **argv)
 			 PRId64 " given back, %d lease%s rescued, %d expired",
 			 sum.run, sum.run == 1 ? "" : "s", sum.succeeded, sum.failed, sum.given_back, sum.rescued,
 			 sum.rescued == 1 ? "" : "s", sum.expired);
+	/* Silent under cron; on a terminal what the run came to, unless -v said it all. */
+	if (rc == 0 && !log_enabled(LOG_INFO))
+		cli_confirm("ran %" PRId64 " job%s: %" PRId64 " succeeded, %" PRId64 " failed, %" PRId64 " given back",
+					sum.run, sum.run == 1 ? "" : "s", sum.succeeded, sum.failed, sum.given_back);
 	if (rc != 0)
 		return cli_report(&err);
 	if (a.fail_on_error && sum.failed > 0)

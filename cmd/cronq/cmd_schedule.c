@@ -111,6 +111,8 @@ help(void)
 		   "accepts; a time without zone is UTC.\n"
 		   "A member of cronq_user sees and manages only the schedules it created, and\n"
 		   "their jobs run as it; cronq_admin sees and manages all.\n"
+		   "add, remove, enable and disable print nothing, and run the new job's id; when\n"
+		   "standard error is a terminal, each also says there what it did in one line.\n"
 		   "On a terminal the list is coloured (not when NO_COLOR is set) and fitted to\n"
 		   "its width (or to COLUMNS), long values clipped with \"...\".\n",
 		   SCHEDULE_CATCHUP_CAP, connection_help);
@@ -324,6 +326,28 @@ cmd_next(const sched_args *a, const cli_common *common, const char *arg)
 	return 0;
 }
 
+/*
+ * On a terminal, say what was done to schedule name (said) and when it
+ * runs next: one more query, made only then. A schedule paused for good,
+ * or one this host cannot plan, has no run planned.
+ */
+static void
+confirm_next(PGconn *conn, const char *name, const char *said)
+{
+	char ts[RFC3339_BUFLEN];
+	cq_err err = {0};
+	int64_t *times = NULL, n = 0;
+
+	if (!cli_confirming())
+		return;
+	if (schedule_upcoming(conn, name, 1, &times, &n, NULL, &err) == 0 && n > 0) {
+		rfc3339_format(times[0], ts, sizeof ts);
+		cli_confirm("%s; next run %s", said, ts);
+	} else
+		cli_confirm("%s; no run planned", said);
+	free(times);
+}
+
 int
 cmd_schedule(int argc, char **argv)
 {
@@ -402,17 +426,42 @@ cmd_schedule(int argc, char **argv)
 
 	if ((rc = cli_connect(&common, &conn, &err)) != 0)
 		goto out;
-	if (strcmp(sub, "add") == 0)
-		rc = schedule_add(conn, &a.def, a.replace, &err);
-	else if (strcmp(sub, "remove") == 0)
-		rc = schedule_remove(conn, argv[0], &err);
-	else if (strcmp(sub, "enable") == 0 || strcmp(sub, "disable") == 0)
-		rc = schedule_set_enabled(conn, argv[0], strcmp(sub, "enable") == 0, &err);
-	else if (strcmp(sub, "run") == 0) {
+	if (strcmp(sub, "add") == 0) {
+		bool replaced = false;
+		buf said = BUF_INIT;
+
+		rc = schedule_add(conn, &a.def, a.replace, cli_confirming() ? &replaced : NULL, &err);
+		buf_printf(&said, "%s schedule %s (%s, %s)", replaced ? "replaced" : "added", a.def.name, a.def.cron,
+				   a.def.timezone ? a.def.timezone : "UTC");
+		if (rc == 0 && a.def.disabled)
+			cli_confirm("%s, disabled", buf_str(&said));
+		else if (rc == 0)
+			confirm_next(conn, a.def.name, buf_str(&said));
+		buf_free(&said);
+	} else if (strcmp(sub, "remove") == 0) {
+		if ((rc = schedule_remove(conn, argv[0], &err)) == 0)
+			cli_confirm("removed schedule %s", argv[0]);
+	} else if (strcmp(sub, "enable") == 0 || strcmp(sub, "disable") == 0) {
+		bool on = strcmp(sub, "enable") == 0, changed = false;
+
+		rc = schedule_set_enabled(conn, argv[0], on, &changed, &err);
+		if (rc == 0 && !changed)
+			cli_confirm("schedule %s was already %sd; nothing changed", argv[0], sub);
+		else if (rc == 0 && on) {
+			buf said = BUF_INIT;
+
+			buf_printf(&said, "enabled schedule %s", argv[0]);
+			confirm_next(conn, argv[0], buf_str(&said));
+			buf_free(&said);
+		} else if (rc == 0)
+			cli_confirm("disabled schedule %s", argv[0]);
+	} else if (strcmp(sub, "run") == 0) {
 		int64_t id;
 
-		if ((rc = schedule_run(conn, argv[0], a.force, &id, &err)) == 0)
+		if ((rc = schedule_run(conn, argv[0], a.force, &id, &err)) == 0) {
 			printf("%" PRId64 "\n", id);
+			cli_confirm("enqueued job %" PRId64 " of schedule %s", id, argv[0]);
+		}
 	} else {
 		json_t *list = schedule_list(conn, strcmp(sub, "show") == 0 ? argv[0] : NULL, &err);
 

@@ -51,6 +51,8 @@ usage(void)
 		   "  -h, --help     show this help, then exit\n"
 		   "      --version  output version information, then exit\n\n"
 		   "Run \"cronq COMMAND --help\" for a command's options.\n"
+		   "When standard error is a terminal, commands that change something confirm it\n"
+		   "there in one line; under cron, or redirected, they add nothing.\n"
 		   "Connection: --db CONNINFO, else $CRONQ_DATABASE_URL, else $DATABASE_URL,\n"
 		   "else libpq's defaults (PGHOST, PGDATABASE, ~/.pgpass, ...).\n");
 }

@@ -62,8 +62,8 @@ static const char stage_insert_sql[] =
 bool
 enqueue_has_control(const char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char) *s < 0x20 || *s == 0x7f)
+	for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+		if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
 			return true;
 	return false;
 }
@@ -107,6 +107,8 @@ enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
 		rc = cq_fail(err, EX_DATAERR, "%s", why);
 	else if (req->opts.queue && (req->opts.queue[0] == '\0' || strlen(req->opts.queue) > ENQUEUE_MAX_NAME))
 		rc = cq_fail(err, EX_DATAERR, "queue name must be 1 to %d bytes", ENQUEUE_MAX_NAME);
+	else if (req->opts.queue && enqueue_has_control(req->opts.queue))
+		rc = cq_fail(err, EX_DATAERR, "queue name must be printable text without control characters");
 	else if (req->key && (req->key[0] == '\0' || strlen(req->key) > ENQUEUE_MAX_KEY))
 		rc = cq_fail(err, EX_DATAERR, "key must be 1 to %d bytes", ENQUEUE_MAX_KEY);
 	else if (req->limit_key && flow_limit_key_invalid(req->limit_key, why, sizeof why))

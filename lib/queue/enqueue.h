@@ -73,7 +73,7 @@ typedef enum enqueue_note {
  */
 typedef int (*enqueue_rules_fn) (const char *type, const json_t *payload, char *err, size_t errlen);
 
-/* Whether s holds a control character (as PostgreSQL's [[:cntrl:]]). */
+/* Whether s holds a control character, C0, DEL or C1 (as PostgreSQL's [[:cntrl:]] in UTF-8). */
 bool enqueue_has_control(const char *s);
 
 /*

@@ -4,7 +4,7 @@
  * family a gauge but cronq_job_duration_seconds (a summary), each with its
  * HELP and TYPE lines, label values escaped, as `promtool check metrics`
  * wants. The metric names are an interface (cronq(1)): add freely, rename
- * none (issue 23 renamed cronq_job_runs_24h once, said in the README).
+ * none (issue 23 renamed cronq_job_runs_24h once, said in docs/commands.md).
  */
 #ifndef CRONQ_PROMETHEUS_H
 #define CRONQ_PROMETHEUS_H

@@ -30,7 +30,7 @@
 
 /*
  * Everything `cronq status` shows, as one JSON object built by PostgreSQL in
- * one statement (the keys are documented in cronq(1) and README; they are an
+ * one statement (the keys are documented in cronq(1) and docs/commands.md; they are an
  * interface: add keys freely, rename none). Counts over the whole jobs
  * table: an operator's command, not one to run every few seconds.
  */

@@ -134,7 +134,7 @@ schedule_visible(PGconn *conn, const char *name)
 }
 
 int
-schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
+schedule_add(PGconn *conn, const schedule_def *d, bool replace, bool *replaced, cq_err *err)
 {
 	/* Columns left out take the table's defaults, the one place that knows them. */
 	const char *cols[] = {"name", "cron", "timezone", "type", "payload", "queue", "priority",
@@ -202,8 +202,13 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 		buf_puts(&sql, " on conflict (name) do update set");
 		for (int i = 1; i < NCOLS; i++)
 			buf_printf(&sql, "%s %s = excluded.%s", i > 1 ? "," : "", cols[i], cols[i]);
-		/* Who becomes its author is the schedules_guard trigger's to say. */
+		/* Who becomes its author is the schedules_guard trigger's to say.
+		 * An inserted row has no xmax; one updated by on conflict has ours. */
+		if (replaced)
+			buf_puts(&sql, " returning xmax <> 0");
 	}
+	if (replaced)
+		*replaced = false;
 	res = pg_exec(conn, buf_str(&sql), n, params, PG_NONE, err, state);
 	buf_free(&sql);
 	buf_free(&values);
@@ -220,6 +225,8 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
 		}
 		return err->code;
 	}
+	if (replace && replaced && PQntuples(res) == 1)
+		*replaced = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
 	PQclear(res);
 	return 0;
 }
@@ -245,16 +252,20 @@ schedule_remove(PGconn *conn, const char *name, cq_err *err)
 }
 
 int
-schedule_set_enabled(PGconn *conn, const char *name, bool enabled, cq_err *err)
+schedule_set_enabled(PGconn *conn, const char *name, bool enabled, bool *changed, cq_err *err)
 {
 	const char *params[2] = {name, enabled ? "true" : "false"};
-	PGresult *res = pg_exec(conn, "update cronq.schedules set enabled = $2::bool where name = $1",
-							2, params, PG_NONE, err, NULL);
+	/* The joined row is the one before the update: its enabled, the old one. */
+	PGresult *res = pg_exec(conn, "update cronq.schedules s set enabled = $2::bool from cronq.schedules o"
+							" where s.name = $1 and o.name = s.name returning o.enabled <> $2::bool",
+							2, params, PG_MAYBE_ONE, err, NULL);
 	bool found;
 
 	if (res == NULL)
 		return err->code;
-	found = strcmp(PQcmdTuples(res), "0") != 0;
+	found = PQntuples(res) == 1;
+	if (changed)
+		*changed = found && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
 	PQclear(res);
 	return found ? 0 : not_found(name, err);
 }

@@ -50,17 +50,19 @@ int schedule_check(const schedule_def *d, cq_err *err) __attribute__((warn_unuse
 
 /*
  * Store a schedule (replacing one of that name when replace is set) with
- * next_run_at = its first occurrence after the database's now().
+ * next_run_at = its first occurrence after the database's now(). With
+ * replace, *replaced (when not NULL) says whether one was replaced.
  */
-int schedule_add(PGconn *conn, const schedule_def *d, bool replace, cq_err *err)
+int schedule_add(PGconn *conn, const schedule_def *d, bool replace, bool *replaced, cq_err *err)
 	__attribute__((warn_unused_result));
 int schedule_remove(PGconn *conn, const char *name, cq_err *err) __attribute__((warn_unused_result));
 /*
  * Enabling leaves next_run_at: the next wake skips the fire times of the
  * disabled spell (cronq.schedules.disabled_from/until), recording them in
- * the ledger as "disabled", and catches up none of them.
+ * the ledger as "disabled", and catches up none of them. *changed (when
+ * not NULL) says whether it was not already so.
  */
-int schedule_set_enabled(PGconn *conn, const char *name, bool enabled, cq_err *err)
+int schedule_set_enabled(PGconn *conn, const char *name, bool enabled, bool *changed, cq_err *err)
 	__attribute__((warn_unused_result));
 
 /*

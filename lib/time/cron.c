@@ -379,39 +379,18 @@ popcount64(uint64_t x)
 }
 
 /*
- * Whether an @every duration is in the compact form the database's own
- * check (cronq.cron_error) reads: digits and the units w d h m s ms, no
- * decimals and no unit words, so that both sides accept the same text.
- */
-static bool
-every_compact(const char *text)
-{
-	for (const char *p = text; *p; p++) {
-		size_t n = 0;
-
-		if (*p == '.')
-			return false;
-		while (isalpha((unsigned char) p[n]))
-			n++;
-		/* One letter: duration_parse names a wrong one; "ms" is the only word. */
-		if (n > 1 && !(n == 2 && strncmp(p, "ms", 2) == 0))
-			return false;
-		if (n > 0)
-			p += n - 1;
-	}
-	return true;
-}
-
-/*
- * "@every D": D a duration in the compact form (every_compact), whole seconds, from
- * CRON_EVERY_MIN up. ntok counts every token of the expression.
+ * "@every D": D the rest of the expression, any duration duration_parse
+ * reads ("90m", "1.5h", "2 hours 30 minutes"; a run of whitespace counts as
+ * one space), whole seconds, from CRON_EVERY_MIN up. NULL d: no duration.
+ * The database's check (cronq.cron_error, 0020) reads the same grammar.
  */
 static cron_expr *
-parse_every(const char *d, size_t dlen, size_t ntok, char *err, size_t errlen)
+parse_every(const char *d, char *err, size_t errlen)
 {
 	char		text[64];
 	char		q[160];
 	char		why[256];
+	size_t		n = 0;
 	int64_t		ms;
 	cron_expr  *e;
 
@@ -419,21 +398,20 @@ parse_every(const char *d, size_t dlen, size_t ntok, char *err, size_t errlen)
 		cq_errbuf(err, errlen, "@every needs a duration, such as @every 90m");
 		return NULL;
 	}
-	quote_text(q, sizeof(q), d, dlen);
-	if (ntok > 2) {
-		cq_errbuf(err, errlen, "unexpected text after @every %s", q);
-		return NULL;
+	for (const char *p = d; *p; p++) {
+		bool		space = is_space((unsigned char) *p);
+
+		if (space && (p[1] == '\0' || is_space((unsigned char) p[1])))
+			continue;
+		if (n + 1 >= sizeof(text)) {
+			quote_text(q, sizeof(q), d, strlen(d));
+			cq_errbuf(err, errlen, "@every: invalid duration \"%s\"", q);
+			return NULL;
+		}
+		text[n++] = space ? ' ' : *p;
 	}
-	if (dlen >= sizeof(text)) {
-		cq_errbuf(err, errlen, "@every: invalid duration \"%s\"", q);
-		return NULL;
-	}
-	memcpy(text, d, dlen);
-	text[dlen] = '\0';
-	if (!every_compact(text)) {
-		cq_errbuf(err, errlen, "@every: invalid duration \"%s\"", q);
-		return NULL;
-	}
+	text[n] = '\0';
+	quote_text(q, sizeof(q), text, n);
 	if (duration_parse(text, &ms, why, sizeof(why)) != 0) {
 		cq_errbuf(err, errlen, "@every: %s", why);
 		return NULL;
@@ -485,7 +463,7 @@ cron_parse(const char *text, char *err, size_t errlen)
 		char		q[160];
 
 		if (equal_nocase(tok[0], toklen[0], "@every"))
-			return parse_every(ntok > 1 ? tok[1] : NULL, ntok > 1 ? toklen[1] : 0, ntok, err, errlen);
+			return parse_every(ntok > 1 ? tok[1] : NULL, err, errlen);
 
 		for (size_t i = 0; i < sizeof(macros) / sizeof(macros[0]); i++) {
 			if (!equal_nocase(tok[0], toklen[0], macros[i].name))

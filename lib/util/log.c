@@ -42,6 +42,12 @@ log_set_format(log_format format)
 	current_format = format;
 }
 
+log_format
+log_get_format(void)
+{
+	return current_format;
+}
+
 bool
 log_enabled(log_level level)
 {

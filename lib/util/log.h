@@ -35,6 +35,7 @@ typedef struct log_field {
 void log_set_level(log_level level);
 log_level log_get_level(void);
 void log_set_format(log_format format);
+log_format log_get_format(void);
 bool log_enabled(log_level level);
 
 void log_msg(log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

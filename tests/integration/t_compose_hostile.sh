@@ -124,4 +124,30 @@ eq "recover: another role's failure fires nothing" "succeeded 0" \
     "$(status_of "$ran") $(q "select count(*) from cronq.jobs where idempotency_key = 'notify:$ran:1:recover'")"
 q "delete from cronq.schedules where name = 'tc-shared'" >/dev/null
 
+# --- 6. hook_of, the mark that lets fire_hooks' rows past jobs_guard, is
+# the owner's alone: a cronq_user has no grant on it, and a role granted
+# the whole table (an admin, or a DBA's grant) is refused by jobs_guard,
+# so that none writes a job unchecked or in another author's name.
+mkrole tc_dba
+q "grant insert, select on cronq.jobs to tc_dba; grant usage on schema cronq to tc_dba" >/dev/null
+before=$(q "select count(*) from cronq.jobs")
+forge="insert into cronq.jobs (type, payload, queue, priority, max_attempts, timeout, run_at, enqueued_by, hook_of)
+       values ('noop', '{}', 'default', 0, 10, '1 hour', now(), 'tc_alice', 1)"
+refused tc_mallory "$forge"
+eq "hook_of: a cronq_user cannot write it" 0 "$?"
+refused tc_admin "$forge"
+eq "hook_of: a cronq_admin cannot write it" 0 "$?"
+refused tc_dba "$forge"
+eq "hook_of: nor a role granted the whole table" 0 "$?"
+eq "hook_of: no forged row, none in tc_alice's name" "$before|0" \
+    "$(q "select count(*) from cronq.jobs")|$(q "select count(*) from cronq.jobs where enqueued_by = 'tc_alice'")"
+# fire_hooks' rows carry it, with the defaults jobs_guard would have given.
+p=$(as tc_alice "select cronq.enqueue('noop', hooks => '{\"on_success\": {\"type\": \"noop\", \"queue\": \"h\"}}')")
+cronq run
+eq "hook_of: a hook's job names its parent, with its author and defaults" "$p|tc_alice|0|10|01:00:00|{}|true" \
+    "$(q "select hook_of || '|' || enqueued_by || '|' || priority || '|' || max_attempts || '|' || timeout || '|' || payload || '|' || (run_at <= now()) from cronq.jobs where idempotency_key = 'notify:$p:1:success'")"
+cronq show "$(q "select id from cronq.jobs where idempotency_key = 'notify:$p:1:success'")" --json
+eq "hook_of: show --json carries it" "$p" "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["hook_of"])' <<<"$OUT")"
+q "delete from cronq.jobs" >/dev/null
+
 done_testing

@@ -164,4 +164,39 @@ cronq: hint: thaw it first" "$?|$(cat "$T_DIR/err")"
 eq "and nothing written" "$before" "$(count)"
 q "drop trigger refuse on cronq.jobs; drop function public.refuse()"
 
+# Queue names are printable (issue 23): a control character is refused
+# with 65 by every way in, and nothing is written.
+before=$(count)
+cronq enqueue noop --queue $'mail\nFORGED'
+expect "--queue with a newline" 65 "" "cronq: error: queue name must be printable text without control characters"
+cronq enqueue noop --queue $'q\xc2\x9b31m'
+expect "--queue with a C1 control (CSI)" 65 "" "cronq: error: queue name must be printable text without control characters"
+# Refused before any connection, as every bad input is.
+CRONQ_DATABASE_URL="host=/nonexistent" cronq enqueue noop --queue $'q\xc2\x9b31m'
+expect "a C1 control, no database needed" 65 "" "cronq: error: queue name must be printable text without control characters"
+CRONQ_DATABASE_URL="host=/nonexistent" cronq schedule add ctl '* * * * *' noop --queue $'x\ty'
+expect "schedule add: a tab, no database needed" 65 "" "cronq: error: queue name must be printable text without control characters"
+cronq_in '{"type":"noop"}
+{"type":"noop","queue":"a\u001b[2Jb"}' enqueue --jsonl
+eq "JSONL with an ESC in a queue: 65, nothing written" "65|$before" "$RC|$(count)"
+cronq schedule add ctl '* * * * *' noop --queue $'x\ty'
+eq "schedule add --queue with a tab: 65, no schedule" "65|0" "$RC|$(q "select count(*) from cronq.schedules where name = 'ctl'")"
+out=$("$PSQL" -XAtq -c "select cronq.enqueue('noop', queue => e'a\\nb')" 2>&1)
+match "SQL: cronq.enqueue refuses it" "queue name must be printable text without control characters" "$out"
+out=$("$PSQL" -XAtq -c "insert into cronq.schedules (name, cron, type, queue) values ('ctl', '* * * * *', 'noop', e'a\\x07')" 2>&1)
+match "SQL: a schedule's insert refuses it" "queue name must be printable text" "$out"
+eq "nothing written by any of them" "$before|0" "$(count)|$(q "select count(*) from cronq.schedules where name = 'ctl'")"
+id=$(q "select cronq.enqueue('noop', queue => 'plain', run_at => now() + interval '1 day')")
+out=$("$PSQL" -XAtq -c "update cronq.jobs set queue = e'p\\x1b' where id = $id" 2>&1)
+eq "SQL: renaming a queue into one is refused" "plain" "$(q "select queue from cronq.jobs where id = $id")"
+match "with the reason" "queue name must be printable text" "$out"
+# A job written before the rule keeps running: its claim and outcome
+# update the row without touching the name.
+q "alter table cronq.jobs disable trigger jobs_queue_name"
+old=$(q "select cronq.enqueue('noop', queue => e'old\\nq')")
+q "alter table cronq.jobs enable trigger jobs_queue_name"
+"$CRONQ" run --max-jobs 5 2>/dev/null
+eq "an old job with such a name is claimed and finished, not lost" succeeded "$(q "select status from cronq.jobs where id = $old")"
+q "delete from cronq.jobs where id in ($id, $old)"
+
 done_testing

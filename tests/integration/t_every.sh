@@ -168,4 +168,20 @@ cronq backfill --schedule every-spread --from 2026-01-01T00:00:00Z --to 2026-01-
 eq "backfill of a spread @every" "0|schedule:every-spread:2026-01-01T00:12:28Z,schedule:every-spread:2026-01-01T01:12:28Z,schedule:every-spread:2026-01-01T02:12:28Z" \
     "$RC|$(keys every-spread)"
 
+# Decimals and unit words (issue 23): the binary and the database accept and
+# refuse the same "@every" texts, and the two sides read the same period.
+for e in '@every 1.5h' '@every 1 hour 30 minutes' '@every 5mins' '@every 0.5d' '@every 90' \
+         '@every 1.5 weeks' $'@every  2 Hours\t30\tmins ' '@every 1h 30m' \
+         '@every 0.5 minutes' '@every 1.0005h' '@every 1h 30m x' '@every 1h1h' '@every 200 years' \
+         '@every 1.5' '@every .5h' '@every 1.h' '@every 5 m s'; do
+    CRONQ_DATABASE_URL="host=/nonexistent" cronq schedule next "$e" --count 1 --from 2026-01-01T00:00:00Z
+    c=$([ "$RC" = 0 ] && echo ok || echo refused)
+    s=$(q "select case when cronq.cron_error(\$e\$$e\$e\$) is null then 'ok' else 'refused' end")
+    eq "\"$e\": the binary and cron_error agree" "$c" "$s"
+done
+eq "cronq.schedule('dec', '@every 1.5 hours', ...)" dec "$(q "select cronq.schedule('dec', '@every 1.5 hours', 'noop')")"
+"$CRONQ" run --queue none-such
+eq "planned by a wake: @every 1.5 hours from the epoch" 0 \
+    "$(q "select extract(epoch from next_run_at)::bigint % 5400 from cronq.schedules where name = 'dec'")"
+
 done_testing

@@ -43,6 +43,10 @@ out=$("$dest/usr/bin/cronq" --version 2>&1)
 match "the installed binary runs" '^cronq [0-9]' "$out"
 check "the man page is cronq.1" cmp -s "$T_ROOT/cronq.1" "$dest/usr/share/man/man1/cronq.1"
 check "a migration is copied as it is" cmp -s "$T_ROOT/sql/0001_init.sql" "$dest/usr/share/cronq/sql/0001_init.sql"
+check "the SQL API man page is cronq.7, in man7" cmp -s "$T_ROOT/cronq.7" "$dest/usr/share/man/man7/cronq.7"
+for d in commands sql-api schema semantics performance architecture; do
+    check "docs/$d.md is installed as it is" cmp -s "$T_ROOT/docs/$d.md" "$dest/usr/share/doc/cronq/docs/$d.md"
+done
 
 unit="$dest/usr/lib/systemd/system/cronq.service"
 eq "the service runs the installed binary" \
@@ -53,6 +57,8 @@ check "the timer is the repository's" cmp -s "$T_ROOT/scripts/systemd/cronq.time
 
 mk uninstall DESTDIR="$dest" PREFIX=/usr
 check "make uninstall succeeds" [ $? = 0 ]
+check "uninstall removes cronq.7" [ ! -e "$dest/usr/share/man/man7/cronq.7" ]
+check "uninstall removes the docs/ pages" [ ! -e "$dest/usr/share/doc/cronq/docs" ]
 eq "uninstall leaves no file" "" "$(files_in "$dest")"
 eq "uninstall leaves no directory of cronq's own" "" "$(cd "$dest" && find . -name '*cronq*')"
 
@@ -62,6 +68,7 @@ mk install DESTDIR="$dest" bindir=/opt/cq/sbin mandir=/opt/cq/man
 check "install with bindir and mandir succeeds" [ $? = 0 ]
 check "bindir is used" [ -x "$dest/opt/cq/sbin/cronq" ]
 check "mandir is used" [ -f "$dest/opt/cq/man/man1/cronq.1" ]
+check "mandir is used for section 7" [ -f "$dest/opt/cq/man/man7/cronq.7" ]
 check "PREFIX defaults to /usr/local" [ -f "$dest/usr/local/share/doc/cronq/README.md" ]
 eq "the service names bindir" "ExecStart=/opt/cq/sbin/cronq" \
     "$(grep -o '^ExecStart=[^ ]*' "$dest/usr/local/lib/systemd/system/cronq.service" 2>/dev/null)"

@@ -369,13 +369,14 @@ static const bad_case bad_cases[] = {
 	BC("@every", "@every needs a duration, such as @every 90m"),
 	BC("@every 0m", "@every: 0m is shorter than 1 minute"),
 	BC("@every 5x", "@every: invalid duration \"5x\": unrecognized unit \"x\""),
-	/* The compact form only, as the database's check reads it. */
-	BC("@every 1.5h", "@every: invalid duration \"1.5h\""),
-	BC("@every 5mins", "@every: invalid duration \"5mins\""),
+	BC("@every 1.5x", "@every: invalid duration \"1.5x\": unrecognized unit \"x\""),
+	BC("@every 0.5 minutes", "@every: 0.5 minutes is shorter than 1 minute"),
+	BC("@every 1.0005h", "@every: 1.0005h is not a whole number of seconds"),
+	BC("@every 1 hour 1 hour", "@every: invalid duration \"1 hour 1 hour\": units must go from largest to smallest, each once"),
 	BC("@every -5m", "@every: duration \"-5m\" must not be negative"),
 	BC("@every 30m1h", "@every: invalid duration \"30m1h\": units must go from largest to smallest, each once"),
 	BC("@every 60500ms", "@every: 60500ms is not a whole number of seconds"),
-	BC("@every 5m x", "unexpected text after @every 5m"),
+	BC("@every 5m x", "@every: invalid duration \"5m x\": expected a number at \"x\""),
 	BC("@foo", "unrecognized macro \"@foo\""),
 	BC("@", "unrecognized macro \"@\""),
 	BC("@daily 1", "unexpected text after @daily"),
@@ -439,6 +440,35 @@ static const bad_case bad_cases[] = {
 	BC("* * * * abcdefghijabcdefghijabcdefghijabcdefghij",
 	   "day of week: \"abcdefghijabcdefghijabcdefghijab...\" is not a valid name"),
 };
+
+/* "@every D" takes every duration the flags take: decimals, unit words. */
+static void
+test_every_periods(void)
+{
+	static const struct {
+		const char *expr;
+		int64_t		period;
+	}			cases[] = {
+		{"@every 90m", 5400},
+		{"@every 1.5h", 5400},
+		{"@every 1h30m", 5400},
+		{"@every 1 hour 30 minutes", 5400},
+		{"@EVERY  2 Hours\t30\tmins ", 9000},
+		{"@every 0.5d", 43200},
+		{"@every 5mins", 300},
+		{"@every 90", 90},
+		{"@every 1.5 weeks", 907200},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char		err[256] = "";
+		cron_expr  *e = cron_parse(cases[i].expr, err, sizeof(err));
+
+		CHECK(e != NULL && cron_every(e) == cases[i].period, "\"%s\": period %lld, want %lld (%s)",
+			  cases[i].expr, e ? (long long) cron_every(e) : -1LL, (long long) cases[i].period, err);
+		cron_free(e);
+	}
+}
 
 static void
 test_bad_table(void)
@@ -1189,6 +1219,7 @@ main(void)
 	}
 	test_next_table();
 	test_bad_table();
+	test_every_periods();
 	test_parse_misc();
 	test_tz();
 	test_properties();
