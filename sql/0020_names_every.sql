@@ -298,7 +298,8 @@ create trigger jobs_guard before insert on cronq.jobs
 create or replace trigger jobs_guard_update before update of type, payload, enqueued_by on cronq.jobs
     for each row execute function cronq.jobs_guard();
 
--- As 0017's, with hook_of, the defaults, and the batch's jobs found by id.
+-- As 0017's, with hook_of, the defaults, the batch's jobs found by id, and
+-- an outcome without an attempt number ignored.
 create or replace function cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts integer[],
                                             p_errors text[])
 returns bigint
@@ -311,6 +312,10 @@ begin atomic
                                                 when 'failed' then array['failure']
                                                 when 'dead' then array['failure', 'dead'] end)
             as ev(event)
+        -- an attempt is numbered: a null one would make a null key, which
+        -- no conflict stops (an admin calling this could fire a job's
+        -- hooks again and again)
+        where o.attempt >= 1
     ), e as (
         select o.id, o.status, o.attempt, o.error, o.event, j.hooks -> ('on_' || o.event) as spec,
                j.type, j.schedule, j.queue, j.enqueued_by

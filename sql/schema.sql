@@ -913,6 +913,7 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
                      WHEN 'dead'::text THEN ARRAY['failure'::text, 'dead'::text]
                      ELSE NULL::text[]
                  END) ev(event))
+           WHERE (o.attempt >= 1)
          ), e AS (
           SELECT o.id,
              o.status,

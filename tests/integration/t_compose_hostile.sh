@@ -131,6 +131,7 @@ q "delete from cronq.schedules where name = 'tc-shared'" >/dev/null
 mkrole tc_dba
 q "grant insert, select on cronq.jobs to tc_dba; grant usage on schema cronq to tc_dba" >/dev/null
 before=$(q "select count(*) from cronq.jobs")
+alices=$(q "select count(*) from cronq.jobs where enqueued_by = 'tc_alice'")
 forge="insert into cronq.jobs (type, payload, queue, priority, max_attempts, timeout, run_at, enqueued_by, hook_of)
        values ('noop', '{}', 'default', 0, 10, '1 hour', now(), 'tc_alice', 1)"
 refused tc_mallory "$forge"
@@ -139,8 +140,8 @@ refused tc_admin "$forge"
 eq "hook_of: a cronq_admin cannot write it" 0 "$?"
 refused tc_dba "$forge"
 eq "hook_of: nor a role granted the whole table" 0 "$?"
-eq "hook_of: no forged row, none in tc_alice's name" "$before|0" \
-    "$(q "select count(*) from cronq.jobs")|$(q "select count(*) from cronq.jobs where enqueued_by = 'tc_alice'")"
+eq "hook_of: no forged row, none in tc_alice's name" "$before|$alices|0" \
+    "$(q "select count(*) from cronq.jobs")|$(q "select count(*) from cronq.jobs where enqueued_by = 'tc_alice'")|$(q "select count(*) from cronq.jobs where hook_of is not null")"
 # fire_hooks' rows carry it, with the defaults jobs_guard would have given.
 p=$(as tc_alice "select cronq.enqueue('noop', hooks => '{\"on_success\": {\"type\": \"noop\", \"queue\": \"h\"}}')")
 cronq run
@@ -148,6 +149,14 @@ eq "hook_of: a hook's job names its parent, with its author and defaults" "$p|tc
     "$(q "select hook_of || '|' || enqueued_by || '|' || priority || '|' || max_attempts || '|' || timeout || '|' || payload || '|' || (run_at <= now()) from cronq.jobs where idempotency_key = 'notify:$p:1:success'")"
 cronq show "$(q "select id from cronq.jobs where idempotency_key = 'notify:$p:1:success'")" --json
 eq "hook_of: show --json carries it" "$p" "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["hook_of"])' <<<"$OUT")"
+q "delete from cronq.jobs" >/dev/null
+
+# fire_hooks, which a cronq_admin may call, fires nothing for an outcome
+# without an attempt number (its key would be null: no conflict stops it).
+p=$(as tc_alice "select cronq.enqueue('noop', hooks => '{\"on_success\": {\"type\": \"noop\", \"queue\": \"h\"}}')")
+as tc_admin "select cronq.fire_hooks(array[$p::bigint], array['succeeded'], array[null::int], array[null::text]);
+             select cronq.fire_hooks(array[$p::bigint], array['succeeded'], array[null::int], array[null::text])" >/dev/null
+eq "fire_hooks: no job for an outcome without an attempt" 0 "$(q "select count(*) from cronq.jobs where hook_of = $p")"
 q "delete from cronq.jobs" >/dev/null
 
 done_testing
