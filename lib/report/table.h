@@ -5,7 +5,7 @@
  * says: text, each cell on one line with its control characters escaped
  * (job errors hold programs' output, which must not drive the operator's
  * terminal; queue names are anyone's), columns as wide as their widest
- * cell in characters, fitted to the terminal and coloured when it is one;
+ * cell in terminal columns (util/utf8: utf8_columns), fitted to the terminal and coloured when it is one;
  * or RFC 4180 CSV, every value whole, nothing escaped or coloured.
  */
 #ifndef CRONQ_TABLE_H
@@ -17,7 +17,7 @@
 #include "util/buf.h"
 #include "util/term.h"
 
-/* Widest cell of a text table, in characters; longer values are clipped. */
+/* Widest cell of a text table, in terminal columns; longer values are clipped. */
 #define TABLE_CELL_MAX 48
 /* Widest cell of a column of free text (see table.wide). */
 #define TABLE_WIDE_MAX 80

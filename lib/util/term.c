@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/utf8.h"
 
 bool
 term_colour(int fd)
@@ -80,7 +81,7 @@ sgr_len(const char *s, size_t len)
 	return i < len ? i + 1 : len;
 }
 
-/* Display width of s[0..len): characters, escape sequences left out. */
+/* Display width of s[0..len): its columns (utf8_columns), escape sequences left out. */
 static size_t
 width_of(const char *s, size_t len)
 {
@@ -93,9 +94,8 @@ width_of(const char *s, size_t len)
 			i += n;
 			continue;
 		}
-		if (((unsigned char) s[i] & 0xC0) != 0x80)
-			w++;
-		i++;
+		w += utf8_columns(s + i, len - i, &n);
+		i += n;
 	}
 	return w;
 }
@@ -106,11 +106,11 @@ term_width(const char *s)
 	return width_of(s, strlen(s));
 }
 
-/* Append line s[0..len) to out, cut to width characters when wider. */
+/* Append line s[0..len) to out, cut to width columns when wider. */
 static void
 fit_line(buf *out, const char *s, size_t len, size_t width)
 {
-	size_t room = width > 3 ? width - 3 : width, chars = 0, i = 0;
+	size_t room = width > 3 ? width - 3 : width, cols = 0, i = 0;
 	bool styled = false;
 
 	if (width_of(s, len) <= width) {
@@ -121,16 +121,20 @@ fit_line(buf *out, const char *s, size_t len, size_t width)
 		size_t n = sgr_len(s + i, len - i);
 
 		if (n > 0) {
-			if (chars == room)
+			if (cols == room)
 				break;			/* a style of the cut part: nothing to show */
 			buf_append(out, s + i, n);
 			styled = true;
 			i += n;
 			continue;
 		}
-		if (((unsigned char) s[i] & 0xC0) != 0x80 && chars++ == room)
+		size_t c = utf8_columns(s + i, len - i, &n);
+
+		if (cols + c > room)
 			break;
-		buf_putc(out, s[i++]);
+		cols += c;
+		buf_append(out, s + i, n);
+		i += n;
 	}
 	if (styled)
 		buf_puts(out, TERM_RESET);

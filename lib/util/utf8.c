@@ -117,14 +117,84 @@ is_cont(char c)
 	return ((unsigned char) c & 0xC0) == 0x80;
 }
 
+typedef struct cp_range {
+	uint32_t	lo, hi;
+} cp_range;
+
+/*
+ * Code points a terminal shows in no column: combining marks, zero-width
+ * spaces and joiners, variation selectors. Not every one of Unicode's
+ * (Mn/Me/Cf), but those names and errors hold in practice.
+ */
+static const cp_range zero_width[] = {
+	{0x0300, 0x036F}, {0x0483, 0x0489}, {0x0591, 0x05BD}, {0x0610, 0x061A}, {0x064B, 0x065F},
+	{0x0E31, 0x0E31}, {0x0E34, 0x0E3A}, {0x0E47, 0x0E4E}, {0x1AB0, 0x1AFF}, {0x1DC0, 0x1DFF},
+	{0x200B, 0x200F}, {0x2060, 0x2064}, {0x20D0, 0x20FF}, {0xFE00, 0xFE0F}, {0xFE20, 0xFE2F},
+	{0xFEFF, 0xFEFF}, {0xE0100, 0xE01EF},
+};
+
+/* Code points shown in two columns: Unicode's East Asian Wide and Fullwidth, and emoji. */
+static const cp_range double_width[] = {
+	{0x1100, 0x115F}, {0x231A, 0x231B}, {0x2329, 0x232A}, {0x23E9, 0x23EC}, {0x23F0, 0x23F0},
+	{0x23F3, 0x23F3}, {0x25FD, 0x25FE}, {0x2614, 0x2615}, {0x2648, 0x2653}, {0x267F, 0x267F},
+	{0x2693, 0x2693}, {0x26A1, 0x26A1}, {0x26AA, 0x26AB}, {0x26BD, 0x26BE}, {0x26C4, 0x26C5},
+	{0x26CE, 0x26CE}, {0x26D4, 0x26D4}, {0x26EA, 0x26EA}, {0x26F2, 0x26F3}, {0x26F5, 0x26F5},
+	{0x26FA, 0x26FA}, {0x26FD, 0x26FD}, {0x2705, 0x2705}, {0x270A, 0x270B}, {0x2728, 0x2728},
+	{0x274C, 0x274C}, {0x274E, 0x274E}, {0x2753, 0x2755}, {0x2757, 0x2757}, {0x2795, 0x2797},
+	{0x27B0, 0x27B0}, {0x27BF, 0x27BF}, {0x2B1B, 0x2B1C}, {0x2B50, 0x2B50}, {0x2B55, 0x2B55},
+	{0x2E80, 0x303E}, {0x3041, 0x33FF}, {0x3400, 0x4DBF}, {0x4E00, 0x9FFF}, {0xA000, 0xA4CF},
+	{0xA960, 0xA97F}, {0xAC00, 0xD7A3}, {0xF900, 0xFAFF}, {0xFE10, 0xFE19}, {0xFE30, 0xFE6F},
+	{0xFF00, 0xFF60}, {0xFFE0, 0xFFE6}, {0x16FE0, 0x16FE4}, {0x17000, 0x18AFF}, {0x1B000, 0x1B2FF},
+	{0x1F004, 0x1F004}, {0x1F0CF, 0x1F0CF}, {0x1F18E, 0x1F18E}, {0x1F191, 0x1F19A},
+	{0x1F200, 0x1F251}, {0x1F300, 0x1F64F}, {0x1F680, 0x1F6FF}, {0x1F7E0, 0x1F7EB},
+	{0x1F90C, 0x1F9FF}, {0x1FA70, 0x1FAFF}, {0x20000, 0x2FFFD}, {0x30000, 0x3FFFD},
+};
+
+static bool
+in_ranges(uint32_t cp, const cp_range *r, size_t n)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {			/* the ranges are sorted and apart */
+		size_t mid = (lo + hi) / 2;
+
+		if (cp < r[mid].lo)
+			hi = mid;
+		else if (cp > r[mid].hi)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
+size_t
+utf8_columns(const char *s, size_t len, size_t *n)
+{
+	const unsigned char *p = (const unsigned char *) s;
+	size_t k = valid_seq(p, len);
+	uint32_t cp;
+
+	if (k <= 1) {
+		*n = 1;					/* ASCII, or a byte that is not UTF-8 (shown escaped) */
+		return 1;
+	}
+	*n = k;
+	cp = p[0] & (k == 2 ? 0x1F : k == 3 ? 0x0F : 0x07);
+	for (size_t i = 1; i < k; i++)
+		cp = (cp << 6) | (p[i] & 0x3F);
+	if (in_ranges(cp, zero_width, sizeof zero_width / sizeof zero_width[0]))
+		return 0;
+	return in_ranges(cp, double_width, sizeof double_width / sizeof double_width[0]) ? 2 : 1;
+}
+
 size_t
 utf8_width(const char *s)
 {
-	size_t w = 0;
+	size_t w = 0, len = strlen(s), n;
 
-	for (; *s; s++)
-		if (!is_cont(*s))
-			w++;
+	for (size_t i = 0; i < len; i += n)
+		w += utf8_columns(s + i, len - i, &n);
 	return w;
 }
 
@@ -155,18 +225,19 @@ utf8_clip(const char *s, size_t width, unsigned flags)
 			cut = true;
 		}
 	} else {
-		size_t chars = 0, room = width < 3 ? 0 : width - 3, at = 0;
+		/* at: where the characters that fit room columns end */
+		size_t cols = 0, room = width < 3 ? 0 : width - 3, at = 0, n;
 
-		for (size_t i = 0; i < len; i++) {
-			if (is_cont(s[i]))
-				continue;
-			if (chars == room)
-				at = i;
-			chars++;
+		for (size_t i = 0; i < len; i += n) {
+			size_t c = utf8_columns(s + i, len - i, &n);
+
+			if (cols + c <= room)
+				at = i + n;
+			cols += c;
 		}
 		keep = len;
 		cut = more;
-		if (chars > width || (more && chars > room))
+		if (cols > width || (more && cols > room))
 			keep = at;
 	}
 	for (size_t i = 0; i < keep; i++)

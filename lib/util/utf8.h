@@ -26,13 +26,21 @@ char *utf8_sanitize(const char *s, size_t len);
  */
 char *utf8_printable(const char *s, bool keep_lines);
 
-/* Characters, not bytes, in UTF-8 text (what a terminal column shows). */
+/*
+ * The columns a terminal gives the character at s (at most len bytes): 0
+ * (a combining mark, a zero-width joiner), 1, or 2 (East Asian wide and
+ * fullwidth characters, emoji); its length in bytes in *n (1 for a byte
+ * that is not UTF-8). An approximation of wcwidth() that needs no locale.
+ */
+size_t utf8_columns(const char *s, size_t len, size_t *n);
+
+/* The columns UTF-8 text takes on a terminal (utf8_columns of each character). */
 size_t utf8_width(const char *s);
 
 /* How utf8_clip measures s, and what it does with line breaks. */
 enum {
 	/* width counts bytes and "..." comes after them; otherwise width counts
-	 * characters, "..." included (width at least 3) */
+	 * terminal columns (utf8_columns), "..." included (width at least 3) */
 	UTF8_CLIP_BYTES = 1 << 0,
 	/* only the first line is kept, "..." marking the others; otherwise line
 	 * breaks and tabs become spaces */

@@ -18,11 +18,22 @@ tty() {
     OUT=$(env "${envs[@]}" script -qec "stty cols 60 2>/dev/null; $(printf '%q ' "$CRONQ" "$@")" /dev/null \
         </dev/null | tr -d '\r')
 }
-# widest: the widest line of stdin in characters, SGR codes left out.
+# COLS: python that lays a line out in terminal columns: cols(l) is its
+# characters, a wide one (East Asian W/F) followed by a "\0" filler, a
+# combining or format character (zero columns) left out.
+COLS='import re, sys, unicodedata
+def width(ch):
+    if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+def cols(l):
+    return [c for ch in l for c in ([ch] + ["\0"] * (width(ch) - 1) if width(ch) else [])]
+'
+# widest: the widest line of stdin in terminal columns, SGR codes left out.
 widest() {
-    python3 -c 'import re, sys
+    python3 -c "$COLS"'
 text = re.sub(r"\x1b\[[0-9;]*m", "", sys.stdin.buffer.read().decode())
-print(max((len(l) for l in text.split("\n")), default=0))'
+print(max((len(cols(l)) for l in text.split("\n")), default=0))'
 }
 has_sgr() { [[ "$1" == *$'\033['* ]]; }
 no_sgr() { ! has_sgr "$1"; }
@@ -95,9 +106,9 @@ eq "list: COLUMNS that is no number is ignored" 1 "$(( $(widest <<<"$OUT") > 60 
 # aligned NAME TEXT: each line's column NAME (found in the header) starts at
 # the header's character position with a value, never one character off.
 aligned() {
-    python3 -c 'import re, sys
+    python3 -c "$COLS"'
 name, text = sys.argv[1], re.sub(r"\x1b\[[0-9;]*m", "", sys.argv[2])
-lines = [l for l in text.split("\n") if l]
+lines = ["".join(cols(l)) for l in text.split("\n") if l]
 at = lines[0].index(name)
 bad = [l for l in lines[1:] if len(l) <= at or l[at] == " " or l[at - 1] != " "]
 print("ok" if not bad else "misaligned: %r" % bad)' "$1" "$2"
@@ -167,5 +178,18 @@ eq "limit list --csv: as in --json" "key,max_running,running,rate,started,room,s
         'e["running"]' '"-"' '"-"' 'str(e["room"]) + (" (full)" if e.get("full") else "")' 'e.get("set_by") or ""')"
 OUT=$(COLUMNS=20 "$CRONQ" list --csv)
 match "--csv: no clipping, whatever the width" "$Q" "$OUT"
+
+# --- wide characters -------------------------------------------------------------
+# A queue named in CJK takes two columns a character: the table measures
+# columns, so its rows stay aligned and within the terminal.
+W="日本語のキューの名前はとても長いのでセルに収まらない"
+"$CRONQ" enqueue noop --queue "$W" --in 1h >/dev/null
+OUT=$("$CRONQ" list)
+eq "list: a CJK queue name keeps ATTEMPTS aligned" ok "$(aligned ATTEMPTS "$OUT")"
+tty list
+eq "list, 60 columns: a CJK queue name, no line wider than the terminal" 1 "$(( $(widest <<<"$OUT") <= 60 ))"
+eq "list, 60 columns: ATTEMPTS aligned after the CJK name" ok "$(aligned ATT "$OUT")"
+tty status
+eq "status, 60 columns: a CJK queue name, no line wider than the terminal" 1 "$(( $(widest <<<"$OUT") <= 60 ))"
 
 done_testing

@@ -57,7 +57,22 @@ test_clip(void)
 		free(got);
 	}
 	CHECK(utf8_width("") == 0 && utf8_width("abc") == 3, "width of ASCII");
-	CHECK(utf8_width("\xc3\xa9t\xc3\xa9 \xe2\x82\xac\xf0\x9f\x98\x80") == 6, "width counts characters");
+	CHECK(utf8_width("\xc3\xa9t\xc3\xa9 \xe2\x82\xac") == 5, "width counts characters, not bytes");
+	/* Terminal columns: wide characters take two, combining marks none. */
+	CHECK(utf8_width("\xf0\x9f\x98\x80") == 2, "an emoji takes two columns");
+	CHECK(utf8_width("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e") == 6, "three CJK characters take six");
+	CHECK(utf8_width("\xea\xb0\x80\xef\xbc\xa1") == 4, "Hangul and a fullwidth letter take two each");
+	CHECK(utf8_width("e\xcc\x81") == 1, "e and a combining acute accent take one");
+	CHECK(utf8_width("a\xe2\x80\x8db") == 2, "a zero-width joiner takes none");
+	CHECK(utf8_width("\xff") == 1, "a byte that is not UTF-8 takes one (it is shown escaped)");
+	{
+		/* 日本語テキスト (14 columns) into 8: 日本 and "..." (7), never half a character */
+		char *got = utf8_clip("\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x83\x86\xe3\x82\xad\xe3\x82\xb9\xe3\x83\x88", 8, 0);
+
+		CHECK(strcmp(got, "\xe6\x97\xa5\xe6\x9c\xac...") == 0 && utf8_width(got) <= 8,
+			  "clip of wide characters counts columns: got [%s]", got);
+		free(got);
+	}
 }
 
 static void
