@@ -82,18 +82,38 @@ word_char(char c)
 		(unsigned char) c >= 0x80;
 }
 
-/* Whether msg already says value, as a whole word ("job 2 (fail)" says 2 and fail). */
+/* Whether msg holds text as whole words. */
 static bool
-says(const char *msg, const char *value)
+has_words(const char *msg, const char *text)
 {
-	size_t n = strlen(value);
+	size_t n = strlen(text);
 
 	if (n == 0)
 		return true;
-	for (const char *p = msg; (p = strstr(p, value)) != NULL; p++)
+	for (const char *p = msg; (p = strstr(p, text)) != NULL; p++)
 		if ((p == msg || !word_char(p[-1])) && !word_char(p[n]))
 			return true;
 	return false;
+}
+
+/*
+ * Whether msg already says field key=value: the value as a whole word
+ * ("job 2 (fail)" says type=fail), a number only after its key's name
+ * ("job 2" says job=2; "attempt 1" does not say duration_ms=1).
+ */
+static bool
+says(const char *msg, const char *key, const char *value)
+{
+	bool number = value[0] != '\0' && strspn(value, "0123456789") == strlen(value);
+	char *named;
+	bool r;
+
+	if (!number)
+		return has_words(msg, value);
+	named = xasprintf("%s %s", key, value);
+	r = has_words(msg, named);
+	free(named);
+	return r;
 }
 
 static void
@@ -145,7 +165,7 @@ emit(log_level level, const log_field *fields, const char *detail,
 		free(clean);
 		/* Said once: only the fields the message does not already say. */
 		for (const log_field *f = fields; f && f->key; f++)
-			if (f->value && !says(msg, f->value)) {
+			if (f->value && !says(msg, f->key, f->value)) {
 				clean = utf8_printable(f->value, false);
 				fprintf(stderr, " %s=%s", f->key, clean);
 				free(clean);

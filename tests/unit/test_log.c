@@ -40,6 +40,18 @@ static const log_field dead[] = {
 	{NULL, NULL, false},
 };
 
+static const log_field dead_in_1ms[] = {
+	{"job", "2", true}, {"type", "fail", false}, {"queue", "default", false}, {"attempt", "1", true},
+	{"duration_ms", "1", true}, {"outcome", "failed", false}, {"status", "dead", false},
+	{NULL, NULL, false},
+};
+
+static const log_field dead_in_2ms[] = {
+	{"job", "2", true}, {"type", "fail", false}, {"queue", "default", false}, {"attempt", "1", true},
+	{"duration_ms", "2", true}, {"outcome", "failed", false}, {"status", "dead", false},
+	{NULL, NULL, false},
+};
+
 static const struct {
 	const char *msg;
 	const log_field *fields;
@@ -51,6 +63,13 @@ static const struct {
 	{"job 123 (failure) is dead after attempt 21: boom", dead,
 	 "cronq: warning: job 123 (failure) is dead after attempt 21: boom job=2 type=fail queue=default attempt=1"
 	 " duration_ms=12 outcome=failed\n"},
+	/* A number is said only after its key's name: "attempt 1" does not say duration_ms=1
+	 * (the line lost the job's duration whenever it took 1 ms). */
+	{"job 2 (fail) is dead after attempt 1: boom", dead_in_1ms,
+	 "cronq: warning: job 2 (fail) is dead after attempt 1: boom queue=default duration_ms=1 outcome=failed\n"},
+	{"job 2 (fail) is dead after attempt 2: boom", dead_in_2ms,
+	 "cronq: warning: job 2 (fail) is dead after attempt 2: boom queue=default attempt=1 duration_ms=2"
+	 " outcome=failed\n"},
 	{"no fields at all", NULL, "cronq: warning: no fields at all\n"},
 };
 
