@@ -182,6 +182,22 @@ cli_confirm(const char *fmt, ...)
 	return true;
 }
 
+bool
+cli_tell(const char *fmt, ...)
+{
+	va_list ap;
+	char line[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	if (log_enabled(LOG_INFO)) {
+		log_info("%s", line);
+		return true;
+	}
+	return cli_confirm("%s", line);
+}
+
 int
 cli_report(const cq_err *err)
 {

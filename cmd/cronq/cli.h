@@ -183,6 +183,8 @@ const char *cli_conninfo(const cli_common *common);
  */
 bool cli_confirming(void);
 bool cli_confirm(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same line as -v's info line when -v is given, else as cli_confirm(). */
+bool cli_tell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Print a lib error (and its hint) the standard way; returns its code. */
 int cli_report(const cq_err *err);

@@ -259,12 +259,9 @@ enqueue_main(enqueue_args *a, int argc, char **argv)
 
 		rc = enqueue_jsonl(conn, stdin, payload_validate, progress, &lines, &created, &err);
 		/* One line for the whole input, not one per job: -v's, or on a terminal ours. */
-		if (rc == 0 && log_enabled(LOG_INFO))
-			log_info("enqueued %" PRId64 " job%s (%" PRId64 " already existed)", created, created == 1 ? "" : "s",
+		if (rc == 0)
+			cli_tell("enqueued %" PRId64 " job%s (%" PRId64 " already existed)", created, created == 1 ? "" : "s",
 					 lines - created);
-		else if (rc == 0)
-			cli_confirm("enqueued %" PRId64 " job%s (%" PRId64 " already existed)", created,
-						created == 1 ? "" : "s", lines - created);
 	} else {
 		int64_t id;
 		enqueue_note note;

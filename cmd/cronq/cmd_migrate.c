@@ -143,14 +143,11 @@ cmd_migrate(int argc, char **argv)
 					" and compatible with it: nothing to do\n", db_version, migrate_latest_version());
 		else if (rc == 0) {
 			/* What the "applying" lines came to: -v's line, or on a terminal ours. */
-			if (log_enabled(LOG_INFO))
-				log_info("applied %d migration%s; schema is at version %d", applied, applied == 1 ? "" : "s",
-						 migrate_latest_version());
-			else if (applied == 0)
+			if (applied == 0 && !log_enabled(LOG_INFO))
 				cli_confirm("schema is up to date (version %d); nothing applied", migrate_latest_version());
 			else
-				cli_confirm("applied %d migration%s; schema is at version %d", applied, applied == 1 ? "" : "s",
-							migrate_latest_version());
+				cli_tell("applied %d migration%s; schema is at version %d", applied, applied == 1 ? "" : "s",
+						 migrate_latest_version());
 			report_grants(&grants);
 		}
 	}
