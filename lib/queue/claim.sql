@@ -4,13 +4,18 @@
 -- id = any(array(...)) so that the UPDATE keeps a primary-key index scan.
 -- Sent alone, or right after the previous batch's outcomes (record.sql).
 -- Rows come back in any order: the C sorts them into run order. The last
--- column is the database's clock as the rows are written, after any wait
--- for a limit's lock: the base of the times the worker records (counted
+-- three columns hold one value for the whole batch (read from the first
+-- row): the database's clock as the first row is written, after any wait
+-- for a limit's lock, the base of the times the worker records (counted
 -- from the answer's arrival, they are never later than the moments they
--- stand for, and a job's recorded start never precedes its claim). So is
--- started_at: a job counts under its limits from then. The very last
--- column counts the due rows left for want of room: the worker claims no
--- more than it got next time (locking rows it cannot take costs). Jobs of a
+-- stand for, and a job's recorded start never precedes its claim; each
+-- row's started_at is its own: a job counts under its limits from then);
+-- the due rows left for want of room (the worker claims no more than it
+-- got next time: locking rows it cannot take costs); and whether flow
+-- control is in effect, a limit defined or a queue, type or limit key
+-- paused. While it is not, the worker's next claims are claim_plain.sql,
+-- this statement without the flow-control steps, until one of those comes
+-- back empty. Jobs of a
 -- paused queue or type (cronq.pauses, until resumed or until its time) are
 -- not taken: the keys paused are read once per claim (an empty table's
 -- probe when none is), each job compared with them. A job's keys
@@ -91,7 +96,8 @@ update cronq.jobs j set status = 'running', attempts = j.attempts + 1,
     started_at = clock_timestamp(), updated_at = now()
 where j.id = any(array(select id from taken))
 returning j.id, j.attempts, j.max_attempts, j.priority,
-    extract(epoch from j.run_at), j.type, j.queue, j.payload::text,
+    date_part('epoch', j.run_at), j.type, j.queue, j.payload::text,
     j.idempotency_key, to_char(j.scheduled_for at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-    j.enqueued_by, (extract(epoch from j.timeout) * 1000)::bigint, clock_timestamp(),
-    (select count(*) from refused);
+    j.enqueued_by, (date_part('epoch', j.timeout) * 1000)::bigint, (select clock_timestamp()),
+    (select count(*) from refused),
+    (select cronq.limited() or cardinality(cronq.paused_keys()) > 0);

@@ -134,6 +134,7 @@ decode_claimed(const PGresult *res, claim_batch *out)
 		if (out->n == 0) {
 			snprintf(out->claimed_at, sizeof out->claimed_at, "%s", PQgetvalue(res, r, 12));
 			out->refused = atoi(PQgetvalue(res, r, 13));
+			out->flow = PQgetvalue(res, r, 14)[0] == 't';
 		}
 		out->n++;
 	}
@@ -180,9 +181,24 @@ claim_params_free(claim_params *cp)
 	free(cp->exclude_queues);
 }
 
+/*
+ * After a plain claim (claim_plain.sql): one that came back empty found
+ * nothing due, or found flow control in effect since the claim that chose
+ * it. claim.sql then claims again, obeying it, and says which.
+ */
+static int
+claim_unless_plain_empty(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
+						 const claim_filter *filter, claim_batch *out, cq_err *err)
+{
+	if (out->n > 0)
+		return 0;
+	claim_batch_free(out);
+	return jobs_claim(conn, worker, limit, lease_ms, filter, false, out, err);
+}
+
 int
 jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
-		   const claim_filter *filter, claim_batch *out, cq_err *err)
+		   const claim_filter *filter, bool plain, claim_batch *out, cq_err *err)
 {
 	claim_params cp;
 	const char *params[CLAIM_NPARAMS];
@@ -190,13 +206,14 @@ jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
 
 	memset(out, 0, sizeof *out);
 	claim_params_fill(&cp, worker, limit, lease_ms, filter, params);
-	res = pg_exec(conn, sql_queue_claim, CLAIM_NPARAMS, params, PG_ANY, err, NULL);
+	res = pg_exec(conn, plain ? sql_queue_claim_plain : sql_queue_claim, CLAIM_NPARAMS, params,
+				  PG_ANY, err, NULL);
 	claim_params_free(&cp);
 	if (res == NULL)
 		return err->code;
 	decode_claimed(res, out);
 	PQclear(res);
-	return 0;
+	return plain ? claim_unless_plain_empty(conn, worker, limit, lease_ms, filter, out, err) : 0;
 }
 
 void
@@ -416,20 +433,6 @@ jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 	return 0;
 }
 
-/*
- * Batch k's outcomes and batch k+1's claim: two statements sent together,
- * one round trip, one transaction, one commit. The claim cannot see the
- * rows the outcomes touch (running: not due), so the two never collide.
- * Why two statements and not one: a row another runner claimed after the
- * claim's snapshot still looks queued to it, and SKIP LOCKED follows it to
- * its running version, locks it, drops it, and keeps the lock to the end
- * of the transaction, so that its owner's outcome update waits for us.
- * Written as one statement, the claim's snapshot was taken before the
- * outcomes' ~10 ms of work and such rows were many; its own statement
- * takes a fresh snapshot. The order matters too: outcomes first, so that
- * nothing after the claim can wait (claim first, two runners could each
- * hold a row the other's outcomes needed: a deadlock).
- */
 int
 jobs_held(PGconn *conn, const claim_filter *filter, bool *held, bool *expired, cq_err *err)
 {
@@ -448,25 +451,41 @@ jobs_held(PGconn *conn, const claim_filter *filter, bool *held, bool *expired, c
 	return 0;
 }
 
+/*
+ * Batch k's outcomes and batch k+1's claim: two statements sent together,
+ * one round trip, one transaction, one commit. The claim cannot see the
+ * rows the outcomes touch (running: not due), so the two never collide.
+ * Why two statements and not one: a row another runner claimed after the
+ * claim's snapshot still looks queued to it, and SKIP LOCKED follows it to
+ * its running version, locks it, drops it, and keeps the lock to the end
+ * of the transaction, so that its owner's outcome update waits for us.
+ * Written as one statement, the claim's snapshot was taken before the
+ * outcomes' ~10 ms of work and such rows were many; its own statement
+ * takes a fresh snapshot. The order matters too: outcomes first, so that
+ * nothing after the claim can wait (claim first, two runners could each
+ * hold a row the other's outcomes needed: a deadlock). A plain claim that
+ * comes back empty is followed by claim.sql, alone (see jobs_claim()).
+ */
 int
 jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, int limit,
-					  int64_t lease_ms, const claim_filter *filter, claim_batch *out, cq_err *err)
+					  int64_t lease_ms, const claim_filter *filter, bool plain, claim_batch *out,
+					  cq_err *err)
 {
 	buf a[RECORD_ARRAYS] = {BUF_INIT};
 	const char *rp[RECORD_NPARAMS], *cp_params[CLAIM_NPARAMS];
 	claim_params cp;
 	PGresult *res[2];
-	bool plain;
+	bool plain_record;
 	int np, rc;
 
 	if (n == 0)
-		return jobs_claim(conn, worker, limit, lease_ms, filter, out, err);
+		return jobs_claim(conn, worker, limit, lease_ms, filter, plain, out, err);
 	memset(out, 0, sizeof *out);
-	plain = outcomes_plain(o, n);
-	np = outcome_params(o, n, plain, false, a, rp);
+	plain_record = outcomes_plain(o, n);
+	np = outcome_params(o, n, plain_record, false, a, rp);
 	claim_params_fill(&cp, worker, limit, lease_ms, filter, cp_params);
-	rc = pg_exec_pair(conn, (const char *const[]) {plain ? sql_queue_record_plain : sql_queue_record,
-													sql_queue_claim},
+	rc = pg_exec_pair(conn, (const char *const[]) {plain_record ? sql_queue_record_plain : sql_queue_record,
+													plain ? sql_queue_claim_plain : sql_queue_claim},
 					  (const int[]) {np, CLAIM_NPARAMS}, (const char *const *const[]) {rp, cp_params}, res, err);
 	for (int k = 0; k < RECORD_ARRAYS; k++)
 		buf_free(&a[k]);
@@ -478,7 +497,7 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	decode_claimed(res[1], out);
 	PQclear(res[0]);
 	PQclear(res[1]);
-	return 0;
+	return plain ? claim_unless_plain_empty(conn, worker, limit, lease_ms, filter, out, err) : 0;
 }
 
 int

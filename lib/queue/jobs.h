@@ -36,6 +36,7 @@ typedef struct claim_batch {
 	int			n;
 	char		claimed_at[64];	/* the database's clock as the claim wrote the rows */
 	int			refused;		/* due rows the claim locked but left for want of room (limits) */
+	bool		flow;			/* flow control was in effect: limits or pauses (claim.sql) */
 } claim_batch;
 
 typedef struct claim_filter {
@@ -49,10 +50,14 @@ typedef struct claim_filter {
 
 /*
  * Claim up to limit due jobs for worker with one statement, leasing them for
- * lease_ms. out is filled (n may be 0) and must be freed.
+ * lease_ms. out is filled (n may be 0) and must be freed. With plain, the
+ * statement is claim_plain.sql, for when the last claim said flow control
+ * was not in effect (!out->flow); one that comes back empty is followed by
+ * claim.sql, which obeys any limit or pause made since and says whether
+ * flow control is in effect now.
  */
 int jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
-			   const claim_filter *filter, claim_batch *out, cq_err *err)
+			   const claim_filter *filter, bool plain, claim_batch *out, cq_err *err)
 	__attribute__((warn_unused_result));
 void claim_batch_free(claim_batch *batch);
 /*
@@ -130,7 +135,7 @@ int jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only,
  * batch to the next.
  */
 int jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker,
-						  int limit, int64_t lease_ms, const claim_filter *filter,
+						  int limit, int64_t lease_ms, const claim_filter *filter, bool plain,
 						  claim_batch *out, cq_err *err) __attribute__((warn_unused_result));
 
 /*

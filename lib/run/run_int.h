@@ -82,6 +82,7 @@ typedef struct worker {
 	slot	   *slots;			/* batch.n of them */
 	int			claim_limit;	/* the next claim's size (pace.c); 0: not yet claimed */
 	int			claim_cap;		/* at most this many while limits leave rows (0: no cap) */
+	bool		plain_claims;	/* the last claim saw no flow control: claim_plain.sql next */
 	int64_t		claim_mono;		/* the claim sent: its leases count from here (~ its now()) */
 	int64_t		batch_mono;		/* the claim's answer received: the batch began; start_ms
 								 * and end_ms count from here (~ batch.claimed_at) */

@@ -106,6 +106,10 @@ log_outcome(const slot *s)
 	};
 	char delay[32];
 
+	/* Nothing formatted for a line that would not be written (a drain's every job). */
+	if (!log_enabled(o->new_status == JOB_STATUS_NONE || o->new_status == JOB_STATUS_DEAD
+					 ? LOG_WARNING : LOG_INFO))
+		return;
 	snprintf(id, sizeof id, "%" PRId64, j->id);
 	snprintf(attempt, sizeof attempt, "%d", j->attempt);
 	snprintf(dur, sizeof dur, "%" PRId64, o->end_ms - o->start_ms);

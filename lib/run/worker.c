@@ -254,7 +254,7 @@ worker_main(void *arg)
 			npending = slots_gather(w, &rec, &idx);
 		claim_mono = mono_ms();
 		w->code = jobs_record_and_claim(w->db.conn, rec, npending, w->id, limit, o->lease_ms,
-										&o->filter, &next, &w->err);
+										&o->filter, w->plain_claims, &next, &w->err);
 		if (w->code != 0)
 			cq_prefix(&w->err, npending > 0 ? "could not record outcomes and claim jobs: "
 						   : "could not claim jobs: ");
@@ -281,6 +281,8 @@ worker_main(void *arg)
 		if (w->code != 0)
 			break;
 		budget_return(w->sh, limit - next.n);
+		/* Only a claim that took jobs says whether flow control is in effect. */
+		w->plain_claims = next.n > 0 && !next.flow;
 		w->batch = next;
 		w->claim_mono = claim_mono;
 		w->batch_mono = mono_ms();

@@ -27,6 +27,7 @@ extern const char sql_grants[];
 
 /* The statements: lib/MODULE/NAME.sql is sql_MODULE_NAME. */
 extern const char sql_queue_claim[];		/* lib/queue/claim.sql */
+extern const char sql_queue_claim_plain[];	/* lib/queue/claim_plain.sql */
 extern const char sql_queue_expire[];		/* lib/queue/expire.sql */
 extern const char sql_queue_heartbeat[];	/* lib/queue/heartbeat.sql */
 extern const char sql_queue_held[];		/* lib/queue/held.sql */

@@ -308,4 +308,32 @@ as cronq_runner status
 match "status text: the limit's line" 'Limits: +type:noop 1/1 started in 1d \(full\)' "$OUT"
 as cronq_runner limit type:noop --clear
 
+# --- a limit made mid-drain: the claims after it obey it ----------------------
+# While no limit or pause is in effect a worker's claims leave out the
+# flow-control steps (claim_plain.sql); their guard must see a limit made
+# meanwhile and hand over to the full claim, which obeys it.
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+eq "no limit, no pause in effect before" "0|0" "$(q "select (select count(*) from cronq.limits), (select count(*) from cronq.pauses)")"
+enqueue_n 30 '{"type":"sleep","payload":{"seconds":0.15}}'
+enqueue_n 10 '{"type":"noop"}'
+run 2>"$T_DIR/midlimit.err" &
+runner=$!
+three_done() { [ "$(q "select count(*) >= 3 from cronq.jobs where status = 'succeeded'")" = t ]; }
+check "the drain is under way, no limit in effect" poll 20 three_done
+as cronq_runner limit type:sleep --rate 1/1h
+# a job claimed before the limit committed may still start (within 0.15 s)
+limited_at=$(q "select now() + interval '0.5 seconds'")
+wait $runner
+eq "the run ends 0" 0 $?
+# (the plain claim that met the limit came back empty: the full claim
+# after it, in the same run, took the jobs the limit does not hold)
+eq "the same run went on with the jobs of other types" "10" \
+    "$(q "select count(*) from cronq.jobs where type = 'noop' and status = 'succeeded'")"
+eq "after the limit: one start at most, the rate's one" "t" \
+    "$(q "select count(*) <= 1 from cronq.job_runs r join cronq.jobs j on j.id = r.job_id
+          where j.type = 'sleep' and r.started_at > '$limited_at'")"
+check "the rest wait, queued ($(q "select count(*) from cronq.jobs where status = 'queued'"))" \
+    [ "$(q "select count(*) from cronq.jobs where status = 'queued'")" -ge 15 ]
+as cronq_runner limit type:sleep --clear
+
 done_testing
