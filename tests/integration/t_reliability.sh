@@ -285,9 +285,11 @@ wait $locker
 
 # SKIP LOCKED: a row another session holds locked (a claim in progress
 # elsewhere) neither blocks a claim nor is taken by it. The run ends while
-# the lock is still held, having run every other job.
+# the lock is still held, having run every other job. The row is first in
+# run order, so that both the worker's first claim (claim.sql) and the
+# ones after it (claim_plain.sql, no flow control in effect) meet it.
 q "delete from cronq.jobs; delete from cronq.job_runs"
-held=$("$CRONQ" enqueue noop --priority 1)
+held=$("$CRONQ" enqueue noop --priority -1)
 for i in 1 2 3; do "$CRONQ" enqueue noop >/dev/null; done
 "$PSQL" -XAtq -c "begin; select id from cronq.jobs where id = $held for update; select pg_sleep(60); commit" >/dev/null 2>&1 &
 locker=$!
