@@ -6,7 +6,12 @@
 -- was not in effect. Its guard reads that again, once, at the start: a
 -- limit or pause made since then turns the walk off, the claim comes back
 -- empty, and the worker claims again with claim.sql, which obeys it (as
--- it does after any empty plain claim: nothing due looks the same).
+-- it does after any empty plain claim: nothing due looks the same). The
+-- guard reads cronq.limits under ROW SHARE, as claim.sql's steps do: a
+-- limit being added (cronq.limits_serialise, sql/0012_limits.sql) waits
+-- for the claims under way and holds this one back until it commits, so
+-- that no claim whose snapshot missed the limit takes jobs after a claim
+-- that counted it.
 -- Returns claim.sql's columns; no row is ever left for want of room, and
 -- flow control was not in effect.
 --
@@ -25,7 +30,8 @@ with due as (
       and ($4::text[] is null or queue = any($4::text[]))
       and ($5::text[] is null or type = any($5::text[]))
       and ($6::text[] is null or queue <> all($6::text[]))
-      and (select not cronq.limited() and cardinality(cronq.paused_keys()) = 0)
+      and (select not exists (select from cronq.limits for key share)
+                  and cardinality(cronq.paused_keys()) = 0)
     order by priority, run_at, id
     limit $3::int
     for update skip locked

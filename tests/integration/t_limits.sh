@@ -335,5 +335,30 @@ eq "after the limit: one start at most, the rate's one" "t" \
 check "the rest wait, queued ($(q "select count(*) from cronq.jobs where status = 'queued'"))" \
     [ "$(q "select count(*) from cronq.jobs where status = 'queued'")" -ge 15 ]
 as cronq_runner limit type:sleep --clear
+# A limit being added holds every claim back until it commits, the plain
+# ones too (their guard reads cronq.limits under ROW SHARE): none may take
+# jobs, unaware of the limit, while claims that see it count the running.
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+enqueue_n 60 '{"type":"sleep","payload":{"seconds":0.2}}'
+run --concurrency 4 2>"$T_DIR/addlimit.err" &
+runner=$!
+eight_done() { [ "$(q "select count(*) >= 8 from cronq.jobs where status = 'succeeded'")" = t ]; }
+check "the drain of 4 workers is under way" poll 20 eight_done
+PGUSER=cronq_runner "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "begin" \
+    -c "insert into cronq.limits (key, max_running) values ('type:sleep', 1)" -c "select pg_sleep(1.5)" \
+    -c "commit" >/dev/null &
+adder=$!
+wait $adder
+eq "the limit was added" "1" "$(q "select count(*) from cronq.limits where key = 'type:sleep'")"
+wait $runner
+eq "the run ends 0" 0 $?
+# set_at is the adding transaction's start; a job claimed before it may
+# start up to 0.2 s later
+eq "no job started while the limit was being added" "0" \
+    "$(q "select count(*) from cronq.job_runs r, cronq.limits l where l.key = 'type:sleep'
+          and r.started_at > l.set_at + interval '0.3 seconds' and r.started_at < l.set_at + interval '1.5 seconds'")"
+eq "after it, one at a time" "t" "$(q "select $(overlap "id in (select job_id from cronq.job_runs r, cronq.limits l
+    where l.key = 'type:sleep' and r.started_at >= l.set_at + interval '1.5 seconds')") <= 1")"
+as cronq_runner limit type:sleep --clear
 
 done_testing
