@@ -43,5 +43,5 @@ where j.id = any(array(select id from due))
 returning j.id, j.attempts, j.max_attempts, j.priority,
     date_part('epoch', j.run_at), j.type, j.queue, j.payload::text,
     j.idempotency_key, to_char(j.scheduled_for at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
-    j.enqueued_by, (date_part('epoch', j.timeout) * 1000)::bigint, (select clock_timestamp()),
+    j.enqueued_by, (extract(epoch from j.timeout) * 1000)::bigint, (select clock_timestamp()),
     0, false;

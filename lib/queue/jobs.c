@@ -181,21 +181,6 @@ claim_params_free(claim_params *cp)
 	free(cp->exclude_queues);
 }
 
-/*
- * After a plain claim (claim_plain.sql): one that came back empty found
- * nothing due, or found flow control in effect since the claim that chose
- * it. claim.sql then claims again, obeying it, and says which.
- */
-static int
-claim_unless_plain_empty(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
-						 const claim_filter *filter, claim_batch *out, cq_err *err)
-{
-	if (out->n > 0)
-		return 0;
-	claim_batch_free(out);
-	return jobs_claim(conn, worker, limit, lease_ms, filter, false, out, err);
-}
-
 int
 jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
 		   const claim_filter *filter, bool plain, claim_batch *out, cq_err *err)
@@ -213,7 +198,7 @@ jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
 		return err->code;
 	decode_claimed(res, out);
 	PQclear(res);
-	return plain ? claim_unless_plain_empty(conn, worker, limit, lease_ms, filter, out, err) : 0;
+	return 0;
 }
 
 void
@@ -463,8 +448,7 @@ jobs_held(PGconn *conn, const claim_filter *filter, bool *held, bool *expired, c
  * outcomes' ~10 ms of work and such rows were many; its own statement
  * takes a fresh snapshot. The order matters too: outcomes first, so that
  * nothing after the claim can wait (claim first, two runners could each
- * hold a row the other's outcomes needed: a deadlock). A plain claim that
- * comes back empty is followed by claim.sql, alone (see jobs_claim()).
+ * hold a row the other's outcomes needed: a deadlock).
  */
 int
 jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, int limit,
@@ -497,7 +481,7 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	decode_claimed(res[1], out);
 	PQclear(res[0]);
 	PQclear(res[1]);
-	return plain ? claim_unless_plain_empty(conn, worker, limit, lease_ms, filter, out, err) : 0;
+	return 0;
 }
 
 int

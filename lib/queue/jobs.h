@@ -52,9 +52,9 @@ typedef struct claim_filter {
  * Claim up to limit due jobs for worker with one statement, leasing them for
  * lease_ms. out is filled (n may be 0) and must be freed. With plain, the
  * statement is claim_plain.sql, for when the last claim said flow control
- * was not in effect (!out->flow); one that comes back empty is followed by
- * claim.sql, which obeys any limit or pause made since and says whether
- * flow control is in effect now.
+ * was not in effect (!out->flow). A plain claim that comes back empty
+ * found nothing due, or flow control in effect since: the caller claims
+ * again without plain, and claim.sql obeys it and says which.
  */
 int jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
 			   const claim_filter *filter, bool plain, claim_batch *out, cq_err *err)

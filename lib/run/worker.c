@@ -281,7 +281,18 @@ worker_main(void *arg)
 		if (w->code != 0)
 			break;
 		budget_return(w->sh, limit - next.n);
-		/* Only a claim that took jobs says whether flow control is in effect. */
+		/*
+		 * An empty plain claim found nothing due, or flow control in
+		 * effect since the claim that chose it: claim.sql, at once, tells
+		 * which and obeys it (in a transaction of its own, after the
+		 * outcomes above were recorded). Only a claim that took jobs says
+		 * whether flow control is in effect.
+		 */
+		if (next.n == 0 && w->plain_claims) {
+			w->plain_claims = false;
+			claim_batch_free(&next);
+			continue;
+		}
 		w->plain_claims = next.n > 0 && !next.flow;
 		w->batch = next;
 		w->claim_mono = claim_mono;

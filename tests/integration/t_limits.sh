@@ -361,4 +361,29 @@ eq "after it, one at a time" "t" "$(q "select $(overlap "id in (select job_id fr
     where l.key = 'type:sleep' and r.started_at >= l.set_at + interval '1.5 seconds')") <= 1")"
 as cronq_runner limit type:sleep --clear
 
+# The outcomes sent with a plain claim that comes back empty are recorded
+# with it, in its transaction; the claim.sql that follows is a transaction
+# of its own. Here that claim.sql waits for a lock and its session is
+# ended: the run fails, and the outcomes stay recorded once (no lease_lost
+# row from recording them again, no success lost).
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+long=$(PGUSER=cronq_runner "$CRONQ" enqueue sleep '{"seconds": 1}')
+short=$(PGUSER=cronq_runner "$CRONQ" enqueue --priority 1 sleep '{"seconds": 0.01}')
+run 2>"$T_DIR/fallback.err" &
+runner=$!
+check "the first job runs" wait_for "running" 10 "select status = 'running' from cronq.jobs where id = $long"
+"$PSQL" -XAtq -c "begin; lock table cronq.limits in share mode; select pg_sleep(60); commit" >/dev/null 2>&1 &
+locker=$!
+check "the claim after the empty plain one waits for the lock" wait_for "waiting" 20 \
+    "select count(*) = 1 from pg_locks where relation = 'cronq.limits'::regclass and not granted"
+q "select pg_terminate_backend(pid) from pg_locks where relation = 'cronq.limits'::regclass and not granted" >/dev/null
+wait $runner
+rc=$?
+q "select pg_terminate_backend(pid) from pg_stat_activity where wait_event = 'PgSleep' and datname = current_database()" >/dev/null
+wait $locker 2>/dev/null
+check "the run fails, its session lost (rc $rc)" [ "$rc" -ne 0 ]
+eq "both jobs succeeded, one history row each, no lease_lost" "$long|succeeded|succeeded;$short|succeeded|succeeded" \
+    "$(q "select string_agg(j.id || '|' || j.status || '|' || r.outcomes, ';' order by j.id) from cronq.jobs j,
+          lateral (select string_agg(outcome, ',') outcomes from cronq.job_runs where job_id = j.id) r")"
+
 done_testing
