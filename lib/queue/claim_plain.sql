@@ -13,7 +13,8 @@
 -- that no claim whose snapshot missed the limit takes jobs after a claim
 -- that counted it.
 -- Returns claim.sql's columns; no row is ever left for want of room, and
--- flow control was not in effect.
+-- flow control was not in effect. Its walk's conditions, update and
+-- columns are claim.sql's, word for word (t_sql checks).
 --
 -- Parameters: claim.sql's ($1 worker, $2 lease in ms, $3 at most this many
 -- jobs, $4 only these queues, $5 only these types, $6 never these queues).
@@ -22,7 +23,7 @@
 --   PREPARE claim_plain AS
 -- then
 --   EXPLAIN EXECUTE claim_plain('me', 60000, 10, null, null, null);
-with due as (
+with taken as (
     select id
     from cronq.jobs
     where status in ('queued', 'failed') and run_at <= now()
@@ -39,7 +40,7 @@ with due as (
 update cronq.jobs j set status = 'running', attempts = j.attempts + 1,
     locked_by = $1, locked_until = now() + $2::bigint * interval '1 millisecond',
     started_at = clock_timestamp(), updated_at = now()
-where j.id = any(array(select id from due))
+where j.id = any(array(select id from taken))
 returning j.id, j.attempts, j.max_attempts, j.priority,
     date_part('epoch', j.run_at), j.type, j.queue, j.payload::text,
     j.idempotency_key, to_char(j.scheduled_for at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),

@@ -25,6 +25,21 @@ for f in $files; do
     eq "$f prepares and its examples explain" "0|" "$rc|$(cat "$T_DIR/$name.err")"
 done
 
+# claim_plain.sql is claim.sql without the flow-control steps: the walk's
+# conditions, the update and the columns stay claim.sql's, word for word.
+# part FILE FROM TO: the lines of FILE from the one containing FROM to the
+# one containing TO.
+part() { awk -v a="$2" -v b="$3" 'index($0, a) { on = 1 } on { print } on && index($0, b) { exit }' "$root/$1"; }
+walk_from="where status in ('queued', 'failed')"; walk_to="or queue <> all(\$6::text[]))"
+update_from="update cronq.jobs j set status = 'running'"; update_to="(select clock_timestamp()),"
+check "claim.sql has the walk and update that claim_plain.sql is compared with" \
+    [ "$(part lib/queue/claim.sql "$walk_from" "$walk_to" | wc -l)" -ge 5 -a \
+      "$(part lib/queue/claim.sql "$update_from" "$update_to" | wc -l)" -ge 8 ]
+eq "claim_plain.sql walks as claim.sql does" "$(part lib/queue/claim.sql "$walk_from" "$walk_to")" \
+    "$(part lib/queue/claim_plain.sql "$walk_from" "$walk_to")"
+eq "claim_plain.sql updates and returns as claim.sql does" "$(part lib/queue/claim.sql "$update_from" "$update_to")" \
+    "$(part lib/queue/claim_plain.sql "$update_from" "$update_to")"
+
 # Each is one statement, as embedded: nothing after its final semicolon.
 for f in $files; do
     eq "$f ends with its statement's semicolon" ";" "$(grep -v '^[[:space:]]*--' "$root/$f" | grep . | tail -n 1 | grep -o ';$')"
