@@ -51,8 +51,12 @@ begin
                       started_at, finished_at, last_error, error_code, updated_at,
                       payload, expires_at)
             on cronq.jobs to cronq_user;
-        -- Pauses of its own schedules (row-level security, 0011).
-        grant select, insert, update, delete on cronq.pauses to cronq_user;
+        -- Pauses of its own schedules (row-level security, 0011). Columns
+        -- only, of this table and of schedules: a table-level UPDATE or
+        -- DELETE would let the role LOCK TABLE against the runners; a row
+        -- goes when its removed is set (0021).
+        grant select, insert (key, until, schedule), update (until, removed)
+            on cronq.pauses to cronq_user;
         -- Limits: read (row-level security lets only admins write, 0012).
         grant select on cronq.limits, cronq.limits_now to cronq_user;
         grant insert (name, cron, timezone, type, payload, queue, priority, max_attempts,
@@ -60,8 +64,7 @@ begin
                       history, keep, anchor, spread, hooks),
               update (cron, timezone, type, payload, queue, priority, max_attempts,
                       timeout, enabled, catchup, overlap, next_run_at, start_deadline,
-                      history, keep, anchor, spread, hooks),
-              delete
+                      history, keep, anchor, spread, hooks, removed)
             on cronq.schedules to cronq_user;
         -- What an enqueue with a unique key asks as the owner (0013):
         -- whether a job holds the key, and to end a late holder.

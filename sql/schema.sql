@@ -482,6 +482,7 @@ CREATE TABLE cronq.schedules (
     disabled_from timestamp with time zone,
     disabled_until timestamp with time zone,
     hooks jsonb,
+    removed boolean DEFAULT false NOT NULL,
     CONSTRAINT schedules_anchor_check CHECK (((anchor >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (anchor <= '9999-12-31 23:59:59+00'::timestamp with time zone))),
     CONSTRAINT schedules_catchup_check CHECK ((catchup = ANY (ARRAY['latest'::text, 'all'::text, 'skip'::text]))),
     CONSTRAINT schedules_cron_check CHECK (((cron <> ''::text) AND (length(cron) <= 1000))),
@@ -527,6 +528,12 @@ COMMENT ON COLUMN cronq.schedules.disabled_from IS 'when the schedule was last d
 --
 
 COMMENT ON COLUMN cronq.schedules.disabled_until IS 'when it was enabled again after disabled_from (NULL while disabled)';
+
+--
+-- Name: COLUMN schedules.removed; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.schedules.removed IS 'set true to remove the schedule (a trigger deletes the row): how a member of cronq_user removes one';
 
 --
 -- Name: enqueue_occurrences(text[], timestamp with time zone[], boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1826,12 +1833,19 @@ CREATE TABLE cronq.pauses (
     paused_by text DEFAULT CURRENT_USER NOT NULL,
     paused_at timestamp with time zone DEFAULT now() NOT NULL,
     schedule text,
+    removed boolean DEFAULT false NOT NULL,
     CONSTRAINT pauses_check CHECK (((key ~~ 'schedule:%'::text) = (schedule IS NOT NULL))),
     CONSTRAINT pauses_check1 CHECK (((schedule IS NULL) OR (key = ('schedule:'::text || schedule)))),
     CONSTRAINT pauses_key_check CHECK ((cronq.flow_key_error(key) IS NULL))
 );
 
 ALTER TABLE cronq.pauses OWNER TO postgres;
+
+--
+-- Name: COLUMN pauses.removed; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.pauses.removed IS 'set true to end the pause (a trigger deletes the row): how a member of cronq_user resumes its schedule';
 
 --
 -- Name: manages_flow(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -1942,7 +1956,9 @@ begin
         raise exception 'schedule "%" does not exist', substr(key, 10) using errcode = 'P0002',
             hint = 'A role sees only the schedules it created, unless it is a member of cronq_admin.';
     end if;
-    delete from cronq.pauses p where p.until <= now() and p.schedule is null;   -- ended by themselves
+    if cronq.manages_flow() then
+        delete from cronq.pauses p where p.until <= now() and p.schedule is null;   -- ended by themselves
+    end if;
     select p.until is null or p.until > now() into was from cronq.pauses p where p.key = pause.key;
     insert into cronq.pauses as p (key, until, schedule)
         values (pause.key, pause.until, case when key like 'schedule:%' then substr(key, 10) end)
@@ -2068,6 +2084,26 @@ $$;
 ALTER FUNCTION cronq.queue_refused() OWNER TO postgres;
 
 --
+-- Name: remove_row(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.remove_row() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    if tg_table_name = 'schedules' then
+        delete from cronq.schedules where name = new.name;
+    else
+        delete from cronq.pauses where key = new.key;
+    end if;
+    return null;
+end
+$$;
+
+ALTER FUNCTION cronq.remove_row() OWNER TO postgres;
+
+--
 -- Name: requeue_jobs(bigint[]); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -2119,8 +2155,11 @@ declare
     began timestamptz;
 begin
     perform cronq.flow_check(key, 'resume');
-    delete from cronq.pauses p where p.until <= now() and p.schedule is null;   -- ended by themselves
-    delete from cronq.pauses p where p.key = resume.key returning p.until, p.paused_at into ended, began;
+    if cronq.manages_flow() then
+        delete from cronq.pauses p where p.until <= now() and p.schedule is null;   -- ended by themselves
+    end if;
+    update cronq.pauses p set removed = true where p.key = resume.key
+        returning p.until, p.paused_at into ended, began;
     was := found and (ended is null or ended > now());
     -- A schedule resumes from its next fire time: the ones that came while
     -- it was paused stay skipped, catchup all or not. Paused still, the
@@ -2470,7 +2509,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 20;
+    RETURN 21;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -2536,7 +2575,7 @@ CREATE FUNCTION cronq.unschedule(name text) RETURNS boolean
     AS $$
 #variable_conflict use_variable
 begin
-    delete from cronq.schedules s where s.name = name;
+    update cronq.schedules s set removed = true where s.name = name;
     if not found then
         raise exception 'schedule "%" does not exist', name using errcode = 'P0002',
             hint = 'A role sees only the schedules it created, unless it is a member of cronq_admin.';
@@ -2887,10 +2926,16 @@ CREATE TRIGGER limits_serialise BEFORE INSERT OR DELETE ON cronq.limits FOR EACH
 CREATE TRIGGER limits_stamp BEFORE INSERT OR UPDATE ON cronq.limits FOR EACH ROW EXECUTE FUNCTION cronq.limits_stamp();
 
 --
+-- Name: pauses pauses_remove; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER pauses_remove AFTER UPDATE OF removed ON cronq.pauses FOR EACH ROW WHEN (new.removed) EXECUTE FUNCTION cronq.remove_row();
+
+--
 -- Name: pauses pauses_stamp; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER pauses_stamp BEFORE INSERT OR UPDATE ON cronq.pauses FOR EACH ROW EXECUTE FUNCTION cronq.pauses_stamp();
+CREATE TRIGGER pauses_stamp BEFORE INSERT OR UPDATE ON cronq.pauses FOR EACH ROW WHEN ((NOT new.removed)) EXECUTE FUNCTION cronq.pauses_stamp();
 
 --
 -- Name: schedules schedules_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -2927,6 +2972,12 @@ CREATE TRIGGER schedules_queue_name BEFORE INSERT ON cronq.schedules FOR EACH RO
 --
 
 CREATE TRIGGER schedules_queue_rename BEFORE UPDATE OF queue ON cronq.schedules FOR EACH ROW WHEN (((new.queue IS DISTINCT FROM old.queue) AND (new.queue ~ '[[:cntrl:]]'::text))) EXECUTE FUNCTION cronq.queue_refused();
+
+--
+-- Name: schedules schedules_remove; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_remove AFTER UPDATE OF removed ON cronq.schedules FOR EACH ROW WHEN (new.removed) EXECUTE FUNCTION cronq.remove_row();
 
 --
 -- Name: schedules schedules_spell; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -3253,7 +3304,7 @@ GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp w
 -- Name: TABLE schedules; Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT SELECT,DELETE ON TABLE cronq.schedules TO cronq_user;
+GRANT SELECT ON TABLE cronq.schedules TO cronq_user;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.schedules TO cronq_admin;
 
 --
@@ -3371,6 +3422,12 @@ GRANT INSERT(spread),UPDATE(spread) ON TABLE cronq.schedules TO cronq_user;
 GRANT INSERT(hooks),UPDATE(hooks) ON TABLE cronq.schedules TO cronq_user;
 
 --
+-- Name: COLUMN schedules.removed; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT UPDATE(removed) ON TABLE cronq.schedules TO cronq_user;
+
+--
 -- Name: FUNCTION enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean); Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -3479,8 +3536,32 @@ GRANT ALL ON FUNCTION cronq.limited() TO cronq_admin;
 -- Name: TABLE pauses; Type: ACL; Schema: cronq; Owner: postgres
 --
 
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.pauses TO cronq_user;
+GRANT SELECT ON TABLE cronq.pauses TO cronq_user;
 GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.pauses TO cronq_admin;
+
+--
+-- Name: COLUMN pauses.key; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(key) ON TABLE cronq.pauses TO cronq_user;
+
+--
+-- Name: COLUMN pauses.until; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(until),UPDATE(until) ON TABLE cronq.pauses TO cronq_user;
+
+--
+-- Name: COLUMN pauses.schedule; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(schedule) ON TABLE cronq.pauses TO cronq_user;
+
+--
+-- Name: COLUMN pauses.removed; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT UPDATE(removed) ON TABLE cronq.pauses TO cronq_user;
 
 --
 -- Name: FUNCTION materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[]); Type: ACL; Schema: cronq; Owner: postgres
@@ -3507,6 +3588,12 @@ GRANT ALL ON FUNCTION cronq.pause(key text, until timestamp with time zone) TO c
 
 GRANT ALL ON FUNCTION cronq.paused_keys() TO cronq_user;
 GRANT ALL ON FUNCTION cronq.paused_keys() TO cronq_admin;
+
+--
+-- Name: FUNCTION remove_row(); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.remove_row() FROM PUBLIC;
 
 --
 -- Name: FUNCTION resume(key text); Type: ACL; Schema: cronq; Owner: postgres

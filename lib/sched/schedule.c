@@ -241,7 +241,9 @@ int
 schedule_remove(PGconn *conn, const char *name, cq_err *err)
 {
 	const char *params[1] = {name};
-	PGresult *res = pg_exec(conn, "delete from cronq.schedules where name = $1", 1, params, PG_NONE, err, NULL);
+	/* Not a DELETE: a trigger deletes the row (sql/0021, why). */
+	PGresult *res = pg_exec(conn, "update cronq.schedules set removed = true where name = $1",
+							1, params, PG_NONE, err, NULL);
 	bool found;
 
 	if (res == NULL)

@@ -103,8 +103,9 @@ out=$(asq app2 "select cronq.schedule('a-nightly', '* * * * *', 'sql', '{\"sql\"
 match "app2 cannot replace app's schedule" 'belongs to another role' "$out"
 as app2 schedule add a-nightly '* * * * *' noop --replace
 eq "nor with the CLI" 65 "$RC"
-eq "nor rewind, disable or unschedule it" "UPDATE 0|UPDATE 0|DELETE 0" \
-    "$(tag app2 "update cronq.schedules set next_run_at = '2000-01-01' where name = 'a-nightly'")|$(tag app2 "update cronq.schedules set enabled = false")|$(tag app2 "delete from cronq.schedules")"
+eq "nor rewind, disable or remove it (a DELETE it may not even try)" "UPDATE 0|UPDATE 0|UPDATE 0" \
+    "$(tag app2 "update cronq.schedules set next_run_at = '2000-01-01' where name = 'a-nightly'")|$(tag app2 "update cronq.schedules set enabled = false")|$(tag app2 "update cronq.schedules set removed = true")"
+asq app2 "delete from cronq.schedules" >/dev/null 2>&1
 out=$(asq app2 "select cronq.unschedule('a-nightly')" 2>&1)
 match "cronq.unschedule of another's: does not exist" 'does not exist' "$out"
 eq "app's schedule is as app wrote it" "0 3 * * *|app|true" "$(q "select cron || '|' || created_by || '|' || enabled from cronq.schedules where name = 'a-nightly'")"

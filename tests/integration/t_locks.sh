@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# A member of cronq_user cannot hold the runners back with locks. It may
+# read cronq's tables and write some of their columns: PostgreSQL then
+# lets it LOCK TABLE in ACCESS SHARE only (a stronger mode needs UPDATE,
+# DELETE or TRUNCATE on the whole table), and lock rows of its own. Every
+# mode is tried on every table and view of the schema, and judged by
+# pg_locks. Then the attack: holding, in an open transaction, all it can
+# (every lock it gets, FOR UPDATE on each of its rows, writes not
+# committed), it watches another author's due schedule and job go through
+# a run, and that author and an admin manage schedules and pauses meanwhile.
+# Judged by job states, row counts and pg_stat_activity. Every login by
+# password.
+. "$(dirname "$0")/lib.sh"
+
+team_cluster mallory app oncall
+q "grant cronq_user to mallory, app; grant cronq_admin to oncall" >/dev/null
+as() { local r=$1; shift; PGUSER=$r cronq "$@"; }
+asq() { PGUSER=$1 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "$2"; }
+
+as cronq_runner migrate
+eq "migrate" 0 "$RC"
+q "update cronq.schedules set enabled = false" >/dev/null
+
+# Every mode on every relation, NOWAIT (nothing else runs), in one
+# transaction; what was granted is still held when pg_locks is read.
+take_all=$(cat <<'SQL'
+do $$
+declare
+    r regclass;
+    m text;
+begin
+    for r in select c.oid from pg_catalog.pg_class c
+             where c.relnamespace = 'cronq'::regnamespace and c.relkind in ('r', 'p', 'v', 'm') loop
+        foreach m in array array['access exclusive', 'exclusive', 'share row exclusive', 'share',
+                                 'share update exclusive', 'row exclusive', 'row share', 'access share'] loop
+            begin
+                execute pg_catalog.format('lock table %s in %s mode nowait', r, m);
+            exception when insufficient_privilege then
+                null;
+            end;
+        end loop;
+    end loop;
+end
+$$;
+SQL
+)
+held_modes="select coalesce(string_agg(distinct l.mode, ','), '') from pg_catalog.pg_locks l
+            join pg_catalog.pg_class c on c.oid = l.relation
+            where l.pid = pg_backend_pid() and c.relnamespace = 'cronq'::regnamespace"
+held_on="select count(distinct l.relation) from pg_catalog.pg_locks l
+         join pg_catalog.pg_class c on c.oid = l.relation
+         where l.pid = pg_backend_pid() and c.relnamespace = 'cronq'::regnamespace and c.relkind = 'r'"
+eq "a cronq_user locks cronq's tables in ACCESS SHARE only" "AccessShareLock" \
+    "$(asq mallory "begin; $take_all $held_modes; rollback" 2>&1)"
+# The attempts did lock: every table it may read, in that mode.
+eq "... which it got on each table it reads" \
+    "$(asq mallory "select count(*) from pg_catalog.pg_class c where c.relnamespace = 'cronq'::regnamespace
+                    and c.relkind = 'r' and has_table_privilege(c.oid, 'select')")" \
+    "$(asq mallory "begin; $take_all $held_on; rollback" 2>&1)"
+eq "an admin still locks as its grants allow (the attempts are real)" t \
+    "$(asq oncall "begin; $take_all select bool_or(l.mode = 'AccessExclusiveLock') from pg_catalog.pg_locks l
+                   where l.pid = pg_backend_pid() and l.relation = 'cronq.jobs'::regclass; rollback" 2>&1)"
+
+# --- the attack: hold everything, while others work ----------------------
+as mallory schedule add m-hourly '0 * * * *' noop
+as mallory schedule add m-due '* * * * *' noop
+as mallory enqueue noop
+as app schedule add app-due '* * * * *' noop
+as app schedule add app-other '0 4 * * *' noop
+as app enqueue noop
+eq "the rows are in place" "4|2" \
+    "$(q "select (select count(*) from cronq.schedules where name like 'm-%' or name like 'app-%') || '|' || count(*) from cronq.jobs")"
+clear_of_minute_end 30
+q "update cronq.schedules set enabled = true, next_run_at = date_trunc('minute', now())
+   where name in ('m-due', 'app-due')" >/dev/null
+
+asq mallory "begin;
+    $take_all
+    select from cronq.jobs for update;
+    select from cronq.schedules for update;
+    select cronq.pause('schedule:m-hourly');
+    select from cronq.pauses for update;
+    insert into cronq.jobs (type, payload) values ('noop', '{}');
+    insert into cronq.schedules (name, cron, type) values ('m-new', '* * * * *', 'noop');
+    update cronq.schedules set priority = 5 where name = 'm-hourly';
+    select pg_sleep(60);
+    commit" >"$T_DIR/holder.out" 2>&1 &
+holder=$!
+# (pg_stat_activity keeps the first 1 kB of a query: the sleep is told by its wait)
+sleeping="from pg_stat_activity where usename = 'mallory' and state = 'active' and wait_event = 'PgSleep'"
+holding="select exists (select $sleeping)"
+wait_for "holder" 20 "$holding" && pass || fail "mallory holds its locks, rows and writes: $(cat "$T_DIR/holder.out")"
+since=$(q "select xact_start $sleeping")
+
+started=$(date +%s)
+OUT=$(PGUSER=cronq_runner timeout 30 "$CRONQ" run 2>"$T_DIR/run.err"); RC=$?
+eq "the run ends 0 while mallory holds on (stderr: $(head -c 300 "$T_DIR/run.err"))" 0 "$RC"
+eq "app's job and app's schedule's job ran" "succeeded,succeeded" \
+    "$(q "select string_agg(status, ',' order by id) from cronq.jobs where enqueued_by = 'app'")"
+eq "app's fire time is in the ledger as enqueued" "1" \
+    "$(q "select count(*) from cronq.occurrences where schedule = 'app-due' and decision = 'enqueued'")"
+as app schedule remove app-other
+eq "app removes a schedule of its own meanwhile" "0|0" \
+    "$RC|$(q "select count(*) from cronq.schedules where name = 'app-other'")"
+as app pause schedule:app-due
+eq "app pauses its schedule meanwhile" "0|1" "$RC|$(q "select count(*) from cronq.pauses where key = 'schedule:app-due'")"
+as app resume schedule:app-due
+eq "... and resumes it" "0|0" "$RC|$(q "select count(*) from cronq.pauses where key = 'schedule:app-due'")"
+as oncall pause queue:reports
+as oncall resume queue:reports
+eq "an admin pauses and resumes a queue meanwhile" "0|0" \
+    "$RC|$(q "select count(*) from cronq.pauses where key = 'queue:reports'")"
+eq "all of it while mallory's transaction was still open" "1" \
+    "$(q "select count(*) $sleeping and xact_start = '$since'")"
+check "all of it well inside mallory's hold ($(( $(date +%s) - started )) s)" [ $(( $(date +%s) - started )) -lt 40 ]
+q "select pg_terminate_backend(pid) from pg_stat_activity where usename = 'mallory'" >/dev/null
+wait "$holder"
+eq "mallory's uncommitted writes are gone with it" "0|0|1" \
+    "$(q "select (select count(*) from cronq.schedules where name = 'm-new') || '|' ||
+                 (select count(*) from cronq.pauses where key = 'schedule:m-hourly') || '|' ||
+                 (select count(*) from cronq.jobs where enqueued_by = 'mallory')")"
+
+# --- removal is the rows' policies' decision, as DELETE was ----------------
+as app schedule add app-keep '0 5 * * *' noop
+as mallory pause schedule:m-hourly
+as mallory schedule remove app-keep
+eq "mallory cannot remove app's schedule (schedule remove)" "65|1" \
+    "$RC|$(q "select count(*) from cronq.schedules where name = 'app-keep'")"
+asq mallory "update cronq.schedules set removed = true; update cronq.pauses set removed = true" >/dev/null 2>&1
+asq mallory "select cronq.unschedule('app-keep')" >/dev/null 2>&1
+eq "... nor by its column, nor by unschedule: app's rows stay, mallory's own went" "1|0|0" \
+    "$(q "select (select count(*) from cronq.schedules where name = 'app-keep') || '|' ||
+                 (select count(*) from cronq.schedules where created_by = 'mallory') || '|' ||
+                 (select count(*) from cronq.pauses)")"
+asq mallory "delete from cronq.schedules; delete from cronq.pauses" >/dev/null 2>&1
+eq "a cronq_user's DELETE is refused outright" "1" "$(q "select count(*) from cronq.schedules where name = 'app-keep'")"
+as app pause schedule:app-keep
+asq app "select cronq.resume('schedule:app-keep')" >/dev/null
+asq app "select cronq.unschedule('app-keep')" >/dev/null
+eq "app resumes and removes through the SQL API" "0|0" \
+    "$(q "select (select count(*) from cronq.schedules where name = 'app-keep') || '|' || (select count(*) from cronq.pauses)")"
+eq "no row is left with removed set" "0" \
+    "$(q "select (select count(*) from cronq.schedules where removed) + (select count(*) from cronq.pauses where removed)")"
+
+done_testing
