@@ -190,4 +190,20 @@ eq "who paused and when is the database's word" "oncall|true" \
 asq app "select cronq.unschedule('app-nightly')" >/dev/null
 eq "a schedule removed takes its pause with it" "" "$(pauses)"
 
+# Resuming a pause that ended by itself reads back when it began: the fire
+# time planned inside it (no wake came since) moves to its end. (The pause
+# is dated back by hand, past the trigger that stamps it.)
+as cronq_runner schedule add ended-pause '0 4 * * *' noop
+as cronq_runner pause schedule:ended-pause --until "$(q "select now() + interval '1 hour'")"
+q "begin; alter table cronq.pauses disable trigger pauses_stamp;
+   update cronq.pauses set paused_at = now() - interval '10 minutes', until = now() - interval '1 minute'
+   where key = 'schedule:ended-pause';
+   alter table cronq.pauses enable trigger pauses_stamp; commit" >/dev/null
+q "update cronq.schedules set next_run_at = now() - interval '5 minutes' where name = 'ended-pause'" >/dev/null
+ended=$(q "select until from cronq.pauses where key = 'schedule:ended-pause'")
+as cronq_runner resume schedule:ended-pause
+eq "resumed after it ended: not paused, its fire time moved to the pause's end" \
+    "0|schedule:ended-pause was not paused|t|0" \
+    "$RC|$OUT|$(q "select next_run_at = '$ended' from cronq.schedules where name = 'ended-pause'")|$(q "select count(*) from cronq.pauses")"
+
 done_testing
