@@ -46,7 +46,8 @@ typedef struct shared {
 	int64_t		start_ms;
 	pthread_mutex_t lock;
 	int64_t		jobs_left;		/* -1: unlimited */
-	bool		limited;		/* the wake saw limits: an empty claim may mean jobs wait for room */
+	bool		limited;		/* the wake saw limits: an empty claim may mean jobs wait for room
+								 * (and, for a worker that took jobs, a limit made since) */
 	bool		faulted;		/* the runner could not open a session: claim and start nothing more */
 	char		fault[1024];	/* the first such failure */
 	char		fault_note[1100];	/* why the unstarted jobs are given back */
@@ -83,6 +84,7 @@ typedef struct worker {
 	int			claim_limit;	/* the next claim's size (pace.c); 0: not yet claimed */
 	int			claim_cap;		/* at most this many while limits leave rows (0: no cap) */
 	bool		plain_claims;	/* the last claim saw no flow control: claim_plain.sql next */
+	bool		took_jobs;		/* claimed jobs in this wake: a limit may have come since */
 	int64_t		claim_mono;		/* the claim sent: its leases count from here (~ its now()) */
 	int64_t		batch_mono;		/* the claim's answer received: the batch began; start_ms
 								 * and end_ms count from here (~ batch.claimed_at) */

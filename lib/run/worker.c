@@ -190,7 +190,10 @@ limit_cap(int cap, int asked, int got, int refused)
  * After an empty claim: whether due jobs wait only for room under a full
  * limit, and this wake may wait for them (until --max-runtime, which the
  * claim loop obeys; without it, HELD_WAIT_MS after its start), rescuing
- * expired leases meanwhile. A failed question sets w->code.
+ * expired leases meanwhile. Asked when the wake saw limits, or when this
+ * worker took jobs before (a limit made since then may be what empties
+ * its claims; an idle wake without limits does not pay for the question).
+ * A failed question sets w->code.
  */
 static bool
 waits_for_room(worker *w)
@@ -199,7 +202,7 @@ waits_for_room(worker *w)
 	bool held = false, expired = false;
 	int rescued = 0;
 
-	if (!w->sh->limited || run_stop_requests || faulted(w->sh))
+	if (!(w->sh->limited || w->took_jobs) || run_stop_requests || faulted(w->sh))
 		return false;
 	if (o->max_runtime_ms == 0 && mono_ms() - w->sh->start_ms >= HELD_WAIT_MS)
 		return false;
@@ -311,6 +314,7 @@ worker_main(void *arg)
 			}
 			break;
 		}
+		w->took_jobs = true;
 		log_full(LOG_INFO, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}},
 				 NULL, NULL, "claimed %d job%s", w->batch.n, w->batch.n == 1 ? "" : "s");
 		started = run_batch(w);

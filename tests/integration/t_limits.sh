@@ -316,7 +316,8 @@ q "truncate cronq.jobs, cronq.job_runs" >/dev/null
 eq "no limit, no pause in effect before" "0|0" "$(q "select (select count(*) from cronq.limits), (select count(*) from cronq.pauses)")"
 enqueue_n 30 '{"type":"sleep","payload":{"seconds":0.15}}'
 enqueue_n 10 '{"type":"noop"}'
-run 2>"$T_DIR/midlimit.err" &
+# (--max-runtime: the sleeps the rate holds would keep it waiting for room)
+run --max-runtime 4s 2>"$T_DIR/midlimit.err" &
 runner=$!
 three_done() { [ "$(q "select count(*) >= 3 from cronq.jobs where status = 'succeeded'")" = t ]; }
 check "the drain is under way, no limit in effect" poll 20 three_done
@@ -334,6 +335,24 @@ eq "after the limit: one start at most, the rate's one" "t" \
           where j.type = 'sleep' and r.started_at > '$limited_at'")"
 check "the rest wait, queued ($(q "select count(*) from cronq.jobs where status = 'queued'"))" \
     [ "$(q "select count(*) from cronq.jobs where status = 'queued'")" -ge 15 ]
+as cronq_runner limit type:sleep --clear
+# A limit that comes while a wake without limits runs: once its room is
+# full the workers' claims come back empty, and the wake waits for room
+# (as it does for a limit it saw when it began) rather than end with jobs
+# due; they all run in this run, one at a time.
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+enqueue_n 8 '{"type":"sleep","payload":{"seconds":0.5}}'
+run --concurrency 4 2>"$T_DIR/waitroom.err" &
+runner=$!
+four_running() { [ "$(q "select count(*) = 4 from cronq.jobs where status = 'running'")" = t ]; }
+check "4 workers run a job each, no limit in effect" poll 20 four_running
+as cronq_runner limit type:sleep --max-running 1
+wait $runner
+eq "the run ends 0" 0 $?
+eq "every job ran in that run (it waited for room)" "8|8" \
+    "$(q "select count(*) filter (where status = 'succeeded'), (select count(*) from cronq.job_runs) from cronq.jobs")"
+eq "those started after the limit, one at a time" "1" "$(overlap "id in (select job_id from cronq.job_runs r, cronq.limits l
+    where r.started_at > l.set_at + interval '0.6 seconds')")"
 as cronq_runner limit type:sleep --clear
 # A limit being added holds every claim back until it commits, the plain
 # ones too (their guard reads cronq.limits under ROW SHARE): none may take
