@@ -3,20 +3,21 @@
 -- can no longer lock either table against the runners.
 --
 -- PostgreSQL lets a role LOCK TABLE in any mode when it holds UPDATE,
--- DELETE or TRUNCATE on the whole table (a column's UPDATE is not
--- enough; INSERT allows ROW EXCLUSIVE at most, which conflicts with
--- nothing cronq run takes). cronq_user held DELETE on cronq.schedules
--- and UPDATE and DELETE on cronq.pauses: from an idle transaction it could
--- hold ACCESS EXCLUSIVE on either and stall every runner, each claim on
--- cronq.pauses (paused_keys) and each wake on cronq.schedules.
+-- DELETE or TRUNCATE on the whole table; a table-wide INSERT allows ROW
+-- EXCLUSIVE, SELECT ACCESS SHARE, and privileges on columns allow nothing.
+-- cronq_user held DELETE on cronq.schedules and UPDATE and DELETE on
+-- cronq.pauses: from an idle transaction it could hold ACCESS EXCLUSIVE
+-- on either and stall every runner, each claim on cronq.pauses
+-- (paused_keys) and each wake on cronq.schedules.
 --
 -- Now (sql/grants.sql) cronq_user writes only columns of both. It
 -- removes a row by setting its column removed: an UPDATE like any other of
 -- its rows, which row-level security allows only on the rows the role
 -- manages (schedules_own, pauses_manage). A trigger then deletes the row,
 -- as the tables' owner, in the same statement: the deletion is decided by
--- the same policies as before, and done with rights the role lacks.
--- removed is therefore never true in a committed row.
+-- the same policies as before, and done with rights the role lacks. A row
+-- inserted with removed set (by a role that may write the column) goes at
+-- once too: removed is never true in a committed row.
 --
 -- A binary built before this schema still runs jobs and schedules; only
 -- its "schedule remove" as a member of cronq_user is refused (permission
@@ -48,14 +49,15 @@ end
 $$;
 revoke all on function cronq.remove_row() from public;
 drop trigger if exists schedules_remove on cronq.schedules;
-create trigger schedules_remove after update of removed on cronq.schedules
+create trigger schedules_remove after insert or update of removed on cronq.schedules
     for each row when (new.removed) execute function cronq.remove_row();
 drop trigger if exists pauses_remove on cronq.pauses;
-create trigger pauses_remove after update of removed on cronq.pauses
+create trigger pauses_remove after insert or update of removed on cronq.pauses
     for each row when (new.removed) execute function cronq.remove_row();
 
 -- Ending a pause is not pausing: it keeps who paused and when (resume
--- reads them back from its UPDATE).
+-- reads them back from its UPDATE). (A pause inserted with removed set is
+-- not stamped either: it is deleted before the statement ends.)
 drop trigger if exists pauses_stamp on cronq.pauses;
 create trigger pauses_stamp before insert or update on cronq.pauses for each row
     when (not new.removed) execute function cronq.pauses_stamp();

@@ -2929,7 +2929,7 @@ CREATE TRIGGER limits_stamp BEFORE INSERT OR UPDATE ON cronq.limits FOR EACH ROW
 -- Name: pauses pauses_remove; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER pauses_remove AFTER UPDATE OF removed ON cronq.pauses FOR EACH ROW WHEN (new.removed) EXECUTE FUNCTION cronq.remove_row();
+CREATE TRIGGER pauses_remove AFTER INSERT OR UPDATE OF removed ON cronq.pauses FOR EACH ROW WHEN (new.removed) EXECUTE FUNCTION cronq.remove_row();
 
 --
 -- Name: pauses pauses_stamp; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -2977,7 +2977,7 @@ CREATE TRIGGER schedules_queue_rename BEFORE UPDATE OF queue ON cronq.schedules 
 -- Name: schedules schedules_remove; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER schedules_remove AFTER UPDATE OF removed ON cronq.schedules FOR EACH ROW WHEN (new.removed) EXECUTE FUNCTION cronq.remove_row();
+CREATE TRIGGER schedules_remove AFTER INSERT OR UPDATE OF removed ON cronq.schedules FOR EACH ROW WHEN (new.removed) EXECUTE FUNCTION cronq.remove_row();
 
 --
 -- Name: schedules schedules_spell; Type: TRIGGER; Schema: cronq; Owner: postgres

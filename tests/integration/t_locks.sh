@@ -139,6 +139,10 @@ asq app "select cronq.resume('schedule:app-keep')" >/dev/null
 asq app "select cronq.unschedule('app-keep')" >/dev/null
 eq "app resumes and removes through the SQL API" "0|0" \
     "$(q "select (select count(*) from cronq.schedules where name = 'app-keep') || '|' || (select count(*) from cronq.pauses)")"
+asq oncall "insert into cronq.pauses (key, paused_by, paused_at, removed) values ('queue:zz', 'app', '2000-01-01', true)" >/dev/null
+asq oncall "insert into cronq.schedules (name, cron, type, removed) values ('zz', '* * * * *', 'noop', true)" >/dev/null
+eq "a row inserted with removed set is gone at once (an admin may write the column)" "0|0" \
+    "$(q "select (select count(*) from cronq.pauses where key = 'queue:zz') || '|' || (select count(*) from cronq.schedules where name = 'zz')")"
 eq "no row is left with removed set" "0" \
     "$(q "select (select count(*) from cronq.schedules where removed) + (select count(*) from cronq.pauses where removed)")"
 
