@@ -336,23 +336,29 @@ eq "after the limit: one start at most, the rate's one" "t" \
 check "the rest wait, queued ($(q "select count(*) from cronq.jobs where status = 'queued'"))" \
     [ "$(q "select count(*) from cronq.jobs where status = 'queued'")" -ge 15 ]
 as cronq_runner limit type:sleep --clear
-# A limit that comes while a wake without limits runs: once its room is
-# full the workers' claims come back empty, and the wake waits for room
-# (as it does for a limit it saw when it began) rather than end with jobs
-# due; they all run in this run, one at a time.
+# A limit that comes while a wake without limits runs, full with a job
+# another runner holds: this wake's claims come back empty, and it waits
+# for room (as it does for a limit it saw when it began) rather than end
+# with jobs due; they run in this wake, one at a time, after the other's.
 q "truncate cronq.jobs, cronq.job_runs" >/dev/null
-enqueue_n 8 '{"type":"sleep","payload":{"seconds":0.5}}'
-run --concurrency 4 2>"$T_DIR/waitroom.err" &
+PGUSER=cronq_runner "$CRONQ" enqueue --queue long sleep '{"seconds": 3}' >/dev/null
+enqueue_n 3 '{"type":"sleep","queue":"q","payload":{"seconds":1}}'
+run --queue long 2>"$T_DIR/long.err" &
+other=$!
+check "another runner runs the long job" wait_for "long" 20 "select status = 'running' from cronq.jobs where queue = 'long'"
+run --queue q 2>"$T_DIR/waitroom.err" &
 runner=$!
-four_running() { [ "$(q "select count(*) = 4 from cronq.jobs where status = 'running'")" = t ]; }
-check "4 workers run a job each, no limit in effect" poll 20 four_running
+check "this wake runs its first job, no limit in effect" wait_for "first" 20 \
+    "select count(*) = 1 from cronq.jobs where queue = 'q' and status = 'running'"
 as cronq_runner limit type:sleep --max-running 1
 wait $runner
 eq "the run ends 0" 0 $?
-eq "every job ran in that run (it waited for room)" "8|8" \
-    "$(q "select count(*) filter (where status = 'succeeded'), (select count(*) from cronq.job_runs) from cronq.jobs")"
-eq "those started after the limit, one at a time" "1" "$(overlap "id in (select job_id from cronq.job_runs r, cronq.limits l
-    where r.started_at > l.set_at + interval '0.6 seconds')")"
+wait $other
+eq "every job of its queue ran in that wake (it waited for room)" "3|3" \
+    "$(q "select count(*) filter (where status = 'succeeded'), (select count(*) from cronq.job_runs r join cronq.jobs j on j.id = r.job_id where j.queue = 'q') from cronq.jobs where queue = 'q'")"
+eq "the last two started after the long one ended" "2" \
+    "$(q "select count(*) from cronq.job_runs r join cronq.jobs j on j.id = r.job_id, cronq.jobs l
+          where j.queue = 'q' and l.queue = 'long' and r.started_at >= l.finished_at")"
 as cronq_runner limit type:sleep --clear
 # A limit being added holds every claim back until it commits, the plain
 # ones too (their guard reads cronq.limits under ROW SHARE): none may take
