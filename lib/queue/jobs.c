@@ -15,6 +15,7 @@
 #include "pg/pg.h"
 #include "schema/embedded.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -321,13 +322,14 @@ outcomes_plain(const job_outcome *o, int n)
 	return n > 0;
 }
 
-/* The arrays of record.sql's parameters ($1 to $12, $14 and $15). */
-#define RECORD_ARRAYS 14
-#define RECORD_NPARAMS 15
+/* The arrays of record.sql's parameters ($1 to $12, $14 to $16). */
+#define RECORD_ARRAYS 15
+#define RECORD_NPARAMS 16
 
 /*
- * The parameters of the outcome statement, held by a[]: with plain, the six
- * of record_plain.sql, else the fifteen of record.sql. Returns how many.
+ * The parameters of the outcome statement, held by a[]: with plain, the
+ * seven of record_plain.sql, else the sixteen of record.sql. Returns how
+ * many.
  */
 static int
 outcome_params(job_outcome *o, int n, bool plain, bool expired_only, buf a[RECORD_ARRAYS],
@@ -339,8 +341,11 @@ outcome_params(job_outcome *o, int n, bool plain, bool expired_only, buf a[RECOR
 		pg_array_begin(&a[k]);
 	for (int i = 0; i < n; i++) {
 		o[i].new_status = JOB_STATUS_NONE;
+		o[i].busy = false;
 		snprintf(num, sizeof num, "%" PRId64, o[i].id);
 		pg_array_raw(&a[0], num);
+		if (o[i].others && !expired_only)
+			pg_array_raw(&a[14], num);
 		snprintf(num, sizeof num, "%d", o[i].attempt);
 		pg_array_raw(&a[1], num);
 		snprintf(num, sizeof num, "%" PRId64, o[i].start_ms);
@@ -370,7 +375,8 @@ outcome_params(job_outcome *o, int n, bool plain, bool expired_only, buf a[RECOR
 		params[3] = buf_str(&a[10]);
 		params[4] = buf_str(&a[11]);
 		params[5] = o[0].worker;
-		return 6;
+		params[6] = buf_str(&a[14]);
+		return 7;
 	}
 	params[12] = expired_only ? "t" : "f";
 	return RECORD_NPARAMS;
@@ -388,15 +394,18 @@ apply_statuses(const char *list, job_outcome *o, int n)
 		size_t len = strcspn(end + 1, ",");
 		int i = find_id(ix, n, id);
 
-		if (i >= 0)
+		if (i >= 0 && len == 4 && memcmp(end + 1, "busy", 4) == 0)
+			o[i].busy = true;
+		else if (i >= 0)
 			o[i].new_status = job_status_parse(end + 1, len);
 		list = end + 1 + len + (end[1 + len] == ',');
 	}
 	free(ix);
 }
 
-int
-jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
+/* One outcome statement: jobs_record() without the second tries. */
+static int
+record_once(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 {
 	buf a[RECORD_ARRAYS] = {BUF_INIT};
 	const char *params[RECORD_NPARAMS];
@@ -416,6 +425,57 @@ jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 	apply_statuses(PQgetisnull(res, 0, 0) ? NULL : PQgetvalue(res, 0, 0), o, n);
 	PQclear(res);
 	return 0;
+}
+
+/* How often, and how far apart, a busy outcome is tried again. */
+#define BUSY_TRIES 3
+#define BUSY_NAP_MS 30
+
+/*
+ * The outcomes the statement left busy, tried again on their own: a row
+ * is held for milliseconds by another runner's claim that passed over it
+ * (SKIP LOCKED locks the rows it drops until its transaction ends), for as
+ * long as its author likes by an author. Those still busy stay so.
+ */
+static int
+record_busy(PGconn *conn, job_outcome *o, int n, cq_err *err)
+{
+	for (int t = 0; t < BUSY_TRIES; t++) {
+		job_outcome *b;
+		int *at, nb = 0, rc;
+
+		for (int i = 0; i < n; i++)
+			nb += o[i].busy;
+		if (nb == 0)
+			return 0;
+		b = xcalloc((size_t) nb, sizeof *b);
+		at = xcalloc((size_t) nb, sizeof *at);
+		nb = 0;
+		for (int i = 0; i < n; i++)
+			if (o[i].busy) {
+				at[nb] = i;
+				b[nb++] = o[i];
+			}
+		sleep_ms(BUSY_NAP_MS);
+		rc = record_once(conn, b, nb, false, err);
+		for (int k = 0; rc == 0 && k < nb; k++) {
+			o[at[k]].new_status = b[k].new_status;
+			o[at[k]].busy = b[k].busy;
+		}
+		free(b);
+		free(at);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
+{
+	int rc = record_once(conn, o, n, expired_only, err);
+
+	return rc != 0 || expired_only ? rc : record_busy(conn, o, n, err);
 }
 
 int
@@ -481,7 +541,10 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	decode_claimed(res[1], out);
 	PQclear(res[0]);
 	PQclear(res[1]);
-	return 0;
+	/* The claim is committed: a failure here is the outcomes' alone. */
+	if ((rc = record_busy(conn, o, n, err)) != 0)
+		claim_batch_free(out);
+	return rc;
 }
 
 int

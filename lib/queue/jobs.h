@@ -106,8 +106,10 @@ typedef struct job_outcome {
 	const char *base_time;		/* started_at = base + start_ms */
 	int64_t		start_ms;
 	int64_t		end_ms;			/* < 0: finished now() */
+	bool		others;			/* another role's job: its author may hold its row locked */
 	/* filled by jobs_record: the job's new status, NONE when fenced out */
 	job_status	new_status;
+	bool		busy;			/* (others) not recorded: another transaction held its row */
 } job_outcome;
 
 /*
@@ -124,7 +126,11 @@ int jobs_held(PGconn *conn, const claim_filter *filter, bool *held, bool *expire
  * expired_only, while its lease has expired). Every recorded outcome gets a
  * cronq.job_runs row; an outcome refused by the fence gets a "lease_lost"
  * row instead (except in expired_only mode, where it means the worker came
- * back in time).
+ * back in time). The row of an outcome marked others is not waited for:
+ * held locked by another transaction (its author's, perhaps from an idle
+ * one), it is tried again a few times over about a tenth of a second and
+ * then left busy, unrecorded, with no history row; the job's lease then
+ * expires and the rescue retries it.
  */
 int jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only,
 				cq_err *err) __attribute__((warn_unused_result));

@@ -11,8 +11,14 @@
 -- hooks of the jobs that succeeded, failed or went dead are enqueued in
 -- this statement (cronq.fire_hooks, sql/0017). A batch of plain successes
 -- goes through record_plain.sql.
--- Returns one text: the recorded jobs as "id status,id status,...", or
--- null when none was.
+-- Another role's job ($16) is recorded only if its row can be locked at
+-- once: its author may hold it locked (SELECT ... FOR UPDATE on its own
+-- job, from an idle transaction), and waiting would hold back every job of
+-- the batch, of every author. Such a row is skipped and returned as
+-- "id busy", with no history row (lib/queue/jobs.c tries it again, then
+-- leaves the job to the rescue of its lease).
+-- Returns one text: the recorded jobs as "id status,id status,...", and
+-- the skipped ones as "id busy"; empty or null when none was.
 --
 -- Parameters, arrays with one element per attempt, in the same order:
 --   $1  bigint[]       the jobs' ids
@@ -34,13 +40,14 @@
 --                      (a later rescue takes it)
 --   $14 text[]         standard errors, or nulls
 --   $15 jsonb[]        results, or nulls (the rescue: all nulls)
+--   $16 bigint[]       of $1, the jobs of other roles than the runner's
 --
 -- Try it by hand (psql 15 has no \bind): paste this file after
 --   PREPARE record AS
 -- then
 --   EXPLAIN EXECUTE record('{1}', '{1}', '{me}', '{failed}', '{f}', '{boom}',
 --     '{"it broke"}', '{null}', '{10000}', array[now()], '{0}', '{25}', false,
---     '{null}', '{null}');
+--     '{null}', '{null}', '{}');
 with o as (
     select * from unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::bool[],
         $6::text[], $7::text[], $8::text[], $9::bigint[], $10::timestamptz[],
@@ -52,7 +59,12 @@ with o as (
         coalesce(o.base + o.end_ms * interval '1 millisecond', now()) as finished
     from o
 ), free as (
-    select id from cronq.jobs where $13::bool and id = any($1::bigint[]) for no key update skip locked
+    select id from cronq.jobs
+    where id = any(case when $13::bool then $1::bigint[] else $16::bigint[] end)
+    for no key update skip locked
+), busy as (
+    select b.id from unnest($16::bigint[]) b(id)
+    where not $13::bool and b.id <> all(array(select id from free))
 ), upd as (
     update cronq.jobs j set
         status = case
@@ -83,7 +95,8 @@ with o as (
     where j.id = any($1::bigint[]) and j.id = t.id
         and j.status = 'running' and j.locked_by = t.worker and j.attempts = t.attempt
         and t.outcome <> 'lease_lost'
-        and (not $13::bool or (j.locked_until < now() and j.id = any(array(select id from free))))
+        and (not $13::bool or j.locked_until < now())
+        and (not ($13::bool or j.id = any($16::bigint[])) or j.id = any(array(select id from free)))
     returning j.id, j.status, j.history, j.hooks, j.attempts, j.last_error
 ), hooked as (
     -- the hooks of the outcomes recorded (sql/0017): called only when a
@@ -105,8 +118,11 @@ with o as (
         t.output, t.finished - t.started, t.stderr, t.result
     from t left join upd on upd.id = t.id
     where (upd.id is not null or not $13::bool)
+        and t.id <> all(array(select id from busy))
         and (upd.history is distinct from 'errors' or t.outcome <> 'succeeded'
              or coalesce(t.output, '') <> '' or coalesce(t.stderr, '') <> ''
              or t.result is not null)
 )
-select (select string_agg(id || ' ' || status, ',') from upd) || coalesce((select '' from hooked), '');
+select concat_ws(',', (select string_agg(id || ' ' || status, ',') from upd),
+                 (select string_agg(id || ' busy', ',') from busy))
+    || coalesce((select '' from hooked), '');

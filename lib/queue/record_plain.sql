@@ -4,7 +4,8 @@
 -- instead of twelve. Fenced the same way, hooks enqueued the same way;
 -- returns the same text: "id status,id status,...", or null. A job whose
 -- history policy is errors leaves no job_runs row for its quiet success (a
--- fenced out one still gets its lease_lost row).
+-- fenced out one still gets its lease_lost row). Another role's job whose
+-- row another transaction holds locked is skipped, as in record.sql.
 --
 -- Parameters:
 --   $1  bigint[]     the jobs' ids
@@ -13,16 +14,21 @@
 --   $4  bigint[]     each start, in milliseconds after the base time
 --   $5  bigint[]     each end, likewise
 --   $6  text         the worker
+--   $7  bigint[]     of $1, the jobs of other roles than the runner's
 --
 -- Try it by hand (psql 15 has no \bind): paste this file after
 --   PREPARE record_plain AS
 -- then
---   EXPLAIN EXECUTE record_plain('{1,2}', '{1,1}', now(), '{0,5}', '{5,9}', 'me');
+--   EXPLAIN EXECUTE record_plain('{1,2}', '{1,1}', now(), '{0,5}', '{5,9}', 'me', '{}');
 with t as (
     select o.id, o.attempt, $3::timestamptz + o.start_ms * interval '1 millisecond' as started,
         $3::timestamptz + o.end_ms * interval '1 millisecond' as finished
     from unnest($1::bigint[], $2::int[], $4::bigint[], $5::bigint[])
         as o(id, attempt, start_ms, end_ms)
+), free as (
+    select id from cronq.jobs where id = any($7::bigint[]) for no key update skip locked
+), busy as (
+    select b.id from unnest($7::bigint[]) b(id) where b.id <> all(array(select id from free))
 ), upd as (
     update cronq.jobs j set status = 'succeeded', locked_by = null, locked_until = null,
         cancel_requested = false, last_error = null, error_code = null, result = null,
@@ -30,6 +36,7 @@ with t as (
     from t
     where j.id = any($1::bigint[]) and j.id = t.id
         and j.status = 'running' and j.locked_by = $6 and j.attempts = t.attempt
+        and (not j.id = any($7::bigint[]) or j.id = any(array(select id from free)))
     returning j.id, j.status, j.history, j.hooks, j.attempts
 ), hooked as (
     -- on_success and on_recover of the jobs with hooks (sql/0017)
@@ -45,6 +52,8 @@ with t as (
         case when upd.id is null then 'lease lost: outcome succeeded not recorded' end,
         t.finished - t.started
     from t left join upd on upd.id = t.id
-    where upd.history is distinct from 'errors'
+    where upd.history is distinct from 'errors' and t.id <> all(array(select id from busy))
 )
-select (select string_agg(id || ' ' || status, ',') from upd) || coalesce((select '' from hooked), '');
+select concat_ws(',', (select string_agg(id || ' ' || status, ',') from upd),
+                 (select string_agg(id || ' busy', ',') from busy))
+    || coalesce((select '' from hooked), '');

@@ -71,6 +71,7 @@ attempt_run(worker *w, int i)
 	o->start_ms = start - w->batch_mono;
 	o->end_ms = mono_ms() - w->batch_mono;
 	o->delay_ms = backoff_delay_ms(j->attempt, j->id, w->sh->o->seed);
+	o->others = others_job(w, j);
 
 	if (!d.record) {
 		/* Nothing can be recorded; a later run rescues the lease. */

@@ -129,6 +129,7 @@ int slots_heartbeat(worker *w);
 int slots_flush(worker *w);
 void slots_give_back(worker *w, const char *why);
 int slots_release(worker *w);
+bool others_job(const worker *w, const claimed_job *j);
 
 /* attempt.c */
 void attempt_run(worker *w, int i);

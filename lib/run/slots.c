@@ -115,7 +115,11 @@ log_outcome(const slot *s)
 	snprintf(dur, sizeof dur, "%" PRId64, o->end_ms - o->start_ms);
 	duration_format(o->delay_ms, delay, sizeof delay);
 
-	if (o->new_status == JOB_STATUS_NONE) {
+	if (o->busy)
+		log_full(LOG_WARNING, fields, NULL, NULL,
+				 "job %" PRId64 "'s row is held locked by another transaction; its outcome (%s) was not"
+				 " recorded: the job runs again once its lease expires", j->id, run_outcome_sql(o->outcome));
+	else if (o->new_status == JOB_STATUS_NONE) {
 		if (o->outcome != OUTCOME_LEASE_LOST || s->held == false)
 			log_full(LOG_WARNING, fields, NULL, NULL,
 					 "job %" PRId64 " was taken over by another worker; its outcome was not recorded", j->id);
@@ -149,6 +153,18 @@ slots_gather(worker *w, job_outcome **out, int **idx)
 			(*idx)[n++] = i;
 		}
 	return n;
+}
+
+/*
+ * Whether j is another role's than the runner's: its author may hold its
+ * row locked, so that recording its outcome must not wait (jobs_record).
+ */
+bool
+others_job(const worker *w, const claimed_job *j)
+{
+	const char *me = PQuser(w->db.conn);
+
+	return me == NULL || j->enqueued_by == NULL || strcmp(j->enqueued_by, me) != 0;
 }
 
 /* Recorded: log each outcome, count it, release its strings. */
@@ -236,6 +252,7 @@ slots_give_back(worker *w, const char *why)
 		o->error = why;
 		o->base_time = w->batch.claimed_at;
 		o->start_ms = o->end_ms = now;
+		o->others = others_job(w, s->job);
 		s->state = SLOT_PENDING;
 	}
 }

@@ -8,5 +8,7 @@
 #include <stdint.h>
 
 int64_t mono_ms(void);
+/* Sleep ms milliseconds (less when a signal interrupts). */
+void sleep_ms(int64_t ms);
 
 #endif

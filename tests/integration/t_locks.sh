@@ -70,7 +70,6 @@ as app schedule add app-other '0 4 * * *' noop
 as app enqueue noop
 eq "the rows are in place" "4|2" \
     "$(q "select (select count(*) from cronq.schedules where name like 'm-%' or name like 'app-%') || '|' || count(*) from cronq.jobs")"
-clear_of_minute_end 30
 q "update cronq.schedules set enabled = true, next_run_at = date_trunc('minute', now())
    where name in ('m-due', 'app-due')" >/dev/null
 
@@ -119,6 +118,46 @@ eq "mallory's uncommitted writes are gone with it" "0|0|1" \
     "$(q "select (select count(*) from cronq.schedules where name = 'm-new') || '|' ||
                  (select count(*) from cronq.pauses where key = 'schedule:m-hourly') || '|' ||
                  (select count(*) from cronq.jobs where enqueued_by = 'mallory')")"
+
+# --- a row lock on its own running job holds back no one but itself -------
+# (FOR UPDATE takes an UPDATE on any column, which cancel needs.) The
+# outcome is not waited for: the job stays running, its lease runs out,
+# and the rescue runs it again; every other job goes on.
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+# a quiet success (record_plain.sql) and one with a result (record.sql)
+as mallory enqueue sleep '{"seconds": 1}'
+mj=$OUT
+as mallory enqueue sql '{"sql": "select pg_sleep(1)"}'
+mj2=$OUT
+as app enqueue noop
+aj=$OUT
+PGUSER=cronq_runner timeout 30 "$CRONQ" run --concurrency 2 2>"$T_DIR/rowlock.err" &
+runner=$!
+check "mallory's jobs run first" wait_for "running" 20 \
+    "select count(*) = 2 from cronq.jobs where id in ($mj, $mj2) and status = 'running'"
+asq mallory "begin; select from cronq.jobs where id in ($mj, $mj2) for update; select pg_sleep(60); commit" \
+    >"$T_DIR/holder2.out" 2>&1 &
+holder=$!
+check "mallory holds her running jobs' rows" wait_for "holder" 20 "$holding"
+since=$(q "select xact_start $sleeping")
+wait $runner
+eq "the run ends 0 (not after mallory's 60 s)" 0 $?
+eq "app's job ran; mallory's stay running, unrecorded, no history row" "$aj|succeeded|1;$mj|running|0;$mj2|running|0" \
+    "$(q "select string_agg(j.id || '|' || j.status || '|' || (select count(*) from cronq.job_runs r where r.job_id = j.id), ';'
+                            order by j.id <> $aj, j.id)
+          from cronq.jobs j where j.id in ($mj, $mj2, $aj)")"
+eq "all of it while mallory's transaction was still open" "1" "$(q "select count(*) $sleeping and xact_start = '$since'")"
+match "the run says so" "job $mj2's row is held locked by another transaction; its outcome \\(succeeded\\) was not recorded" \
+    "$(cat "$T_DIR/rowlock.err")"
+q "select pg_terminate_backend(pid) from pg_stat_activity where usename = 'mallory'" >/dev/null
+wait "$holder"
+q "update cronq.jobs set locked_until = now() - interval '1 second' where id in ($mj, $mj2)" >/dev/null
+PGUSER=cronq_runner timeout 30 "$CRONQ" run 2>/dev/null
+eq "their leases run out, the rescue runs them again: none lost" \
+    "succeeded|2|lease_expired,succeeded;succeeded|2|lease_expired,succeeded" \
+    "$(q "select string_agg(status || '|' || attempts || '|' || (select string_agg(outcome, ',' order by attempt)
+                                                              from cronq.job_runs where job_id = j.id), ';')
+          from cronq.jobs j where id in ($mj, $mj2)")"
 
 # --- removal is the rows' policies' decision, as DELETE was ----------------
 as app schedule add app-keep '0 5 * * *' noop
