@@ -131,3 +131,25 @@ begin
     return was;
 end
 $$;
+
+-- Occurrence jobs a role writes itself (backfill --schedule, through
+-- cronq.enqueue_occurrences, or INSERT) lock their schedule's row first,
+-- until they commit. A wake's materialisation locks the due schedules
+-- FOR UPDATE SKIP LOCKED (lib/sched/due.sql): it now passes over such a
+-- schedule instead of waiting on the keys not yet committed (1 s each,
+-- its lock_timeout, then the schedules' batch split in halves), which an
+-- author could hold from an idle transaction, for as many schedules as
+-- it has, at every wake. The owner's writes (materialisation itself) do
+-- not call it: row-level security is not active for them.
+create or replace function cronq.occurrence_lock() returns trigger
+language plpgsql set search_path = pg_catalog, pg_temp as $$
+begin
+    perform from cronq.schedules s where s.name = new.schedule for no key update;
+    return new;
+end
+$$;
+drop trigger if exists jobs_occurrence_lock on cronq.jobs;
+create trigger jobs_occurrence_lock before insert on cronq.jobs
+    for each row when (new.schedule is not null
+                       and pg_catalog.row_security_active('cronq.jobs'::pg_catalog.regclass))
+    execute function cronq.occurrence_lock();

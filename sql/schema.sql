@@ -1937,6 +1937,22 @@ CREATE FUNCTION cronq.may_act_for_others(tbl oid) RETURNS boolean
 ALTER FUNCTION cronq.may_act_for_others(tbl oid) OWNER TO postgres;
 
 --
+-- Name: occurrence_lock(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.occurrence_lock() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    perform from cronq.schedules s where s.name = new.schedule for no key update;
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.occurrence_lock() OWNER TO postgres;
+
+--
 -- Name: pause(text, timestamp with time zone); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -2876,6 +2892,12 @@ CREATE TRIGGER jobs_guard_update BEFORE UPDATE OF type, payload, enqueued_by ON 
 --
 
 CREATE TRIGGER jobs_hooks BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN ((new.hooks IS NOT NULL)) EXECUTE FUNCTION cronq.jobs_hooks();
+
+--
+-- Name: jobs jobs_occurrence_lock; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_occurrence_lock BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((new.schedule IS NOT NULL) AND row_security_active(('cronq.jobs'::regclass)::oid))) EXECUTE FUNCTION cronq.occurrence_lock();
 
 --
 -- Name: jobs jobs_plan; Type: TRIGGER; Schema: cronq; Owner: postgres

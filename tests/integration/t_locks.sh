@@ -159,6 +159,40 @@ eq "their leases run out, the rescue runs them again: none lost" \
                                                               from cronq.job_runs where job_id = j.id), ';')
           from cronq.jobs j where id in ($mj, $mj2)")"
 
+# --- occurrence keys written and not committed hold back its schedules only
+# An author may write its schedules' occurrence jobs itself (backfill
+# --schedule does); doing so locks each schedule's row until it commits,
+# so that a wake passes over those schedules instead of waiting on their
+# keys. Judged by the ledger: nothing refused, app's schedule enqueued.
+q "truncate cronq.jobs, cronq.job_runs, cronq.occurrences" >/dev/null
+for i in 1 2 3 4 5; do as mallory schedule add "m-p$i" '* * * * *' noop; done
+q "update cronq.schedules set enabled = true, next_run_at = date_trunc('minute', now()) - interval '1 minute'
+   where name like 'm-p%' or name = 'app-due'" >/dev/null
+asq mallory "begin;
+    insert into cronq.jobs (type, payload, idempotency_key, schedule, scheduled_for)
+    select 'noop', '{}', 'schedule:' || s.name || ':' || to_char(f at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),
+           s.name, f
+    from cronq.schedules s, generate_series(date_trunc('minute', now()) - interval '2 minutes',
+                                            date_trunc('minute', now()) + interval '2 minutes', interval '1 minute') f
+    where s.name like 'm-p%';
+    select pg_sleep(60);
+    commit" >"$T_DIR/holder3.out" 2>&1 &
+holder=$!
+wait_for "holder" 20 "$holding" && pass || fail "mallory holds occurrence keys: $(cat "$T_DIR/holder3.out")"
+since=$(q "select xact_start $sleeping")
+OUT=$(PGUSER=cronq_runner timeout 30 "$CRONQ" run 2>"$T_DIR/keys.err"); RC=$?
+eq "the run ends 0" 0 "$RC"
+eq "app's schedule enqueued; mallory's passed over (no decision, none refused)" "1|0" \
+    "$(q "select (select count(*) from cronq.occurrences where schedule = 'app-due' and decision = 'enqueued')
+          || '|' || (select count(*) from cronq.occurrences where schedule like 'm-p%')")"
+eq "... while mallory's transaction was still open" "1" "$(q "select count(*) $sleeping and xact_start = '$since'")"
+q "select pg_terminate_backend(pid) from pg_stat_activity where usename = 'mallory'" >/dev/null
+wait "$holder"
+PGUSER=cronq_runner timeout 30 "$CRONQ" run 2>/dev/null
+eq "once it is gone, the next wake enqueues them" "5" \
+    "$(q "select count(distinct schedule) from cronq.occurrences where schedule like 'm-p%' and decision = 'enqueued'")"
+for i in 1 2 3 4 5; do as mallory schedule remove "m-p$i"; done
+
 # --- removal is the rows' policies' decision, as DELETE was ----------------
 as app schedule add app-keep '0 5 * * *' noop
 as mallory pause schedule:m-hourly
