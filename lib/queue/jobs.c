@@ -15,7 +15,6 @@
 #include "pg/pg.h"
 #include "schema/embedded.h"
 #include "util/buf.h"
-#include "util/clock.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -322,17 +321,20 @@ outcomes_plain(const job_outcome *o, int n)
 	return n > 0;
 }
 
+/* How long a busy outcome's row is waited for, once the rest is recorded. */
+#define BUSY_WAIT "2s"
+
 /* The arrays of record.sql's parameters ($1 to $12, $14 to $16). */
 #define RECORD_ARRAYS 15
 #define RECORD_NPARAMS 16
 
 /*
  * The parameters of the outcome statement, held by a[]: with plain, the
- * seven of record_plain.sql, else the sixteen of record.sql. Returns how
- * many.
+ * seven of record_plain.sql, else the sixteen of record.sql; with wait, no
+ * job is marked another role's (its row is waited for). Returns how many.
  */
 static int
-outcome_params(job_outcome *o, int n, bool plain, bool expired_only, buf a[RECORD_ARRAYS],
+outcome_params(job_outcome *o, int n, bool plain, bool expired_only, bool wait, buf a[RECORD_ARRAYS],
 			   const char *params[RECORD_NPARAMS])
 {
 	char num[32];
@@ -344,7 +346,7 @@ outcome_params(job_outcome *o, int n, bool plain, bool expired_only, buf a[RECOR
 		o[i].busy = false;
 		snprintf(num, sizeof num, "%" PRId64, o[i].id);
 		pg_array_raw(&a[0], num);
-		if (o[i].others && !expired_only)
+		if (o[i].others && !expired_only && !wait)
 			pg_array_raw(&a[14], num);
 		snprintf(num, sizeof num, "%d", o[i].attempt);
 		pg_array_raw(&a[1], num);
@@ -403,79 +405,93 @@ apply_statuses(const char *list, job_outcome *o, int n)
 	free(ix);
 }
 
-/* One outcome statement: jobs_record() without the second tries. */
+/*
+ * One outcome statement: jobs_record() without its second try of the busy
+ * ones. With wait, the rows of the jobs marked others are waited for too,
+ * up to BUSY_WAIT, in a transaction of the statement's own.
+ */
 static int
-record_once(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
+record_once(PGconn *conn, job_outcome *o, int n, bool expired_only, bool wait, cq_err *err)
 {
 	buf a[RECORD_ARRAYS] = {BUF_INIT};
 	const char *params[RECORD_NPARAMS];
-	PGresult *res;
+	PGresult *res[2] = {NULL, NULL};
 	bool plain;
-	int np;
+	int np, rc = 0;
 
 	if (n == 0)
 		return 0;
 	plain = !expired_only && outcomes_plain(o, n);
-	np = outcome_params(o, n, plain, expired_only, a, params);
-	res = pg_exec(conn, plain ? sql_queue_record_plain : sql_queue_record, np, params, PG_ONE, err, NULL);
+	np = outcome_params(o, n, plain, expired_only, wait, a, params);
+	if (wait)
+		rc = pg_exec_pair(conn, (const char *const[]) {"select pg_catalog.set_config('lock_timeout', '" BUSY_WAIT "', true)",
+													   plain ? sql_queue_record_plain : sql_queue_record},
+						  (const int[]) {0, np}, (const char *const *const[]) {NULL, params}, res, err);
+	else if ((res[1] = pg_exec(conn, plain ? sql_queue_record_plain : sql_queue_record, np, params, PG_ONE, err,
+							   NULL)) == NULL)
+		rc = err->code;
 	for (int k = 0; k < RECORD_ARRAYS; k++)
 		buf_free(&a[k]);
-	if (res == NULL)
-		return err->code;
-	apply_statuses(PQgetisnull(res, 0, 0) ? NULL : PQgetvalue(res, 0, 0), o, n);
-	PQclear(res);
+	if (rc != 0)
+		return rc;
+	if (PQntuples(res[1]) == 1 && !PQgetisnull(res[1], 0, 0))
+		apply_statuses(PQgetvalue(res[1], 0, 0), o, n);
+	PQclear(res[0]);
+	PQclear(res[1]);
 	return 0;
 }
 
-/* How often, and how far apart, a busy outcome is tried again. */
-#define BUSY_TRIES 3
-#define BUSY_NAP_MS 30
-
 /*
- * The outcomes the statement left busy, tried again on their own: a row
- * is held for milliseconds by another runner's claim that passed over it
- * (SKIP LOCKED locks the rows it drops until its transaction ends), for as
- * long as its author likes by an author. Those still busy stay so.
+ * The outcomes the statement left busy (another role's jobs whose rows
+ * another transaction held), recorded on their own once the rest is:
+ * their rows waited for up to BUSY_WAIT (another runner's claim holds a
+ * row it passed over until it commits, milliseconds; an author may hold
+ * its own job's for as long as it likes), then tried once more without
+ * waiting. Those still busy stay so, unrecorded (the rescue of their
+ * leases retries them); a failure leaves them busy too: what was recorded
+ * stands, and a lost connection is found by the next statement.
  */
-static int
-record_busy(PGconn *conn, job_outcome *o, int n, cq_err *err)
+static void
+record_busy(PGconn *conn, job_outcome *o, int n)
 {
-	for (int t = 0; t < BUSY_TRIES; t++) {
-		job_outcome *b;
-		int *at, nb = 0, rc;
+	job_outcome *b;
+	int *at, nb = 0;
+	cq_err err;
 
-		for (int i = 0; i < n; i++)
-			nb += o[i].busy;
-		if (nb == 0)
-			return 0;
-		b = xcalloc((size_t) nb, sizeof *b);
-		at = xcalloc((size_t) nb, sizeof *at);
-		nb = 0;
-		for (int i = 0; i < n; i++)
-			if (o[i].busy) {
-				at[nb] = i;
-				b[nb++] = o[i];
-			}
-		sleep_ms(BUSY_NAP_MS);
-		rc = record_once(conn, b, nb, false, err);
-		for (int k = 0; rc == 0 && k < nb; k++) {
-			o[at[k]].new_status = b[k].new_status;
-			o[at[k]].busy = b[k].busy;
+	for (int i = 0; i < n; i++)
+		nb += o[i].busy;
+	if (nb == 0)
+		return;
+	b = xcalloc((size_t) nb, sizeof *b);
+	at = xcalloc((size_t) nb, sizeof *at);
+	nb = 0;
+	for (int i = 0; i < n; i++)
+		if (o[i].busy) {
+			at[nb] = i;
+			b[nb++] = o[i];
 		}
-		free(b);
-		free(at);
-		if (rc != 0)
-			return rc;
+	cq_clear(&err);
+	if (record_once(conn, b, nb, false, true, &err) != 0 &&
+		(!pg_alive(conn) || record_once(conn, b, nb, false, false, &err) != 0)) {
+		for (int k = 0; k < nb; k++)
+			b[k].busy = true;
 	}
-	return 0;
+	for (int k = 0; k < nb; k++) {
+		o[at[k]].new_status = b[k].new_status;
+		o[at[k]].busy = b[k].busy;
+	}
+	free(b);
+	free(at);
 }
 
 int
 jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 {
-	int rc = record_once(conn, o, n, expired_only, err);
+	int rc = record_once(conn, o, n, expired_only, false, err);
 
-	return rc != 0 || expired_only ? rc : record_busy(conn, o, n, err);
+	if (rc == 0 && !expired_only)
+		record_busy(conn, o, n);
+	return rc;
 }
 
 int
@@ -526,7 +542,7 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 		return jobs_claim(conn, worker, limit, lease_ms, filter, plain, out, err);
 	memset(out, 0, sizeof *out);
 	plain_record = outcomes_plain(o, n);
-	np = outcome_params(o, n, plain_record, false, a, rp);
+	np = outcome_params(o, n, plain_record, false, false, a, rp);
 	claim_params_fill(&cp, worker, limit, lease_ms, filter, cp_params);
 	rc = pg_exec_pair(conn, (const char *const[]) {plain_record ? sql_queue_record_plain : sql_queue_record,
 													plain ? sql_queue_claim_plain : sql_queue_claim},
@@ -541,10 +557,8 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	decode_claimed(res[1], out);
 	PQclear(res[0]);
 	PQclear(res[1]);
-	/* The claim is committed: a failure here is the outcomes' alone. */
-	if ((rc = record_busy(conn, o, n, err)) != 0)
-		claim_batch_free(out);
-	return rc;
+	record_busy(conn, o, n);
+	return 0;
 }
 
 int

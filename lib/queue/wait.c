@@ -104,6 +104,14 @@ wait_pending_text(const wait_job *jobs, int n, char *out, size_t len)
 	buf_free(&b);
 }
 
+static void
+sleep_ms(int64_t ms)
+{
+	struct timespec ts = {(time_t) (ms / 1000), (long) (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
 int
 wait_until(PGconn *conn, wait_job *jobs, int n, int64_t deadline_ms, cq_err *err)
 {

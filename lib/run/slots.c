@@ -252,7 +252,7 @@ slots_give_back(worker *w, const char *why)
 		o->error = why;
 		o->base_time = w->batch.claimed_at;
 		o->start_ms = o->end_ms = now;
-		o->others = others_job(w, s->job);
+		o->others = s->held && others_job(w, s->job);	/* lease_lost: history only */
 		s->state = SLOT_PENDING;
 	}
 }

@@ -11,11 +11,3 @@ mono_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
-
-void
-sleep_ms(int64_t ms)
-{
-	struct timespec ts = {(time_t) (ms / 1000), (long) (ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
-}

@@ -8,7 +8,5 @@
 #include <stdint.h>
 
 int64_t mono_ms(void);
-/* Sleep ms milliseconds (less when a signal interrupts). */
-void sleep_ms(int64_t ms);
 
 #endif

@@ -121,8 +121,9 @@ eq "mallory's uncommitted writes are gone with it" "0|0|1" \
 
 # --- a row lock on its own running job holds back no one but itself -------
 # (FOR UPDATE takes an UPDATE on any column, which cancel needs.) The
-# outcome is not waited for: the job stays running, its lease runs out,
-# and the rescue runs it again; every other job goes on.
+# outcome is waited for 2 s at most, after the rest of the batch: the job
+# stays running, its lease runs out, and the rescue runs it again; every
+# other job goes on.
 q "truncate cronq.jobs, cronq.job_runs" >/dev/null
 # a quiet success (record_plain.sql) and one with a result (record.sql)
 as mallory enqueue sleep '{"seconds": 1}'
