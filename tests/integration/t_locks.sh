@@ -160,6 +160,22 @@ eq "their leases run out, the rescue runs them again: none lost" \
                                                               from cronq.job_runs where job_id = j.id), ';')
           from cronq.jobs j where id in ($mj, $mj2)")"
 
+# A lock held for less than the wait (as another runner's claim holds a
+# row it passed over, for milliseconds) is waited out: the outcome is
+# recorded, once, and the job does not run again.
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+as mallory enqueue sleep '{"seconds": 1}'
+mj3=$OUT
+PGUSER=cronq_runner timeout 30 "$CRONQ" run 2>"$T_DIR/shortlock.err" &
+runner=$!
+check "mallory's job runs" wait_for "running" 20 "select status = 'running' from cronq.jobs where id = $mj3"
+asq mallory "begin; select from cronq.jobs where id = $mj3 for update; select pg_sleep(1.5); commit" >/dev/null 2>&1 &
+wait $runner
+eq "a row held 1.5 s: waited for, recorded once" "0|succeeded|1|succeeded" \
+    "$?|$(q "select status || '|' || attempts || '|' || (select string_agg(outcome, ',') from cronq.job_runs where job_id = $mj3)
+            from cronq.jobs where id = $mj3")"
+wait
+
 # --- occurrence keys written and not committed hold back its schedules only
 # An author may write its schedules' occurrence jobs itself (backfill
 # --schedule does); doing so locks each schedule's row until it commits,

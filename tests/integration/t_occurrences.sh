@@ -237,21 +237,41 @@ eq "keep => 10001 and a 72-character @every duration refused by SQL" 0 \
     "$(q "select count(*) from cronq.schedules where name in ('hoard', 'longevery')")"
 
 # an author's transaction writing its schedule's next occurrence key, not
-# committed, holds only that schedule back: the others are enqueued, the
-# wake ends in seconds, that schedule refused (and looked at an hour on)
+# committed, holds that schedule's row (sql/0021): the wake passes over it
+# (decides nothing, says nothing) and enqueues the others; once that
+# transaction is gone the next wake enqueues it
 f3=$(q "select date_trunc('minute', now()) - interval '1 minute'")
 asq app "select cronq.schedule('stall', '* * * * *', 'noop', catchup => 'all')" >/dev/null
 as cronq_runner schedule add bystander '* * * * *' noop --catchup all
 q "update cronq.schedules set next_run_at = '$f3' where name in ('stall', 'bystander')" >/dev/null
-(printf '%s\n' "begin;" "insert into cronq.jobs (type, schedule, scheduled_for, idempotency_key)
-   values ('noop', 'stall', '$f3', 'schedule:stall:' || to_char('$f3'::timestamptz at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'));" \
-    "select pg_sleep(20);" "rollback;" | PGUSER=app "$PSQL" -XAtq >/dev/null 2>&1 7>&- &)
-sleep 1
+hold_key() {   # ROLE SCHEDULE: that role writes the schedule's key at $f3 and holds it 20 s
+    (printf '%s\n' "begin;" "insert into cronq.jobs (type, schedule, scheduled_for, idempotency_key)
+       values ('noop', '$2', '$f3', 'schedule:$2:' || to_char('$f3'::timestamptz at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'));" \
+        "select pg_sleep(20);" "rollback;" | PGUSER=$1 "$PSQL" -XAtq >/dev/null 2>&1 7>&- &)
+    wait_for "holder" 10 "select exists (select from pg_stat_activity where usename = '$1' and wait_event = 'PgSleep')" \
+        || fail "$1 holds a key of $2"
+}
+hold_key app stall
+run --queue none-such >"$T_DIR/stall.out" 2>&1
+eq "an author's uncommitted key: the wake ends 0" 0 "$?"
+eq "the bystander enqueued, the held one passed over, said nothing" "t||t|0" \
+    "$(q "select count(*) >= 1 from cronq.jobs where schedule = 'bystander'")|$(q "select string_agg(distinct decision, ',') from cronq.occurrences where schedule = 'stall'")|$(q "select next_run_at = '$f3' from cronq.schedules where name = 'stall'")|$(grep -c 'stall' "$T_DIR/stall.out")"
+q "select pg_terminate_backend(pid) from pg_stat_activity where usename = 'app' and wait_event = 'PgSleep'" >/dev/null
+run --queue none-such >/dev/null 2>&1
+eq "its transaction gone, the next wake enqueues it" "enqueued" \
+    "$(q "select string_agg(distinct decision, ',') from cronq.occurrences where schedule = 'stall' and fire_at = '$f3'")"
+# the owner's (no row-level security, no lock of the schedule) holds only
+# that schedule back too: the others are enqueued, the wake ends in
+# seconds, that schedule refused (and looked at an hour on)
+as cronq_runner schedule add stall2 '* * * * *' noop --catchup all
+q "update cronq.schedules set next_run_at = '$f3' where name in ('stall2', 'bystander')" >/dev/null
+hold_key cronq_runner stall2
 t0=$(date +%s)
 run --queue none-such >"$T_DIR/stall.out" 2>&1
-eq "a stalled author's schedule: the wake ends 0 within seconds" "0|1" "$?|$(( $(date +%s) - t0 < 15 ))"
+eq "a stalled schedule: the wake ends 0 within seconds" "0|1" "$?|$(( $(date +%s) - t0 < 15 ))"
 eq "the bystander enqueued, the stalled one refused, said once" "t|refused|t|1" \
-    "$(q "select count(*) >= 1 from cronq.jobs where schedule = 'bystander'")|$(q "select string_agg(distinct decision, ',') from cronq.occurrences where schedule = 'stall'")|$(q "select next_run_at > now() + interval '50 minutes' from cronq.schedules where name = 'stall'")|$(grep -c 'schedule "stall" cannot run: a job with one of its occurrence keys is being written' "$T_DIR/stall.out")"
+    "$(q "select count(*) >= 1 from cronq.jobs where schedule = 'bystander'")|$(q "select string_agg(distinct decision, ',') from cronq.occurrences where schedule = 'stall2'")|$(q "select next_run_at > now() + interval '50 minutes' from cronq.schedules where name = 'stall2'")|$(grep -c 'schedule "stall2" cannot run: a job with one of its occurrence keys is being written' "$T_DIR/stall.out")"
+q "select pg_terminate_backend(pid) from pg_stat_activity where usename = 'cronq_runner' and wait_event = 'PgSleep'" >/dev/null
 
 # a second disable before a wake: one spell, from the first
 as cronq_runner schedule disable bf
