@@ -834,12 +834,14 @@ pg_exec(PGconn *conn, const char *sql, int nparams, const char *const *values,
 
 int
 pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
-			 const char *const *const values[2], PGresult *res[2], cq_err *err)
+			 const char *const *const values[2], PGresult *res[2], cq_err *err, char *sqlstate)
 {
 	int rc = 0;
 	bool synced = false;
 
 	res[0] = res[1] = NULL;
+	if (sqlstate)
+		sqlstate[0] = '\0';
 	if (!PQenterPipelineMode(conn))
 		return pg_fail_result(conn, NULL, err, NULL);
 	begin_send(conn);
@@ -859,7 +861,7 @@ pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 			res[i] = r;
 		else {
 			if (rc == 0 && st != PGRES_PIPELINE_ABORTED)
-				rc = pg_fail_result(conn, r, err, NULL);
+				rc = pg_fail_result(conn, r, err, sqlstate);
 			PQclear(r);
 		}
 		while ((end = next_result(conn)) != NULL)

@@ -108,10 +108,11 @@ PGresult *pg_exec(PGconn *conn, const char *sql, int nparams,
  * own snapshot, as statements do under READ COMMITTED. res[0] and res[1]
  * get their results (the caller PQclear()s both), or NULL with err filled
  * as by pg_exec() (from the first statement that failed, or the commit:
- * no success until the sync that ends the transaction is read).
+ * no success until the sync that ends the transaction is read), and
+ * sqlstate (may be NULL) as by pg_exec() from the statement that failed.
  */
 int pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
-				 const char *const *const values[2], PGresult *res[2], cq_err *err)
+				 const char *const *const values[2], PGresult *res[2], cq_err *err, char *sqlstate)
 	__attribute__((warn_unused_result));
 
 /* Run a statement whose result is not needed; 0 or the error code. */

@@ -321,20 +321,18 @@ outcomes_plain(const job_outcome *o, int n)
 	return n > 0;
 }
 
-/* How long a busy outcome's row is waited for, once the rest is recorded. */
-#define BUSY_WAIT "2s"
-
 /* The arrays of record.sql's parameters ($1 to $12, $14 to $16). */
 #define RECORD_ARRAYS 15
 #define RECORD_NPARAMS 16
 
 /*
  * The parameters of the outcome statement, held by a[]: with plain, the
- * seven of record_plain.sql, else the sixteen of record.sql; with wait, no
- * job is marked another role's (its row is waited for). Returns how many.
+ * seven of record_plain.sql, else the sixteen of record.sql; only with
+ * skip are the jobs marked others listed (their rows not waited for).
+ * Returns how many.
  */
 static int
-outcome_params(job_outcome *o, int n, bool plain, bool expired_only, bool wait, buf a[RECORD_ARRAYS],
+outcome_params(job_outcome *o, int n, bool plain, bool expired_only, bool skip, buf a[RECORD_ARRAYS],
 			   const char *params[RECORD_NPARAMS])
 {
 	char num[32];
@@ -346,7 +344,7 @@ outcome_params(job_outcome *o, int n, bool plain, bool expired_only, bool wait, 
 		o[i].busy = false;
 		snprintf(num, sizeof num, "%" PRId64, o[i].id);
 		pg_array_raw(&a[0], num);
-		if (o[i].others && !expired_only && !wait)
+		if (o[i].others && !expired_only && skip)
 			pg_array_raw(&a[14], num);
 		snprintf(num, sizeof num, "%d", o[i].attempt);
 		pg_array_raw(&a[1], num);
@@ -406,91 +404,49 @@ apply_statuses(const char *list, job_outcome *o, int n)
 }
 
 /*
- * One outcome statement: jobs_record() without its second try of the busy
- * ones. With wait, the rows of the jobs marked others are waited for too,
- * up to BUSY_WAIT, in a transaction of the statement's own.
+ * One outcome statement. With skip, the rows of the jobs marked others are
+ * not waited for (busy when held); without, a row held locked is waited
+ * for up to the statement's lock_timeout, and then it fails (55P03 in
+ * sqlstate, which may be NULL).
  */
 static int
-record_once(PGconn *conn, job_outcome *o, int n, bool expired_only, bool wait, cq_err *err)
+record_once(PGconn *conn, job_outcome *o, int n, bool expired_only, bool skip, cq_err *err, char *sqlstate)
 {
 	buf a[RECORD_ARRAYS] = {BUF_INIT};
 	const char *params[RECORD_NPARAMS];
-	PGresult *res[2] = {NULL, NULL};
+	PGresult *res;
 	bool plain;
-	int np, rc = 0;
+	int np;
 
 	if (n == 0)
 		return 0;
 	plain = !expired_only && outcomes_plain(o, n);
-	np = outcome_params(o, n, plain, expired_only, wait, a, params);
-	if (wait)
-		rc = pg_exec_pair(conn, (const char *const[]) {"select pg_catalog.set_config('lock_timeout', '" BUSY_WAIT "', true)",
-													   plain ? sql_queue_record_plain : sql_queue_record},
-						  (const int[]) {0, np}, (const char *const *const[]) {NULL, params}, res, err);
-	else if ((res[1] = pg_exec(conn, plain ? sql_queue_record_plain : sql_queue_record, np, params, PG_ONE, err,
-							   NULL)) == NULL)
-		rc = err->code;
+	np = outcome_params(o, n, plain, expired_only, skip, a, params);
+	res = pg_exec(conn, plain ? sql_queue_record_plain : sql_queue_record, np, params, PG_ONE, err, sqlstate);
 	for (int k = 0; k < RECORD_ARRAYS; k++)
 		buf_free(&a[k]);
-	if (rc != 0)
-		return rc;
-	if (PQntuples(res[1]) == 1 && !PQgetisnull(res[1], 0, 0))
-		apply_statuses(PQgetvalue(res[1], 0, 0), o, n);
-	PQclear(res[0]);
-	PQclear(res[1]);
+	if (res == NULL)
+		return err->code;
+	apply_statuses(PQgetisnull(res, 0, 0) ? NULL : PQgetvalue(res, 0, 0), o, n);
+	PQclear(res);
 	return 0;
 }
 
-/*
- * The outcomes the statement left busy (another role's jobs whose rows
- * another transaction held), recorded on their own once the rest is:
- * their rows waited for up to BUSY_WAIT (another runner's claim holds a
- * row it passed over until it commits, milliseconds; an author may hold
- * its own job's for as long as it likes), then tried once more without
- * waiting. Those still busy stay so, unrecorded (the rescue of their
- * leases retries them); a failure leaves them busy too: what was recorded
- * stands, and a lost connection is found by the next statement.
- */
-static void
-record_busy(PGconn *conn, job_outcome *o, int n)
+/* Whether a statement failed for a lock it waited for past lock_timeout. */
+static bool
+lock_timed_out(const char *sqlstate)
 {
-	job_outcome *b;
-	int *at, nb = 0;
-	cq_err err;
-
-	for (int i = 0; i < n; i++)
-		nb += o[i].busy;
-	if (nb == 0)
-		return;
-	b = xcalloc((size_t) nb, sizeof *b);
-	at = xcalloc((size_t) nb, sizeof *at);
-	nb = 0;
-	for (int i = 0; i < n; i++)
-		if (o[i].busy) {
-			at[nb] = i;
-			b[nb++] = o[i];
-		}
-	cq_clear(&err);
-	if (record_once(conn, b, nb, false, true, &err) != 0 &&
-		(!pg_alive(conn) || record_once(conn, b, nb, false, false, &err) != 0)) {
-		for (int k = 0; k < nb; k++)
-			b[k].busy = true;
-	}
-	for (int k = 0; k < nb; k++) {
-		o[at[k]].new_status = b[k].new_status;
-		o[at[k]].busy = b[k].busy;
-	}
-	free(b);
-	free(at);
+	return strcmp(sqlstate, "55P03") == 0;
 }
 
 int
 jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 {
-	int rc = record_once(conn, o, n, expired_only, false, err);
+	char state[6];
+	int rc = record_once(conn, o, n, expired_only, false, err, state);
 
-	if (rc == 0 && !expired_only)
-		record_busy(conn, o, n);
+	if (rc != 0 && !expired_only && lock_timed_out(state) && pg_alive(conn))
+		rc = record_once(conn, o, n, false, true, err, NULL);
 	return rc;
 }
 
@@ -536,6 +492,7 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	claim_params cp;
 	PGresult *res[2];
 	bool plain_record;
+	char state[6];
 	int np, rc;
 
 	if (n == 0)
@@ -546,10 +503,21 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	claim_params_fill(&cp, worker, limit, lease_ms, filter, cp_params);
 	rc = pg_exec_pair(conn, (const char *const[]) {plain_record ? sql_queue_record_plain : sql_queue_record,
 													plain ? sql_queue_claim_plain : sql_queue_claim},
-					  (const int[]) {np, CLAIM_NPARAMS}, (const char *const *const[]) {rp, cp_params}, res, err);
+					  (const int[]) {np, CLAIM_NPARAMS}, (const char *const *const[]) {rp, cp_params}, res, err,
+					  state);
 	for (int k = 0; k < RECORD_ARRAYS; k++)
 		buf_free(&a[k]);
 	claim_params_free(&cp);
+	/*
+	 * A row held locked past the outcomes' lock_timeout (its author's,
+	 * perhaps from an idle transaction): nothing was committed. The
+	 * outcomes again, not waiting for other roles' rows, then the claim.
+	 */
+	if (rc != 0 && lock_timed_out(state) && pg_alive(conn)) {
+		if ((rc = record_once(conn, o, n, false, true, err, NULL)) != 0)
+			return rc;
+		return jobs_claim(conn, worker, limit, lease_ms, filter, plain, out, err);
+	}
 	if (rc != 0)
 		return rc;
 	if (PQntuples(res[0]) == 1 && !PQgetisnull(res[0], 0, 0))
@@ -557,7 +525,6 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	decode_claimed(res[1], out);
 	PQclear(res[0]);
 	PQclear(res[1]);
-	record_busy(conn, o, n);
 	return 0;
 }
 

@@ -126,13 +126,12 @@ int jobs_held(PGconn *conn, const claim_filter *filter, bool *held, bool *expire
  * expired_only, while its lease has expired). Every recorded outcome gets a
  * cronq.job_runs row; an outcome refused by the fence gets a "lease_lost"
  * row instead (except in expired_only mode, where it means the worker came
- * back in time). The row of an outcome marked others is not waited for
- * while the rest is recorded: held locked by another transaction (another
- * runner's claim for milliseconds, or its author's, perhaps from an idle
- * transaction), it is recorded on its own after the rest, waiting up to 2
- * s for the row, then left busy, unrecorded, with no history row; the
- * job's lease then expires and the rescue retries it. A failure there
- * leaves it busy and is not reported: the rest stands.
+ * back in time). A row held locked by another transaction is waited for 2
+ * s at most (another runner's claim holds one for milliseconds; an author
+ * its own job's, perhaps from an idle transaction, for ever); then the
+ * outcomes are recorded again without waiting for the rows of those marked
+ * others: one held comes back busy, unrecorded, with no history row; the
+ * job's lease then expires and the rescue retries it.
  */
 int jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only,
 				cq_err *err) __attribute__((warn_unused_result));

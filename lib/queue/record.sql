@@ -11,12 +11,15 @@
 -- hooks of the jobs that succeeded, failed or went dead are enqueued in
 -- this statement (cronq.fire_hooks, sql/0017). A batch of plain successes
 -- goes through record_plain.sql.
--- Another role's job ($16) is recorded only if its row can be locked at
--- once: its author may hold it locked (SELECT ... FOR UPDATE on its own
--- job, from an idle transaction), and waiting would hold back every job of
--- the batch, of every author. Such a row is skipped and returned as
--- "id busy", with no history row (lib/queue/jobs.c tries it again, then
--- leaves the job to the rescue of its lease).
+-- A row held locked by another transaction is waited for 2 s at most
+-- (lock_timeout, for the rest of the transaction): another runner's claim
+-- holds a row it passed over for milliseconds, but an author may hold its
+-- own job's (SELECT ... FOR UPDATE, from an idle transaction) for as long
+-- as it likes, and the wait would hold back every job of the batch. Past
+-- that the statement fails (55P03), and lib/queue/jobs.c sends it again
+-- with $16, the other roles' jobs: those whose rows are held are skipped
+-- and returned as "id busy", with no history row (the rescue of their
+-- leases retries them).
 -- Returns one text: the recorded jobs as "id status,id status,...", and
 -- the skipped ones as "id busy"; empty or null when none was.
 --
@@ -40,7 +43,9 @@
 --                      (a later rescue takes it)
 --   $14 text[]         standard errors, or nulls
 --   $15 jsonb[]        results, or nulls (the rescue: all nulls)
---   $16 bigint[]       of $1, the jobs of other roles than the runner's
+--   $16 bigint[]       of $1, jobs whose rows held locked are skipped, not
+--                      waited for: '{}', or after a lock timeout the jobs
+--                      of other roles than the runner's
 --
 -- Try it by hand (psql 15 has no \bind): paste this file after
 --   PREPARE record AS
@@ -48,7 +53,9 @@
 --   EXPLAIN EXECUTE record('{1}', '{1}', '{me}', '{failed}', '{f}', '{boom}',
 --     '{"it broke"}', '{null}', '{10000}', array[now()], '{0}', '{25}', false,
 --     '{null}', '{null}', '{}');
-with o as (
+with lt as (
+    select pg_catalog.set_config('lock_timeout', '2s', true) as v
+), o as (
     select * from unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::bool[],
         $6::text[], $7::text[], $8::text[], $9::bigint[], $10::timestamptz[],
         $11::bigint[], $12::bigint[], $14::text[], $15::jsonb[])
@@ -95,7 +102,7 @@ with o as (
     where j.id = any($1::bigint[]) and j.id = t.id
         and j.status = 'running' and j.locked_by = t.worker and j.attempts = t.attempt
         and t.outcome <> 'lease_lost'
-        and (not $13::bool or j.locked_until < now())
+        and (not $13::bool or j.locked_until < now()) and (select v from lt) is not null
         and (not ($13::bool or j.id = any($16::bigint[])) or j.id = any(array(select id from free)))
     returning j.id, j.status, j.history, j.hooks, j.attempts, j.last_error
 ), hooked as (

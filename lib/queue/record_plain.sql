@@ -4,8 +4,8 @@
 -- instead of twelve. Fenced the same way, hooks enqueued the same way;
 -- returns the same text: "id status,id status,...", or null. A job whose
 -- history policy is errors leaves no job_runs row for its quiet success (a
--- fenced out one still gets its lease_lost row). Another role's job whose
--- row another transaction holds locked is skipped, as in record.sql.
+-- fenced out one still gets its lease_lost row). A row held locked is
+-- waited for 2 s at most, then skipped if listed in $7, as in record.sql.
 --
 -- Parameters:
 --   $1  bigint[]     the jobs' ids
@@ -14,13 +14,15 @@
 --   $4  bigint[]     each start, in milliseconds after the base time
 --   $5  bigint[]     each end, likewise
 --   $6  text         the worker
---   $7  bigint[]     of $1, the jobs of other roles than the runner's
+--   $7  bigint[]     of $1, jobs whose rows held locked are skipped (record.sql's $16)
 --
 -- Try it by hand (psql 15 has no \bind): paste this file after
 --   PREPARE record_plain AS
 -- then
 --   EXPLAIN EXECUTE record_plain('{1,2}', '{1,1}', now(), '{0,5}', '{5,9}', 'me', '{}');
-with t as (
+with lt as (
+    select pg_catalog.set_config('lock_timeout', '2s', true) as v
+), t as (
     select o.id, o.attempt, $3::timestamptz + o.start_ms * interval '1 millisecond' as started,
         $3::timestamptz + o.end_ms * interval '1 millisecond' as finished
     from unnest($1::bigint[], $2::int[], $4::bigint[], $5::bigint[])
@@ -36,6 +38,7 @@ with t as (
     from t
     where j.id = any($1::bigint[]) and j.id = t.id
         and j.status = 'running' and j.locked_by = $6 and j.attempts = t.attempt
+        and (select v from lt) is not null
         and (not j.id = any($7::bigint[]) or j.id = any(array(select id from free)))
     returning j.id, j.status, j.history, j.hooks, j.attempts
 ), hooked as (

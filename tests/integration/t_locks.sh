@@ -121,7 +121,7 @@ eq "mallory's uncommitted writes are gone with it" "0|0|1" \
 
 # --- a row lock on its own running job holds back no one but itself -------
 # (FOR UPDATE takes an UPDATE on any column, which cancel needs.) The
-# outcome is waited for 2 s at most, after the rest of the batch: the job
+# outcomes wait for it 2 s at most, then are recorded without it: the job
 # stays running, its lease runs out, and the rescue runs it again; every
 # other job goes on.
 q "truncate cronq.jobs, cronq.job_runs" >/dev/null
