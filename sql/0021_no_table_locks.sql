@@ -153,3 +153,13 @@ create trigger jobs_occurrence_lock before insert on cronq.jobs
     for each row when (new.schedule is not null
                        and pg_catalog.row_security_active('cronq.jobs'::pg_catalog.regclass))
     execute function cronq.occurrence_lock();
+
+-- cronq.settle_later without its primary key: a note that a blocked job
+-- needs settling may be written twice (settle.sql settles the job once
+-- and deletes every note of it). With the key, jobs_settle's insert (in
+-- the statement recording an outcome, and in the rescue) waited for an
+-- author's note of the same job not yet committed (cancelling its own
+-- parent job in a transaction left open, while holding the dependant
+-- locked): the wait the statement recording outcomes must never make.
+alter table cronq.settle_later drop constraint if exists settle_later_pkey;
+create index if not exists settle_later_job on cronq.settle_later (job_id);

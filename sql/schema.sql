@@ -2778,13 +2778,6 @@ ALTER TABLE ONLY cronq.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
 
 --
--- Name: settle_later settle_later_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
---
-
-ALTER TABLE ONLY cronq.settle_later
-    ADD CONSTRAINT settle_later_pkey PRIMARY KEY (job_id);
-
---
 -- Name: wakes wakes_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
 --
 
@@ -2856,6 +2849,12 @@ CREATE INDEX schedules_due ON cronq.schedules USING btree (next_run_at) WHERE en
 --
 
 CREATE INDEX schedules_keep ON cronq.schedules USING btree (name) WHERE (keep IS NOT NULL);
+
+--
+-- Name: settle_later_job; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX settle_later_job ON cronq.settle_later USING btree (job_id);
 
 --
 -- Name: jobs jobs_admit; Type: TRIGGER; Schema: cronq; Owner: postgres

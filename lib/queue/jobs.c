@@ -516,7 +516,17 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	if (rc != 0 && lock_timed_out(state) && pg_alive(conn)) {
 		if ((rc = record_once(conn, o, n, false, true, err, NULL)) != 0)
 			return rc;
-		return jobs_claim(conn, worker, limit, lease_ms, filter, plain, out, err);
+		/*
+		 * The outcomes are committed: a claim that fails now is an empty
+		 * one (reporting the failure would have them recorded again, as
+		 * lease_lost); a lost connection is met by the next statement.
+		 */
+		if (jobs_claim(conn, worker, limit, lease_ms, filter, plain, out, err) != 0) {
+			log_warning("could not claim jobs after recording outcomes: %s", err->msg);
+			cq_clear(err);
+			memset(out, 0, sizeof *out);
+		}
+		return 0;
 	}
 	if (rc != 0)
 		return rc;

@@ -176,6 +176,36 @@ eq "a row held 1.5 s: waited for, recorded once" "0|succeeded|1|succeeded" \
             from cronq.jobs where id = $mj3")"
 wait
 
+# A blocked job of its own held locked, and a note that it needs settling
+# written and not committed (its own parent cancelled in a transaction
+# left open): the outcome of its other parent, whose dependants are
+# settled in the same statement, does not wait for that note.
+q "truncate cronq.jobs, cronq.job_runs" >/dev/null
+as mallory enqueue --in 1h noop
+mp=$OUT
+as mallory enqueue noop
+mp2=$OUT
+as mallory enqueue --after "$mp,$mp2" noop
+md=$OUT
+as app enqueue noop
+aj=$OUT
+asq mallory "begin; select from cronq.jobs where id = $md for update; select pg_sleep(60); commit" >/dev/null 2>&1 &
+h1=$!
+asq mallory "begin; select cronq.cancel($mp); select pg_sleep(60); commit" >/dev/null 2>&1 &
+h2=$!
+check "mallory holds the dependant and an open cancel of its parent" wait_for "holders" 20 \
+    "select count(*) = 2 from pg_stat_activity where usename = 'mallory' and wait_event = 'PgSleep'"
+PGUSER=cronq_runner timeout 30 "$CRONQ" run 2>"$T_DIR/settle.err"
+eq "the run ends 0, both due jobs recorded (stderr: $(head -c 200 "$T_DIR/settle.err"))" "0|$mp2|succeeded;$aj|succeeded" \
+    "$?|$(q "select string_agg(id || '|' || status, ';' order by id) from cronq.jobs where id in ($mp2, $aj)")"
+eq "... while mallory's transactions were still open" "2" \
+    "$(q "select count(*) from pg_stat_activity where usename = 'mallory' and wait_event = 'PgSleep'")"
+q "select pg_terminate_backend(pid) from pg_stat_activity where usename = 'mallory'" >/dev/null
+wait $h1 $h2
+PGUSER=cronq_runner timeout 30 "$CRONQ" run 2>/dev/null
+eq "the dependant is settled by a later wake (one parent done, one queued)" "blocked|1" \
+    "$(q "select status || '|' || waiting_for from cronq.jobs where id = $md")"
+
 # --- occurrence keys written and not committed hold back its schedules only
 # An author may write its schedules' occurrence jobs itself (backfill
 # --schedule does); doing so locks each schedule's row until it commits,
