@@ -196,8 +196,9 @@ h2=$!
 check "mallory holds the dependant and an open cancel of its parent" wait_for "holders" 20 \
     "select count(*) = 2 from pg_stat_activity where usename = 'mallory' and wait_event = 'PgSleep'"
 PGUSER=cronq_runner timeout 30 "$CRONQ" run 2>"$T_DIR/settle.err"
+rc=$?
 eq "the run ends 0, both due jobs recorded (stderr: $(head -c 200 "$T_DIR/settle.err"))" "0|$mp2|succeeded;$aj|succeeded" \
-    "$?|$(q "select string_agg(id || '|' || status, ';' order by id) from cronq.jobs where id in ($mp2, $aj)")"
+    "$rc|$(q "select string_agg(id || '|' || status, ';' order by id) from cronq.jobs where id in ($mp2, $aj)")"
 eq "... while mallory's transactions were still open" "2" \
     "$(q "select count(*) from pg_stat_activity where usename = 'mallory' and wait_event = 'PgSleep'")"
 q "select pg_terminate_backend(pid) from pg_stat_activity where usename = 'mallory'" >/dev/null
