@@ -191,6 +191,9 @@ as app enqueue noop
 aj=$OUT
 asq mallory "begin; select from cronq.jobs where id = $md for update; select pg_sleep(60); commit" >/dev/null 2>&1 &
 h1=$!
+# (the lock first: a cancel before it would settle the dependant itself)
+wait_for "holder" 20 "select exists (select from pg_stat_activity where usename = 'mallory' and wait_event = 'PgSleep')" \
+    || fail "mallory holds the dependant"
 asq mallory "begin; select cronq.cancel($mp); select pg_sleep(60); commit" >/dev/null 2>&1 &
 h2=$!
 check "mallory holds the dependant and an open cancel of its parent" wait_for "holders" 20 \
