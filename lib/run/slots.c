@@ -157,7 +157,8 @@ slots_gather(worker *w, job_outcome **out, int **idx)
 
 /*
  * Whether j is another role's than the runner's: its author may hold its
- * row locked, so that recording its outcome must not wait (jobs_record).
+ * row locked, so that recording its outcome waits for it 2 s at most, then
+ * skips it (jobs_record).
  */
 bool
 others_job(const worker *w, const claimed_job *j)
