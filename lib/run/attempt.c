@@ -24,6 +24,7 @@ attempt_run(worker *w, int i)
 	job_outcome *o = &s->out;
 	const task_def *t = task_find(j->type);
 	task_ctx ctx = {worker_tick, w, worker_session, worker_author_session, worker_author_release,
+					worker_session_lost,
 					w->sh->o->exec_dir, w->sh->o->kill_grace_ms, w->sh->o->exec_uid, w->sh->o->exec_gid,
 					w->sh->o->exec_home};
 	/* Parsed only now, and freed after: one payload alive at a time. */

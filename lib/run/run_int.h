@@ -139,6 +139,7 @@ PGconn *worker_session(void *arg, char *why, size_t len);
 PGconn *worker_author_session(void *arg, const char *role, cq_err *err);
 void worker_author_release(void *arg, PGconn *conn, bool reusable);
 void worker_unavailable(worker *w, const char *msg);
+task_stop worker_session_lost(void *arg);
 void worker_sessions_close(worker *w);
 
 #endif

@@ -29,6 +29,29 @@ worker_unavailable(worker *w, const char *msg)
 }
 
 /*
+ * A session lent to the running job was lost mid-statement (task.h): a
+ * heartbeat asks at once whether the worker's own connection outlived it.
+ * Kept, the server ended only the job's session: the job's failure. Lost
+ * and opened again, the server ended every session (a restart, a crash, a
+ * failover): the job is given back. Lost for good: nothing can be recorded
+ * (TASK_STOP_DISCONNECTED), and a later run rescues the lease.
+ */
+task_stop
+worker_session_lost(void *arg)
+{
+	worker *w = arg;
+	PGconn *before = w->db.conn;
+	task_stop stop;
+
+	w->next_beat = 0;
+	if ((stop = worker_tick(w)) != TASK_GO || w->db.conn == before)
+		return stop;
+	copy_message(w->unavailable, sizeof w->unavailable,
+				 "the server ended the job's session and the runner's (a restart or a failover)");
+	return w->stopped = TASK_STOP_UNAVAILABLE;
+}
+
+/*
  * The worker's task session: opened at first use, kept for the next jobs,
  * opened again when the server dropped it, as a failover or a restart
  * does while it waits between jobs (pg_idle_alive: no job is lent a

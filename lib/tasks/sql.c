@@ -60,22 +60,29 @@ should_stop(void *arg)
 	return task_tick(arg) != TASK_GO;
 }
 
-/* Record a failed statement: permission errors are permanent, as are the
- * other errors no retry can fix (syntax, undefined objects: class 42). */
+/*
+ * Record a failed statement: permission errors are permanent, as are the
+ * other errors no retry can fix (syntax, undefined objects: class 42). A
+ * session lost mid-statement is the job's failure only if the server kept
+ * the runner's own session (the job's SQL ended its backend); if it ended
+ * the runner's too (a restart, a failover), the runner gives the job back.
+ */
 static void
-fail_with(task_result *res, const PGresult *r, PGconn *conn, const char *what)
+fail_with(const task_ctx *ctx, task_result *res, const PGresult *r, PGconn *conn)
 {
 	const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
 	const char *msg = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 
+	if (PQstatus(conn) == CONNECTION_BAD && task_session_lost(ctx) != TASK_GO)
+		return;					/* the runner records why it stopped the task */
 	if (msg == NULL)
 		msg = PQerrorMessage(conn);
 	if (state && strcmp(state, "42501") == 0)
-		task_result_set(res, TASK_PERMANENT, "permission_denied", "%s%s", what, msg);
+		task_result_set(res, TASK_PERMANENT, "permission_denied", "%s", msg);
 	else if (state && strncmp(state, "42", 2) == 0)
-		task_result_set(res, TASK_PERMANENT, state, "%s%s", what, msg);
+		task_result_set(res, TASK_PERMANENT, state, "%s", msg);
 	else
-		task_result_set(res, TASK_FAILED, state ? state : "sql_error", "%s%s", what, msg);
+		task_result_set(res, TASK_FAILED, state ? state : "sql_error", "%s", msg);
 }
 
 /*
@@ -145,7 +152,7 @@ run_sql(const task_ctx *ctx, PGconn *conn, const char *sql, bool in_transaction,
 	if (in_transaction) {
 		r = PQexec(conn, "begin");
 		if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-			fail_with(res, r, conn, "");
+			fail_with(ctx, res, r, conn);
 			goto out;
 		}
 		PQclear(r);
@@ -154,7 +161,7 @@ run_sql(const task_ctx *ctx, PGconn *conn, const char *sql, bool in_transaction,
 						ctx->kill_grace_ms, &failed_at, &stopped, &first);
 	if (r == NULL || failed_at >= 0) {
 		if (!stopped)			/* else the runner records why it stopped the task */
-			fail_with(res, r, conn, "");
+			fail_with(ctx, res, r, conn);
 		goto out;
 	}
 	if (in_transaction) {
@@ -166,7 +173,7 @@ run_sql(const task_ctx *ctx, PGconn *conn, const char *sql, bool in_transaction,
 			if (stopped)
 				;
 			else if (end == NULL || failed_at >= 0)
-				fail_with(res, end, conn, "");
+				fail_with(ctx, res, end, conn);
 			else
 				task_result_set(res, TASK_PERMANENT, "rolled_back", "the job's transaction was rolled back");
 			goto out;

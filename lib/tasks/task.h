@@ -95,6 +95,16 @@ typedef struct task_ctx {
 	 */
 	PGconn	   *(*author_session) (void *arg, const char *role, cq_err *err);
 	void		(*author_release) (void *arg, PGconn *conn, bool reusable);
+	/*
+	 * A session the task was using (the runner's or an author's) was lost
+	 * while a statement ran: the runner says whose fault that is. TASK_GO:
+	 * the job's (the server kept the runner's own session, so it ended only
+	 * the job's; e.g. the job's SQL ended its own backend), and the task
+	 * records the failure. Else the runner's (a restart, a crash or a
+	 * failover ended its sessions too): the task stops, recording nothing,
+	 * and the job is given back, its attempt not counted.
+	 */
+	task_stop	(*session_lost) (void *arg);
 	const char *exec_dir;		/* NULL: exec jobs are refused */
 	int64_t		kill_grace_ms;	/* SIGTERM to SIGKILL, for programs */
 	int64_t		exec_uid, exec_gid;	/* programs' user and group; -1: the runner's */
@@ -113,6 +123,12 @@ static inline task_stop
 task_tick(const task_ctx *ctx)
 {
 	return ctx->tick ? ctx->tick(ctx->arg) : TASK_GO;
+}
+
+static inline task_stop
+task_session_lost(const task_ctx *ctx)
+{
+	return ctx->session_lost ? ctx->session_lost(ctx->arg) : TASK_GO;
 }
 
 /* Sleep up to ms milliseconds, ticking; returns the first stop reason. */

@@ -390,4 +390,34 @@ eq "the job succeeded on its one attempt" "succeeded|1|succeeded" \
 match "the reconnection is logged" "warning: .*connection to the database was lost.*reconnected" "$(cat "$T_DIR/d.err")"
 eq "the wake is closed" "0" "$(q "select exit_status from cronq.wakes order by id desc limit 1")"
 
+# The server ends every session while a sql job runs (as a restart or a
+# failover does; here the runner's backends first, then the author's): no
+# fault of the job's. The worker reconnects, gives the job back, its
+# attempt not counted, and runs it again: one attempt, which succeeds.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+id=$("$CRONQ" enqueue sql '{"sql": "select pg_sleep(2)"}' --max-attempts 1)
+"$CRONQ" run --lease 3s 2>"$T_DIR/s.err" &
+pid=$!
+check "sql job is running" wait_for "running" 5 "select count(*) = 1 from pg_stat_activity where query = 'select pg_sleep(2)' and state = 'active'"
+eq "the runner's backends and then the job's are terminated" "t" "$(q "select bool_and(t) and count(*) >= 2 from (select pg_terminate_backend(pid) t
+    from (select pid from pg_stat_activity where application_name = 'cronq' and pid <> pg_backend_pid() order by query = 'select pg_sleep(2)') o) x")"
+wait $pid
+rc=$?
+eq "sessions ended mid-sql-job: exit 0" 0 $rc
+eq "the job was given back, then succeeded on its one attempt" "succeeded|1|given_back,succeeded" \
+    "$(q "select status, attempts, (select string_agg(outcome, ',' order by id) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+match "the give-back says why" "the server ended the job's session and the runner's" \
+    "$(q "select error from cronq.job_runs where job_id = $id and outcome = 'given_back'")"
+
+# A job whose SQL ends its own session fails like any other error (the
+# runner's session outlived it): it goes dead on its one attempt, and the
+# run goes on with the next job.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+id=$("$CRONQ" enqueue sql '{"sql": "select pg_terminate_backend(pg_backend_pid())"}' --max-attempts 1 --priority 1)
+next=$("$CRONQ" enqueue noop)
+cronq run --max-runtime 10s
+eq "a job that ends its own session: the run exits 0" 0 "$RC"
+eq "that job is dead on its one attempt, 57P01; the next job ran" "dead|1|failed 57P01|succeeded" \
+    "$(q "select j.status, j.attempts, (select string_agg(outcome || ' ' || error_code, ',') from cronq.job_runs where job_id = $id), (select status from cronq.jobs where id = $next) from cronq.jobs j where id = $id")"
+
 done_testing
