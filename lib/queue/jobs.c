@@ -566,7 +566,7 @@ jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 			} else {
 				o[i].outcome = OUTCOME_LEASE_EXPIRED;
 				o[i].error_code = "lease_expired";
-				o[i].error = "lease expired: the worker stopped renewing it";
+				o[i].error = "lease expired: its worker stopped renewing it before recording an outcome";
 			}
 			/* The lease already made it wait: a rescued job is due at once. */
 			o[i].delay_ms = 0;
