@@ -34,7 +34,9 @@ worker_unavailable(worker *w, const char *msg)
  * Kept, the server ended only the job's session: the job's failure. Lost
  * and opened again, the server ended every session (a restart, a crash, a
  * failover): the job is given back. Lost for good: nothing can be recorded
- * (TASK_STOP_DISCONNECTED), and a later run rescues the lease.
+ * (TASK_STOP_DISCONNECTED), and a later run rescues the lease, counting the
+ * attempt. A server that crashed is in recovery when the worker asks, so a
+ * job that crashes it is counted, not given back for ever.
  */
 task_stop
 worker_session_lost(void *arg)
