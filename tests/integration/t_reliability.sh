@@ -420,4 +420,24 @@ eq "a job that ends its own session: the run exits 0" 0 "$RC"
 eq "that job is dead on its one attempt, 57P01; the next job ran" "dead|1|failed 57P01|succeeded" \
     "$(q "select j.status, j.attempts, (select string_agg(outcome || ' ' || error_code, ',') from cronq.job_runs where job_id = $id), (select status from cronq.jobs where id = $next) from cronq.jobs j where id = $id")"
 
+# A job whose backend dies (here kill -9, as the kernel's OOM killer does)
+# crashes the server, which restarts every session: still in recovery when
+# the worker tries again, so the run exits 75 and the attempt is counted by
+# the rescue: such a job runs out of attempts instead of being given back
+# (and crashing the server again) for ever.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+id=$("$CRONQ" enqueue sql '{"sql": "select pg_sleep(3)"}' --max-attempts 2)
+"$CRONQ" run --lease 2s 2>"$T_DIR/k.err" &
+pid=$!
+check "the crashing job is running" wait_for "running" 5 "select count(*) = 1 from pg_stat_activity where query = 'select pg_sleep(3)' and state = 'active'"
+kill -9 "$(q "select pid from pg_stat_activity where query = 'select pg_sleep(3)'")"
+wait $pid
+rc=$?
+eq "a crash mid-sql-job: exit 75" 75 $rc
+check "the server is back" poll 30 is_true "select true"
+sleep 2.2
+"$CRONQ" run --lease 2s 2>/dev/null
+eq "the crash cost the job an attempt (rescued, not given back); it ran again" "succeeded|2|lease_expired,succeeded" \
+    "$(q "select status, attempts, (select string_agg(outcome, ',' order by id) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+
 done_testing
