@@ -207,6 +207,22 @@ eq "and keeps what each role needs" "true|true|true" \
 as oncall purge --older-than 0s --status dead
 eq "oncall may purge" 0 "$RC"
 
+# A purge job is checked again when it runs: an admin who lost cronq_admin
+# cannot get one it enqueued back to work (cancelled, then retried after
+# the revoke), and nothing is deleted.
+as app enqueue noop
+victim=$OUT
+as cronq_runner run
+as oncall enqueue purge '{"older_than": "0s", "statuses": ["succeeded"]}' --in 1h
+purge=$OUT
+as oncall cancel "$purge"
+q "grant cronq_user to oncall; revoke cronq_admin from oncall"
+eq "the former admin retries its purge" t "$(asq oncall "select cronq.retry($purge)")"
+as cronq_runner run
+eq "the purge is refused when it runs: dead, permission_denied; the job it would delete remains" "dead|permission_denied|1" \
+    "$(q "select status, error_code, (select count(*) from cronq.jobs where id = $victim) from cronq.jobs where id = $purge")"
+q "revoke cronq_user from oncall; grant cronq_admin to oncall"
+
 # --- 8. the database's cron rules are the binary's -------------------------
 # cronq.cron_error() checks what the schedules_guard trigger stores; it
 # must accept exactly what the parser in lib/time/cron.c accepts.
