@@ -670,12 +670,20 @@ CREATE FUNCTION cronq.expire_holder(p_key text) RETURNS void
     AS $$
 declare
     h bigint;
+    locked boolean := false;
 begin
     select j.id into h from cronq.jobs j
     where j.unique_key = p_key and j.status in ('queued', 'failed', 'running')
       and j.status <> 'running' and j.expires_at <= now();
-    if h is not null then
-        perform 1 from cronq.jobs j where j.id = h for no key update;
+    if h is null then
+        return;
+    end if;
+    for i in 1..40 loop
+        locked := exists (select 1 from cronq.jobs j where j.id = h for no key update skip locked);
+        exit when locked;
+        perform pg_catalog.pg_sleep(0.05);
+    end loop;
+    if locked then
         perform cronq.expire_jobs('enqueue', array[h]);
     end if;
 end
@@ -934,11 +942,11 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
              j.enqueued_by
             FROM (o
               JOIN cronq.jobs j ON (((j.id = o.id) AND (j.id = ANY (fire_hooks.p_ids)))))
-           WHERE ((j.hooks ? ('on_'::text || o.event)) AND ((o.event <> 'recover'::text) OR (o.attempt > 1) OR (( SELECT p.status
+           WHERE ((j.hooks ? ('on_'::text || o.event)) AND ((o.event <> 'recover'::text) OR (o.attempt > 1) OR ((j.schedule IS NOT NULL) AND (( SELECT p.status
                     FROM cronq.jobs p
                    WHERE ((p.schedule = j.schedule) AND (p.id < j.id) AND (p.enqueued_by = j.enqueued_by) AND (p.status = ANY (ARRAY['succeeded'::text, 'failed'::text, 'dead'::text])))
-                   ORDER BY p.id DESC
-                  LIMIT 1) = ANY (ARRAY['failed'::text, 'dead'::text]))))
+                   ORDER BY p.schedule DESC, p.id DESC
+                  LIMIT 1) = ANY (ARRAY['failed'::text, 'dead'::text])))))
          ), p AS MATERIALIZED (
           SELECT e.id,
              e.status,
@@ -1565,9 +1573,14 @@ CREATE FUNCTION cronq.jobs_settle() RETURNS trigger
     AS $$
 declare
     wanted bigint[];
-    parents bigint[];
     held bigint[];
 begin
+    -- A dependant cancelled by the walk below (its trigger nested in the
+    -- walk's update): the walk reached everything below it already.
+    if pg_catalog.pg_trigger_depth() > 1 and new.status = 'cancelled'
+       and new.error_code = 'dependency_failed' then
+        return null;
+    end if;
     if new.dependants is not null then
         -- Dependants are a role's own rows, which it may hold locked (select
         -- ... for update, an open cancel): the statement recording an
@@ -1580,19 +1593,18 @@ begin
             -- per level nested as deep as the chain, and a chain of a few
             -- hundred jobs exhausted the stack (stack depth limit exceeded)
             -- in the statement recording the outcome, and in every rescue
-            -- after it. The dependants' own jobs_settle then finds nothing
-            -- left blocked below them.
-            with recursive d(id, parent) as (
-                select c.id, new.id from cronq.jobs c
+            -- after it. Each job once (a union of ids: a job of many
+            -- parents is not walked again from each), so the work is the
+            -- graph's edges; the dependants' own jobs_settle return at once.
+            with recursive d(id) as (
+                select c.id from cronq.jobs c
                 where c.id = any(new.dependants) and c.status = 'blocked'
                 union
-                select c.id, d.id
+                select c.id
                 from d join cronq.jobs p on p.id = d.id
                 join cronq.jobs c on c.id = any(p.dependants) and c.status = 'blocked'
             )
-            select array_agg(one.id order by one.id), array_agg(one.parent order by one.id)
-            into wanted, parents
-            from (select distinct on (d.id) d.id, d.parent from d order by d.id, d.parent) one;
+            select array_agg(d.id order by d.id) into wanted from d;
         else
             wanted := array(select c.id from cronq.jobs c
                             where c.id = any(new.dependants) and c.status = 'blocked'
@@ -1606,8 +1618,7 @@ begin
         if cardinality(held) < cardinality(wanted) then
             -- In id order: two runners noting the same jobs never deadlock.
             insert into cronq.settle_later (job_id)
-            select w from unnest(wanted) w where w <> all(held) order by w
-            on conflict do nothing;
+            select l.w from (select unnest(wanted) except select unnest(held)) l(w) order by l.w;
         end if;
         if new.status = 'succeeded' then
             update cronq.jobs c
@@ -1620,13 +1631,21 @@ begin
             update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
             where c.id = any(held) and c.status = 'blocked';
         elsif new.status in ('dead', 'cancelled') then
+            -- Each names the first of its parents that ended: this job, or
+            -- one the walk cancels (found by a join, not by searching the
+            -- whole array for each parent).
             update cronq.jobs c
             set status = 'cancelled', error_code = 'dependency_failed',
                 last_error = format('job %s, which it depends on, ended %s', u.parent,
                                     case when u.parent = new.id then new.status else 'cancelled' end),
                 finished_at = now(), updated_at = now()
-            from unnest(wanted, parents) u(id, parent)
-            where c.id = u.id and u.id = any(held) and c.status = 'blocked';
+            from (select h.id, min(x.parent) as parent
+                  from unnest(held) h(id)
+                  join cronq.jobs j on j.id = h.id
+                  cross join lateral unnest(j.depends_on) x(parent)
+                  where x.parent = new.id or x.parent in (select unnest(wanted))
+                  group by h.id) u
+            where c.id = u.id and c.status = 'blocked';
         end if;
     end if;
     return null;
@@ -2525,7 +2544,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 21;
+    RETURN 22;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -2825,6 +2844,12 @@ CREATE INDEX jobs_leases ON cronq.jobs USING btree (locked_until) WHERE (status 
 --
 
 CREATE INDEX jobs_schedule_finished ON cronq.jobs USING btree (schedule, finished_at, id) WHERE ((schedule IS NOT NULL) AND (status = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])));
+
+--
+-- Name: jobs_schedule_id; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX jobs_schedule_id ON cronq.jobs USING btree (schedule, id) WHERE (schedule IS NOT NULL);
 
 --
 -- Name: jobs_unique_active; Type: INDEX; Schema: cronq; Owner: postgres
