@@ -370,4 +370,20 @@ check "an enqueue behind a locked late holder writes its own job ($OUT), not the
     [ "$RC" = 0 -a -n "$OUT" -a "$OUT" != "$lk" -a -z "$ERR" ]
 eq "the holder expired" "cancelled|expired" "$(q "select status || '|' || error_code from cronq.jobs where id = $lk")"
 
+# a late holder its author keeps locked (an open transaction): another
+# role's enqueue of the key waits 2 s at most, then finds the key held
+lk=$(PGUSER=app "$CRONQ" enqueue noop --unique-key locked-long --expires 1h)
+q "update cronq.jobs set expires_at = now() - interval '1 second' where id = $lk" >/dev/null
+PGUSER=app "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "begin" -c "select 1 from cronq.jobs where id = $lk for no key update" \
+    -c "select pg_sleep(20)" -c "commit" >/dev/null 2>&1 &
+locker=$!
+wait_for "the late holder is locked by its author" 10 \
+    "select exists (select 1 from pg_stat_activity where query like '%pg_sleep(20)%' and pid <> pg_backend_pid())"
+as app2 enqueue noop --unique-key locked-long
+check "the enqueue ended while the lock was still held" kill -0 $locker
+eq "another role's enqueue behind a long-locked late holder: refused, the key held; the holder as it was" "65|queued|1" \
+    "$RC|$(q "select status from cronq.jobs where id = $lk")|$(q "select count(*) from cronq.jobs where unique_key = 'locked-long'")"
+q "select pg_terminate_backend(pid) from pg_stat_activity where query like '%pg_sleep(20)%' and pid <> pg_backend_pid()" >/dev/null
+wait $locker
+
 done_testing
