@@ -21,6 +21,9 @@
 --    open transaction: another role's enqueue of the same key then waited
 --    as long. It waits 2 s at most (the sweep's and other enqueues' locks
 --    are brief); a holder locked longer counts as still holding the key.
+-- 4. hooks_error refuses an sql hook with placeholders and "transaction":
+--    false, which could never run: the placeholders' values are set by a
+--    statement put before the hook's SQL, and such SQL runs alone.
 --
 -- Nothing a binary reads changes.
 -- compatible-from: 10
@@ -222,3 +225,57 @@ begin atomic
 end;
 
 revoke execute on function cronq.fire_hooks(bigint[], text[], integer[], text[]) from public;
+
+-- As 0017's, with point 4 above.
+create or replace function cronq.hooks_error(p_hooks jsonb) returns text
+language sql stable
+begin atomic
+    select case
+        when jsonb_typeof(p_hooks) is distinct from 'object' then 'hooks must be a JSON object'
+        else (select x.msg from (
+            select e.key, case
+                when e.key not in ('on_success', 'on_failure', 'on_dead', 'on_recover') then
+                    format('unknown hook "%s": must be on_success, on_failure, on_dead or on_recover',
+                           left(e.key, 100))
+                when jsonb_typeof(e.value) <> 'object' then
+                    format('%s: a hook is a job spec, a JSON object such as {"type": "noop"}', e.key)
+                when exists (select 1 from jsonb_object_keys(e.value) k(k)
+                             where k.k not in ('type', 'payload', 'queue', 'priority', 'max_attempts',
+                                               'timeout')) then
+                    format('%s: unrecognized field "%s" (a hook has type, payload, queue, priority, max_attempts, timeout)',
+                           e.key, (select left(min(k.k), 100) from jsonb_object_keys(e.value) k(k)
+                                   where k.k not in ('type', 'payload', 'queue', 'priority',
+                                                     'max_attempts', 'timeout')))
+                when jsonb_typeof(e.value -> 'type') is distinct from 'string' then
+                    format('%s: "type" is required and must be a string', e.key)
+                when e.value ? 'payload' and jsonb_typeof(e.value -> 'payload') <> 'object' then
+                    format('%s: "payload" must be a JSON object', e.key)
+                when e.value ? 'queue' and (jsonb_typeof(e.value -> 'queue') <> 'string'
+                                            or e.value ->> 'queue' = '' or length(e.value ->> 'queue') > 200
+                                            or e.value ->> 'queue' ~ '[[:cntrl:]]') then
+                    format('%s: "queue" must be printable text of 1 to 200 bytes', e.key)
+                when e.value ? 'priority' and case
+                        when jsonb_typeof(e.value -> 'priority') <> 'number'
+                             or e.value ->> 'priority' !~ '^-?[0-9]{1,9}$' then true
+                        else (e.value ->> 'priority')::integer not between -1000000 and 1000000 end then
+                    format('%s: "priority" must be an integer from -1000000 to 1000000', e.key)
+                when e.value ? 'max_attempts' and case
+                        when jsonb_typeof(e.value -> 'max_attempts') <> 'number'
+                             or e.value ->> 'max_attempts' !~ '^[0-9]{1,9}$' then true
+                        else (e.value ->> 'max_attempts')::integer not between 1 and 1000 end then
+                    format('%s: "max_attempts" must be an integer from 1 to 1000', e.key)
+                when e.value ? 'timeout' and case
+                        when jsonb_typeof(e.value -> 'timeout') <> 'number'
+                             or e.value ->> 'timeout' !~ '^[0-9]{1,9}$' then true
+                        else (e.value ->> 'timeout')::integer not between 1 and 31536000 end then
+                    format('%s: "timeout" must be a whole number of seconds from 1 to 31536000', e.key)
+                when e.value ->> 'type' = 'sql' and e.value -> 'payload' -> 'transaction' = 'false'
+                     and e.value -> 'payload' ->> 'sql' ~ '\{(job_id|type|schedule|status|error)\}' then
+                    format('%s: an sql hook with placeholders must run in a transaction: its values are set by a statement before the SQL, and "transaction": false runs one statement', e.key)
+                else e.key || ': ' || cronq.payload_error(e.value ->> 'type',
+                                                           coalesce(e.value -> 'payload', '{}'))
+                end as msg
+            from jsonb_each(p_hooks) e) x
+          where x.msg is not null order by x.key limit 1)
+        end;
+end;

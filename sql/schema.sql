@@ -1244,6 +1244,7 @@ CREATE FUNCTION cronq.hooks_error(p_hooks jsonb) RETURNS text
                                      WHEN ((jsonb_typeof((e.value -> 'timeout'::text)) <> 'number'::text) OR ((e.value ->> 'timeout'::text) !~ '^[0-9]{1,9}$'::text)) THEN true
                                      ELSE ((((e.value ->> 'timeout'::text))::integer < 1) OR (((e.value ->> 'timeout'::text))::integer > 31536000))
                                  END) THEN format('%s: "timeout" must be a whole number of seconds from 1 to 31536000'::text, e.key)
+                                 WHEN (((e.value ->> 'type'::text) = 'sql'::text) AND (((e.value -> 'payload'::text) -> 'transaction'::text) = 'false'::jsonb) AND (((e.value -> 'payload'::text) ->> 'sql'::text) ~ '\{(job_id|type|schedule|status|error)\}'::text)) THEN format('%s: an sql hook with placeholders must run in a transaction: its values are set by a statement before the SQL, and "transaction": false runs one statement'::text, e.key)
                                  ELSE ((e.key || ': '::text) || cronq.payload_error((e.value ->> 'type'::text), COALESCE((e.value -> 'payload'::text), '{}'::jsonb)))
                              END AS msg
                         FROM jsonb_each(hooks_error.p_hooks) e(key, value)) x

@@ -57,6 +57,18 @@ integer_in(const json_t *v, json_int_t min, json_int_t max)
 	return json_is_integer(v) && json_integer_value(v) >= min && json_integer_value(v) <= max;
 }
 
+/* Whether s holds a placeholder a hook's payload may use ({job_id}…). */
+static bool
+has_placeholder(const char *s)
+{
+	static const char *const names[] = {"{job_id}", "{type}", "{schedule}", "{status}", "{error}", NULL};
+
+	for (int i = 0; s && names[i]; i++)
+		if (strstr(s, names[i]))
+			return true;
+	return false;
+}
+
 /* One spec: 0, or -1 with the reason (without the event) in why. */
 static int
 spec_check(const json_t *spec, compose_rules_fn rules, char *why, size_t len)
@@ -101,6 +113,17 @@ spec_check(const json_t *spec, compose_rules_fn rules, char *why, size_t len)
 	}
 	if ((v = json_object_get(spec, "timeout")) && !integer_in(v, 1, 31536000)) {
 		snprintf(why, len, "\"timeout\" must be a whole number of seconds from 1 to 31536000");
+		return -1;
+	}
+	/*
+	 * The placeholders' values are set by a statement put before the
+	 * hook's SQL (cronq.hook_payload), and "transaction": false runs one.
+	 */
+	if (strcmp(json_string_value(type), "sql") == 0 && payload &&
+		json_is_false(json_object_get(payload, "transaction")) &&
+		has_placeholder(json_string_value(json_object_get(payload, "sql")))) {
+		snprintf(why, len, "an sql hook with placeholders must run in a transaction: its values are set by a "
+				 "statement before the SQL, and \"transaction\": false runs one statement");
 		return -1;
 	}
 	return rules(json_string_value(type), payload, why, len);

@@ -55,6 +55,12 @@ eq "a hook with a field it may not set" 65 "$RC"
 as app enqueue noop --on-failure '{"type": '
 match "a hook of bad JSON" 'invalid value for --on-failure: on_failure: malformed JSON' "$ERR"
 eq "... 65" 65 "$RC"
+as app enqueue noop --on-failure '{"type": "sql", "payload": {"sql": "vacuum {type}", "transaction": false}}'
+expect "an sql hook with placeholders outside a transaction (it could never run)" 65 "" \
+    'cronq: error: on_failure: an sql hook with placeholders must run in a transaction: its values are set by a statement before the SQL, and "transaction": false runs one statement'
+eq "... refused by the database too" "refused|on_failure: an sql hook with placeholders must run in a transaction" \
+    "$(PGUSER=app "$PSQL" -XAtq -c "select cronq.enqueue('noop', hooks => '{\"on_failure\": {\"type\": \"sql\", \"payload\": {\"sql\": \"vacuum {type}\", \"transaction\": false}}}')" 2>&1 \
+       | sed -nE 's/^ERROR:  (on_failure: an sql hook with placeholders must run in a transaction).*/refused|\1/p')"
 as app enqueue noop --on-dead '{"type": "exec", "payload": {"command": "page"}}'
 eq "an exec hook of a role not in cronq_exec: refused (78)" 78 "$RC"
 match "... saying why" 'on_dead: role "app" may not enqueue exec jobs' "$ERR"
