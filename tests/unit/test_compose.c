@@ -43,6 +43,10 @@ static const struct {
 	 "on_dead: \"max_attempts\" must be an integer from 1 to 1000"},
 	{"{\"on_dead\": {\"type\": \"noop\", \"timeout\": \"5m\"}}",
 	 "on_dead: \"timeout\" must be a whole number of seconds from 1 to 31536000"},
+	{"{\"on_failure\": {\"type\": \"sql\", \"payload\": {\"sql\": \"vacuum {type}\", \"transaction\": false}}}",
+	 "on_failure: an sql hook with placeholders must run in a transaction"},
+	{"{\"on_failure\": {\"type\": \"sql\", \"payload\": {\"sql\": \"vacuum\", \"transaction\": false}}}", NULL},
+	{"{\"on_failure\": {\"type\": \"sql\", \"payload\": {\"sql\": \"select {error}\", \"transaction\": true}}}", NULL},
 };
 
 static const struct {
