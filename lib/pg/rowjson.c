@@ -144,20 +144,28 @@ rowjson_text(const PGresult *r, int row, size_t cap)
 {
 	buf b = BUF_INIT;
 	int n = PQnfields(r);
+	bool fits = true;
 
 	buf_putc(&b, '{');
-	for (int c = 0; c < n && b.len <= cap; c++) {
+	for (int c = 0; c < n && fits; c++) {
+		size_t len = (size_t) PQgetlength(r, row, c);
+
 		if (c > 0)
 			buf_puts(&b, ", ");
 		rowjson_string(&b, PQfname(r, c));
 		buf_puts(&b, ": ");
 		if (PQgetisnull(r, row, c))
 			buf_puts(&b, "null");
+		else if (b.len + len > cap)
+			/* No value's JSON is shorter than its text: the row is too
+			 * large, known without parsing megabytes of json. */
+			fits = false;
 		else
-			value(&b, PQgetvalue(r, row, c), (size_t) PQgetlength(r, row, c), PQftype(r, c));
+			value(&b, PQgetvalue(r, row, c), len, PQftype(r, c));
+		fits = fits && b.len <= cap;
 	}
 	buf_putc(&b, '}');
-	if (b.len > cap) {
+	if (!fits || b.len > cap) {
 		buf_free(&b);
 		return NULL;
 	}

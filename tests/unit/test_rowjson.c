@@ -129,6 +129,17 @@ main(void)
 		PQclear(r);
 	}
 	{
+		const char *names[] = {"j"};
+		const Oid types[] = {3802};
+		const char *vals[] = {"[1, 2, 3]"};
+		PGresult *r = make_row(1, names, types, vals);
+		char *got = rowjson_text(r, 0, strlen("{\"j\": [1, 2, 3]}") - 1);
+
+		CHECK(got == NULL, "a value longer than the cap leaves is not parsed: NULL");
+		free(got);
+		PQclear(r);
+	}
+	{
 		PGresult *r = make_row(0, NULL, NULL, NULL);
 		char *got;
 
