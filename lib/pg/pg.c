@@ -935,10 +935,25 @@ send_cancel(watcher *w, int64_t now)
 }
 
 /*
- * Wait up to 50 ms for input and read it. The first time stop(arg) says so,
- * the statement is cancelled on the server; again every second, since the
- * statement may catch the cancel and go on; and abandon_ms after the first
- * cancel it is given up (the caller closes the session).
+ * Free the notifications libpq holds for conn. None of cronq's sessions
+ * listens, but a job's SQL may (LISTEN, then pg_notify to itself), and
+ * libpq keeps every one until asked for it, which DISCARD ALL does not.
+ */
+static void
+drop_notifies(PGconn *conn)
+{
+	PGnotify *n;
+
+	while ((n = PQnotifies(conn)) != NULL)
+		PQfreemem(n);
+}
+
+/*
+ * Wait up to 50 ms for input and read it, its notifications dropped as
+ * they come. The first time stop(arg) says so, the statement is cancelled
+ * on the server; again every second, since the statement may catch the
+ * cancel and go on; and abandon_ms after the first cancel it is given up
+ * (the caller closes the session).
  */
 static watch_state
 watch(watcher *w)
@@ -950,6 +965,7 @@ watch(watcher *w)
 		return WATCH_BROKEN;
 	if (!PQconsumeInput(w->conn))
 		return WATCH_BROKEN;
+	drop_notifies(w->conn);
 	now = mono_ms();
 	if (!*w->stopped && w->stop && w->stop(w->arg)) {
 		*w->stopped = true;
@@ -1060,6 +1076,8 @@ given_up:
 	if (*failed_at < 0)
 		*failed_at = index;
 out:
+	/* Those read with the last results too. */
+	drop_notifies(conn);
 	PQclear(first);
 	if (first_row && *failed_at >= 0) {
 		PQclear(*first_row);

@@ -142,8 +142,9 @@ void pg_set_needed_role(const char *role);
  * given up, still running: the caller must then close conn. With
  * nparams < 0 the simple protocol is used, so sql may hold several
  * statements. Rows are read one at a time and dropped (their count stays
- * in the command tag), and a COPY to or from the client is ended, so that
- * no statement's output can fill memory or hold the caller. Returns the
+ * in the command tag), notifications (the SQL may LISTEN) freed as they
+ * come, and a COPY to or from the client is ended, so that no statement's
+ * output can fill memory or hold the caller. Returns the
  * first error result, else the last statement's result (the caller
  * PQclear()s it; NULL only when the connection failed before any result).
  * *failed_at gets the 0-based index of the statement that failed, or -1;

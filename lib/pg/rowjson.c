@@ -62,8 +62,11 @@ rowjson_is_number(const char *s)
 void
 rowjson_string(buf *b, const char *s)
 {
+	/* Whatever a job's session sent: it may have set a client_encoding that is not UTF-8. */
+	char *clean = utf8_sanitize(s, strlen(s));
+
 	buf_putc(b, '"');
-	for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+	for (const unsigned char *p = (const unsigned char *) clean; *p; p++) {
 		switch (*p) {
 			case '"':
 				buf_puts(b, "\\\"");
@@ -88,6 +91,7 @@ rowjson_string(buf *b, const char *s)
 		}
 	}
 	buf_putc(b, '"');
+	free(clean);
 }
 
 /* Whether a json value's text is one jsonb takes as it is (jansson's
@@ -104,8 +108,6 @@ json_embeddable(const char *s, size_t len)
 static void
 value(buf *b, const char *s, size_t len, Oid type)
 {
-	char *clean;
-
 	switch (type) {
 		case OID_BOOL:
 			buf_puts(b, s[0] == 't' ? "true" : "false");
@@ -122,10 +124,10 @@ value(buf *b, const char *s, size_t len, Oid type)
 				return;
 			}
 			break;
-		case OID_JSONB:
-			buf_append(b, s, len);
-			return;
 		case OID_JSON:
+		case OID_JSONB:
+			/* jsonb's text too: a job that sets its session's client_encoding
+			 * gets it in that encoding, which may not be UTF-8. */
 			if (json_embeddable(s, len)) {
 				buf_append(b, s, len);
 				return;
@@ -134,9 +136,7 @@ value(buf *b, const char *s, size_t len, Oid type)
 		default:
 			break;
 	}
-	clean = utf8_sanitize(s, len);
-	rowjson_string(b, clean);
-	free(clean);
+	rowjson_string(b, s);
 }
 
 char *
@@ -144,23 +144,28 @@ rowjson_text(const PGresult *r, int row, size_t cap)
 {
 	buf b = BUF_INIT;
 	int n = PQnfields(r);
+	bool fits = true;
 
 	buf_putc(&b, '{');
-	for (int c = 0; c < n && b.len <= cap; c++) {
-		char *name = utf8_sanitize(PQfname(r, c), strlen(PQfname(r, c)));
+	for (int c = 0; c < n && fits; c++) {
+		size_t len = (size_t) PQgetlength(r, row, c);
 
 		if (c > 0)
 			buf_puts(&b, ", ");
-		rowjson_string(&b, name);
-		free(name);
+		rowjson_string(&b, PQfname(r, c));
 		buf_puts(&b, ": ");
 		if (PQgetisnull(r, row, c))
 			buf_puts(&b, "null");
+		else if (b.len + len > cap)
+			/* No value's JSON is shorter than its text: the row is too
+			 * large, known without parsing megabytes of json. */
+			fits = false;
 		else
-			value(&b, PQgetvalue(r, row, c), (size_t) PQgetlength(r, row, c), PQftype(r, c));
+			value(&b, PQgetvalue(r, row, c), len, PQftype(r, c));
+		fits = fits && b.len <= cap;
 	}
 	buf_putc(&b, '}');
-	if (b.len > cap) {
+	if (!fits || b.len > cap) {
 		buf_free(&b);
 		return NULL;
 	}

@@ -9,7 +9,9 @@
  * infinities, which JSON lacks, are strings), booleans true or false,
  * json and jsonb embedded as JSON (a json value jsonb cannot hold, such
  * as one with \u0000, is kept as a string), NULL null, anything else its
- * text output as a string (bytes that are not UTF-8 become U+FFFD).
+ * text output as a string. Bytes that are not UTF-8 (a job may set its
+ * session's client_encoding) become U+FFFD, in names and strings alike;
+ * json or jsonb text that is not UTF-8 is kept as a string so.
  */
 #ifndef CRONQ_ROWJSON_H
 #define CRONQ_ROWJSON_H
@@ -29,7 +31,8 @@
  */
 char *rowjson_text(const PGresult *r, int row, size_t cap);
 
-/* s (NUL-terminated UTF-8) appended to b as a JSON string, quoted. */
+/* s (NUL-terminated) appended to b as a JSON string, quoted; bytes that
+ * are not UTF-8 become U+FFFD. */
 void rowjson_string(buf *b, const char *s);
 
 /* Whether s is a number in JSON's grammar (no NaN, no leading + or 0). */

@@ -59,6 +59,23 @@ eq "sql: json that jsonb cannot hold kept as text" '{"j": "\"a\\u0000b\"", "ok":
 eq "sql: UPDATE 0" '{"row": null, "tag": "UPDATE 0"}' "$(result_of $s10)"
 eq "sql: the run's row has the same result, rows: N output" "true|rows: 2" "$(q "select (r.result = j.result)::text || '|' || r.output from cronq.job_runs r join cronq.jobs j on j.id = r.job_id where j.id = $s2")"
 
+# A job that sets its session's client_encoding: the server then sends its
+# row in that encoding, not UTF-8. Its outcome is recorded with the batch's
+# (the noop's) in one statement, which bytes that are not UTF-8 would fail.
+latin() { sql_job '{"sql": "set client_encoding to '"'"'LATIN1'"'"'; '"$1"'"}'; }
+l_jsonb=$(latin 'select jsonb_build_object('"'"'a'"'"', '"'"'é'"'"') as r, '"'"'{\"b\": 1}'"'"'::jsonb as ok')
+l_json=$(latin 'select json_build_object('"'"'a'"'"', '"'"'é'"'"') as r')
+l_name=$(latin 'select 1 as \"é\"')
+l_text=$(latin 'select '"'"'é'"'"' as t')
+l_noop=$("$CRONQ" enqueue noop)
+run
+eq "LATIN1: every job of the batch has its outcome" "succeeded|succeeded|succeeded|succeeded|succeeded" \
+    "$(q "select string_agg(status, '|' order by id) from cronq.jobs where id in ($l_jsonb, $l_json, $l_name, $l_text, $l_noop)")"
+eq "LATIN1: jsonb that is not UTF-8 is kept as text, as json is" '{"r": "{\"a\": \"�\"}", "ok": {"b": 1}}' "$(q "select result->'row' from cronq.jobs where id = $l_jsonb")"
+eq "LATIN1: json too" '{"r": "{\"a\" : \"�\"}"}' "$(q "select result->'row' from cronq.jobs where id = $l_json")"
+eq "LATIN1: a column name's bytes become U+FFFD" '{"row": {"�": 1}, "tag": "SELECT 1"}' "$(result_of $l_name)"
+eq "LATIN1: a text value's too" '{"t": "�"}' "$(q "select result->'row' from cronq.jobs where id = $l_text")"
+
 # --- exec: stdout, stderr, descriptor 3 --------------------------------------
 e_res=$("$CRONQ" enqueue exec '{"command": "res"}')
 e_word=$("$CRONQ" enqueue exec '{"command": "word"}')

@@ -52,6 +52,12 @@ main(void)
 		{16, "t", "true"},
 		{16, "f", "false"},
 		{3802, "{\"a\": [1, 2]}", "{\"a\": [1, 2]}"},
+		{3802, "{\"a\": \"caf\xc3\xa9\"}", "{\"a\": \"caf\xc3\xa9\"}"},
+		/* jsonb takes it, jansson does not (beyond a double): kept as text */
+		{3802, "1e400", "\"1e400\""},
+		/* LATIN1, the job having set its session's client_encoding */
+		{3802, "{\"a\": \"caf\xe9\"}", "\"{\\\"a\\\": \\\"caf\xef\xbf\xbd\\\"}\""},
+		{114, "{\"a\": \"caf\xe9\"}", "\"{\\\"a\\\": \\\"caf\xef\xbf\xbd\\\"}\""},
 		{114, "{\"k\" : 1}", "{\"k\" : 1}"},
 		{114, "\"a\\u0000b\"", "\"\\\"a\\\\u0000b\\\"\""},
 		{114, "[1,", "\"[1,\""},
@@ -109,6 +115,29 @@ main(void)
 		free(got);
 		got = rowjson_text(r, 0, strlen(want) - 1);
 		CHECK(got == NULL, "one byte over the cap: NULL");
+		free(got);
+		PQclear(r);
+	}
+	{
+		const char *names[] = {"caf\xe9"};
+		const Oid types[] = {23};
+		const char *vals[] = {"1"};
+		PGresult *r = make_row(1, names, types, vals);
+		char *got = rowjson_text(r, 0, ROWJSON_MAX);
+
+		CHECK(got && strcmp(got, "{\"caf\xef\xbf\xbd\": 1}") == 0, "a name not UTF-8: U+FFFD (%s)",
+			  got ? got : "NULL");
+		free(got);
+		PQclear(r);
+	}
+	{
+		const char *names[] = {"j"};
+		const Oid types[] = {3802};
+		const char *vals[] = {"[1, 2, 3]"};
+		PGresult *r = make_row(1, names, types, vals);
+		char *got = rowjson_text(r, 0, strlen("{\"j\": [1, 2, 3]}") - 1);
+
+		CHECK(got == NULL, "a value longer than the cap leaves is not parsed: NULL");
 		free(got);
 		PQclear(r);
 	}
