@@ -341,7 +341,7 @@ outcome_params(job_outcome *o, int n, bool plain, bool expired_only, bool skip, 
 		pg_array_begin(&a[k]);
 	for (int i = 0; i < n; i++) {
 		o[i].new_status = JOB_STATUS_NONE;
-		o[i].busy = false;
+		o[i].busy = o[i].unrecorded = false;
 		snprintf(num, sizeof num, "%" PRId64, o[i].id);
 		pg_array_raw(&a[0], num);
 		if (o[i].others && !expired_only && skip)
@@ -439,14 +439,91 @@ lock_timed_out(const char *sqlstate)
 	return strcmp(sqlstate, "55P03") == 0;
 }
 
+/*
+ * Whether a failed outcome statement may be one outcome's fault rather
+ * than the batch's: its data (classes 22, 54), a check or a trigger on its
+ * row (23, P0, 38, 39, XX). Not a lost connection, a cancel or a timeout
+ * (57), a lack of resources (53) or a lock wait (55): sending the outcomes
+ * one by one would not help there.
+ */
+static bool
+one_outcomes_fault(const char *sqlstate)
+{
+	static const char *const classes[] = {"22", "23", "54", "P0", "38", "39", "XX", NULL};
+
+	for (int i = 0; classes[i]; i++)
+		if (strncmp(sqlstate, classes[i], 2) == 0)
+			return true;
+	return false;
+}
+
+static int record_apart(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err);
+
+/* jobs_record, apart from the fallback to one outcome at a time. */
+static int
+record_batch(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err, char *sqlstate)
+{
+	int rc = record_once(conn, o, n, expired_only, false, err, sqlstate);
+
+	if (rc != 0 && !expired_only && lock_timed_out(sqlstate) && pg_alive(conn))
+		rc = record_once(conn, o, n, false, true, err, sqlstate);
+	return rc;
+}
+
+/*
+ * The outcomes one statement each, after the batch's statement failed for
+ * what may be one outcome's fault: each is recorded but the one at fault.
+ * That one is sent once more without the texts its job wrote (output,
+ * standard error, result, error message: a note says why), and if that
+ * fails too it stays unrecorded: a warning, and the rescue takes the job
+ * once its lease expires. Returns non-zero only when the connection is
+ * lost.
+ */
+static int
+record_apart(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
+{
+	char state[6];
+
+	for (int i = 0; i < n; i++) {
+		job_outcome bare;
+		char note[640];
+
+		if (record_batch(conn, &o[i], 1, expired_only, err, state) == 0)
+			continue;
+		if (!pg_alive(conn))
+			return err->code;
+		bare = o[i];
+		snprintf(note, sizeof note, "its outcome could not be recorded with what the job wrote: %.500s", err->msg);
+		bare.output = bare.err_output = bare.result = NULL;
+		bare.error = note;
+		cq_clear(err);
+		if (record_batch(conn, &bare, 1, expired_only, err, state) == 0) {
+			o[i].new_status = bare.new_status;
+			o[i].busy = bare.busy;
+			continue;
+		}
+		if (!pg_alive(conn))
+			return err->code;
+		log_warning("job %" PRId64 "'s outcome (%s) could not be recorded: %s; the job runs again once its lease"
+					" expires", o[i].id, run_outcome_sql(o[i].outcome), err->msg);
+		cq_clear(err);
+		o[i].new_status = JOB_STATUS_NONE;
+		o[i].unrecorded = true;
+	}
+	return 0;
+}
+
 int
 jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 {
 	char state[6];
-	int rc = record_once(conn, o, n, expired_only, false, err, state);
+	int rc = record_batch(conn, o, n, expired_only, err, state);
 
-	if (rc != 0 && !expired_only && lock_timed_out(state) && pg_alive(conn))
-		rc = record_once(conn, o, n, false, true, err, NULL);
+	if (rc != 0 && n > 1 && one_outcomes_fault(state) && pg_alive(conn)) {
+		log_warning("could not record %d outcomes together (%s); recording them one by one", n, err->msg);
+		cq_clear(err);
+		rc = record_apart(conn, o, n, expired_only, err);
+	}
 	return rc;
 }
 
@@ -513,8 +590,15 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	 * perhaps from an idle transaction): nothing was committed. The
 	 * outcomes again, not waiting for other roles' rows, then the claim.
 	 */
-	if (rc != 0 && lock_timed_out(state) && pg_alive(conn)) {
-		if ((rc = record_once(conn, o, n, false, true, err, NULL)) != 0)
+	if (rc != 0 && (lock_timed_out(state) || one_outcomes_fault(state)) && pg_alive(conn)) {
+		if (lock_timed_out(state))
+			rc = record_once(conn, o, n, false, true, err, state);
+		if (rc != 0 && one_outcomes_fault(state) && pg_alive(conn)) {
+			log_warning("could not record %d outcomes together (%s); recording them one by one", n, err->msg);
+			cq_clear(err);
+			rc = record_apart(conn, o, n, false, err);
+		}
+		if (rc != 0)
 			return rc;
 		/*
 		 * The outcomes are committed: a claim that fails now is an empty

@@ -110,6 +110,7 @@ typedef struct job_outcome {
 	/* filled by jobs_record: the job's new status, NONE when fenced out */
 	job_status	new_status;
 	bool		busy;			/* (others) not recorded: another transaction held its row */
+	bool		unrecorded;		/* its own statement failed too (jobs_record said why) */
 } job_outcome;
 
 /*
@@ -131,7 +132,10 @@ int jobs_held(PGconn *conn, const claim_filter *filter, bool *held, bool *expire
  * its own job's, perhaps from an idle transaction, for ever); then the
  * outcomes are recorded again without waiting for the rows of those marked
  * others: one held comes back busy, unrecorded, with no history row; the
- * job's lease then expires and the rescue retries it.
+ * job's lease then expires and the rescue retries it. A statement that
+ * fails for what may be one outcome's fault (its data, a check on its
+ * row: record_apart) records them one by one, so that only that one
+ * stays unrecorded (marked so, with a warning); it too then expires.
  */
 int jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only,
 				cq_err *err) __attribute__((warn_unused_result));

@@ -115,7 +115,9 @@ log_outcome(const slot *s)
 	snprintf(dur, sizeof dur, "%" PRId64, o->end_ms - o->start_ms);
 	duration_format(o->delay_ms, delay, sizeof delay);
 
-	if (o->busy)
+	if (o->unrecorded)
+		;						/* jobs_record said why */
+	else if (o->busy)
 		log_full(LOG_WARNING, fields, NULL, NULL,
 				 "job %" PRId64 "'s row is held locked by another transaction; its outcome (%s) was not"
 				 " recorded: the job runs again once its lease expires", j->id, run_outcome_sql(o->outcome));

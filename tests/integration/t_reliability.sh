@@ -420,6 +420,37 @@ eq "a job that ends its own session: the run exits 0" 0 "$RC"
 eq "that job is dead on its one attempt, 57P01; the next job ran" "dead|1|failed 57P01|succeeded" \
     "$(q "select j.status, j.attempts, (select string_agg(outcome || ' ' || error_code, ',') from cronq.job_runs where job_id = $id), (select status from cronq.jobs where id = $next) from cronq.jobs j where id = $id")"
 
+# An outcome whose statement fails (here triggers the test adds, standing
+# for any fault in one job's data or row): the batch's other outcomes are
+# recorded one by one. One that fails for what its job wrote is recorded
+# without it, a note saying why; one that fails even so stays unrecorded,
+# with a warning, and the rescue takes it once its lease expires.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+q "create function public.poison() returns trigger language plpgsql as \$\$
+   begin raise exception 'poisoned %', tg_table_name using errcode = '22000'; end \$\$"
+q "create trigger poison before update on cronq.jobs for each row
+   when (old.status = 'running' and new.status <> 'running' and new.queue = 'poison') execute function public.poison()"
+q "create trigger poison before insert on cronq.job_runs for each row
+   when (new.output is not null and new.error_code is null) execute function public.poison()"
+a=$("$CRONQ" enqueue noop); b=$("$CRONQ" enqueue noop)
+p=$("$CRONQ" enqueue noop --queue poison)
+o=$("$CRONQ" enqueue sql '{"sql": "select 1"}')
+"$CRONQ" run --batch 10 --lease 2s 2>"$T_DIR/p.err"
+rc=$?
+eq "a poisoned outcome: the run exits 0" 0 $rc
+eq "the other jobs' outcomes are recorded, one history row each" "succeeded|1|succeeded|1" \
+    "$(q "select string_agg(status || '|' || (select count(*) from cronq.job_runs r where r.job_id = j.id), '|' order by id) from cronq.jobs j where id in ($a, $b)" | cut -d'|' -f1-4)"
+eq "the job whose output its row refused: succeeded, recorded without it, saying why" "succeeded|||1" \
+    "$(q "select j.status || '|' || coalesce(r.output, '') || '|' || coalesce(r.result::text, '') || '|' || (r.error like 'its outcome could not be recorded with what the job wrote: %poisoned job_runs%')::int from cronq.jobs j join cronq.job_runs r on r.job_id = j.id where j.id = $o")"
+eq "the job whose row refuses any outcome: still running, no history row" "running|0" \
+    "$(q "select status || '|' || (select count(*) from cronq.job_runs where job_id = $p) from cronq.jobs where id = $p")"
+match "... and a warning says so" "job $p's outcome \(succeeded\) could not be recorded: .*poisoned jobs; the job runs again once its lease expires" "$(cat "$T_DIR/p.err")"
+q "drop trigger poison on cronq.jobs; drop trigger poison on cronq.job_runs; drop function public.poison()"
+sleep 2.2
+"$CRONQ" run --lease 2s 2>/dev/null
+eq "once the fault is gone, the rescue takes it and it runs again" "succeeded|lease_expired,succeeded" \
+    "$(q "select status || '|' || (select string_agg(outcome, ',' order by id) from cronq.job_runs where job_id = $p) from cronq.jobs where id = $p")"
+
 # A job whose backend dies (here kill -9, as the kernel's OOM killer does)
 # crashes the server, which restarts every session: still in recovery when
 # the worker tries again, so the run exits 75 and the attempt is counted by
