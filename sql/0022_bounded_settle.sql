@@ -9,13 +9,14 @@
 --    under 10 jobs each depending on all of them, made the statement
 --    recording a failure run for minutes, and every wake after it fail).
 --    Now the walk visits each job once, the parent it names is found by a
---    join, and nested settles (the dependants' own, which the walk already
---    covered) return at once.
+--    join, and a settle with nothing blocked below (the dependants' own,
+--    which the walk covered) returns at once.
 -- 2. fire_hooks' on_recover looked for the previous job of the job's
 --    schedule even for a job of none, by walking back through every older
 --    job of every role (0.24 s an outcome at 2,000,000 jobs, inside the
 --    statement recording every author's outcomes); now none is looked for,
---    and a schedule's look back is an index probe (jobs_schedule_id).
+--    and a schedule's look back is an index probe (jobs_schedule_ended:
+--    the author's finished or failed jobs of the schedule).
 -- 3. expire_holder, which any enqueue of a held unique key calls, waited
 --    for a lock on a late holder, a row its author may keep locked from an
 --    open transaction: another role's enqueue of the same key then waited
@@ -30,7 +31,8 @@
 --
 -- Every statement may run again.
 
-create index if not exists jobs_schedule_id on cronq.jobs (schedule, id) where schedule is not null;
+create index if not exists jobs_schedule_ended on cronq.jobs (schedule, enqueued_by, id)
+    where schedule is not null and status in ('succeeded', 'failed', 'dead');
 
 create or replace function cronq.jobs_settle() returns trigger
 language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
@@ -38,10 +40,10 @@ declare
     wanted bigint[];
     held bigint[];
 begin
-    -- A dependant cancelled by the walk below (its trigger nested in the
-    -- walk's update): the walk reached everything below it already.
-    if pg_catalog.pg_trigger_depth() > 1 and new.status = 'cancelled'
-       and new.error_code = 'dependency_failed' then
+    -- Nothing blocked below it, nothing to do: so a dependant the walk
+    -- below cancelled (its trigger nested in the walk's update) returns at
+    -- once, the walk having reached everything below it.
+    if not exists (select 1 from cronq.jobs c where c.id = any(new.dependants) and c.status = 'blocked') then
         return null;
     end if;
     if new.dependants is not null then
@@ -169,15 +171,16 @@ begin atomic
           -- the author's own jobs of that schedule's name: a name is reused
           -- once its author drops it, and another role's outcome must not
           -- fire this one's hook
-          -- (jobs_schedule_id: a job of no schedule has no previous one,
-          -- and the look back is one index probe, not a walk back through
+          -- (a job of no schedule has no previous one, and the look back
+          -- is one probe of jobs_schedule_ended, not a walk back through
           -- every older job of every role)
           and (o.event <> 'recover' or o.attempt > 1
                or (j.schedule is not null
                    and (select p.status from cronq.jobs p
                         where p.schedule = j.schedule and p.id < j.id and p.enqueued_by = j.enqueued_by
                           and p.status in ('succeeded', 'failed', 'dead')
-                        order by p.schedule desc, p.id desc limit 1) in ('failed', 'dead')))
+                        order by p.schedule desc, p.enqueued_by desc, p.id desc limit 1)
+                       in ('failed', 'dead')))
     ), p as materialized (
         -- each once (an inlined CTE would compute them at every use); a
         -- payload whose placeholders would take it past 1 MiB is not built

@@ -945,7 +945,7 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
            WHERE ((j.hooks ? ('on_'::text || o.event)) AND ((o.event <> 'recover'::text) OR (o.attempt > 1) OR ((j.schedule IS NOT NULL) AND (( SELECT p.status
                     FROM cronq.jobs p
                    WHERE ((p.schedule = j.schedule) AND (p.id < j.id) AND (p.enqueued_by = j.enqueued_by) AND (p.status = ANY (ARRAY['succeeded'::text, 'failed'::text, 'dead'::text])))
-                   ORDER BY p.schedule DESC, p.id DESC
+                   ORDER BY p.schedule DESC, p.enqueued_by DESC, p.id DESC
                   LIMIT 1) = ANY (ARRAY['failed'::text, 'dead'::text])))))
          ), p AS MATERIALIZED (
           SELECT e.id,
@@ -1576,10 +1576,10 @@ declare
     wanted bigint[];
     held bigint[];
 begin
-    -- A dependant cancelled by the walk below (its trigger nested in the
-    -- walk's update): the walk reached everything below it already.
-    if pg_catalog.pg_trigger_depth() > 1 and new.status = 'cancelled'
-       and new.error_code = 'dependency_failed' then
+    -- Nothing blocked below it, nothing to do: so a dependant the walk
+    -- below cancelled (its trigger nested in the walk's update) returns at
+    -- once, the walk having reached everything below it.
+    if not exists (select 1 from cronq.jobs c where c.id = any(new.dependants) and c.status = 'blocked') then
         return null;
     end if;
     if new.dependants is not null then
@@ -2841,16 +2841,16 @@ CREATE UNIQUE INDEX jobs_idempotency_key ON cronq.jobs USING btree (idempotency_
 CREATE INDEX jobs_leases ON cronq.jobs USING btree (locked_until) WHERE (status = 'running'::text);
 
 --
+-- Name: jobs_schedule_ended; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX jobs_schedule_ended ON cronq.jobs USING btree (schedule, enqueued_by, id) WHERE ((schedule IS NOT NULL) AND (status = ANY (ARRAY['succeeded'::text, 'failed'::text, 'dead'::text])));
+
+--
 -- Name: jobs_schedule_finished; Type: INDEX; Schema: cronq; Owner: postgres
 --
 
 CREATE INDEX jobs_schedule_finished ON cronq.jobs USING btree (schedule, finished_at, id) WHERE ((schedule IS NOT NULL) AND (status = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])));
-
---
--- Name: jobs_schedule_id; Type: INDEX; Schema: cronq; Owner: postgres
---
-
-CREATE INDEX jobs_schedule_id ON cronq.jobs USING btree (schedule, id) WHERE (schedule IS NOT NULL);
 
 --
 -- Name: jobs_unique_active; Type: INDEX; Schema: cronq; Owner: postgres

@@ -5,6 +5,7 @@
  * has the same author and reset between jobs. A session that cannot be
  * opened for no fault of the job's stops the run's claiming (runner_fault).
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,9 @@
 #include "pg/pg.h"
 #include "run/run_int.h"
 #include "util/xalloc.h"
+
+/* Lost sessions given back in a row, at most, before the next is counted. */
+#define LOST_SESSION_GIVE_BACKS 3
 
 /*
  * A session the running job needs could not be opened, for no fault of
@@ -29,14 +33,43 @@ worker_unavailable(worker *w, const char *msg)
 }
 
 /*
+ * How many of a job's latest attempts in a row were given back; -1 when
+ * the question fails.
+ */
+static int
+given_back_in_a_row(worker *w, int64_t job)
+{
+	char id[32], last[16];
+	const char *params[] = {id, last};
+	PGresult *r;
+	int n;
+
+	snprintf(id, sizeof id, "%" PRId64, job);
+	snprintf(last, sizeof last, "%d", LOST_SESSION_GIVE_BACKS);
+	r = pg_exec(w->db.conn,
+				"select count(*) filter (where outcome = 'given_back') from"
+				" (select r.outcome from cronq.job_runs r where r.job_id = $1"
+				"  order by r.id desc limit $2::int) l",
+				2, params, PG_ONE, NULL, NULL);
+	if (r == NULL)
+		return -1;
+	n = atoi(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return n;
+}
+
+/*
  * A session lent to the running job was lost mid-statement (task.h): a
  * heartbeat asks at once whether the worker's own connection outlived it.
  * Kept, the server ended only the job's session: the job's failure. Lost
  * and opened again, the server ended every session (a restart, a crash, a
- * failover): the job is given back. Lost for good: nothing can be recorded
- * (TASK_STOP_DISCONNECTED), and a later run rescues the lease, counting the
- * attempt. A server that crashed is in recovery when the worker asks, so a
- * job that crashes it is counted, not given back for ever.
+ * failover): the job is given back, unless its last
+ * LOST_SESSION_GIVE_BACKS attempts were all given back already: a job
+ * that crashes the server each time it runs is counted then, even where
+ * the worker's new connection is accepted at once (PgBouncer keeps its
+ * clients while the server recovers). Lost for good: nothing can be
+ * recorded (TASK_STOP_DISCONNECTED), and a later run rescues the lease,
+ * counting the attempt.
  */
 task_stop
 worker_session_lost(void *arg)
@@ -44,13 +77,17 @@ worker_session_lost(void *arg)
 	worker *w = arg;
 	PGconn *before = w->db.conn;
 	task_stop stop;
+	int job = w->cur;
 
 	w->next_beat = 0;
 	if ((stop = worker_tick(w)) != TASK_GO || w->db.conn == before)
 		return stop;
-	copy_message(w->unavailable, sizeof w->unavailable,
-				 "the server ended the job's session and the runner's (a restart or a failover)");
-	return w->stopped = TASK_STOP_UNAVAILABLE;
+	if (job < 0 || given_back_in_a_row(w, w->slots[job].job->id) != LOST_SESSION_GIVE_BACKS) {
+		copy_message(w->unavailable, sizeof w->unavailable,
+					 "the server ended the job's session and the runner's (a restart or a failover)");
+		return w->stopped = TASK_STOP_UNAVAILABLE;
+	}
+	return TASK_GO;
 }
 
 /*

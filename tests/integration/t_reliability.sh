@@ -409,6 +409,24 @@ eq "the job was given back, then succeeded on its one attempt" "succeeded|1|give
 match "the give-back says why" "the server ended the job's session and the runner's" \
     "$(q "select error from cronq.job_runs where job_id = $id and outcome = 'given_back'")"
 
+# The same every time it runs (a job that crashes the server, behind a
+# pooler that accepts the runner's new connection at once): given back 3
+# times in a row, then counted; with one attempt allowed, dead.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+id=$("$CRONQ" enqueue sql '{"sql": "select pg_sleep(2)"}' --max-attempts 1)
+"$CRONQ" run --lease 3s 2>"$T_DIR/s4.err" &
+pid=$!
+for i in 1 2 3 4; do
+    wait_for "sql job running ($i)" 10 "select count(*) = 1 from pg_stat_activity where query = 'select pg_sleep(2)' and state = 'active'" \
+        || fail "sql job running ($i)"
+    q "select count(*) from (select pg_terminate_backend(pid) from (select pid from pg_stat_activity
+       where application_name = 'cronq' and pid <> pg_backend_pid() order by query = 'select pg_sleep(2)') o) x" >/dev/null
+    wait_for "the loss recorded ($i)" 10 "select count(*) = $i from cronq.job_runs where job_id = $id" || fail "the loss recorded ($i)"
+done
+wait $pid
+eq "sessions ended four times: given back three times, then counted (dead)" "dead|1|given_back,given_back,given_back,failed" \
+    "$(q "select status, attempts, (select string_agg(outcome, ',' order by id) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+
 # A job whose SQL ends its own session fails like any other error (the
 # runner's session outlived it): it goes dead on its one attempt, and the
 # run goes on with the next job.
@@ -432,14 +450,17 @@ q "create trigger poison before update on cronq.jobs for each row
    when (old.status = 'running' and new.status <> 'running' and new.queue = 'poison') execute function public.poison()"
 q "create trigger poison before insert on cronq.job_runs for each row
    when (new.output is not null and new.error_code is null) execute function public.poison()"
+# (the slow job last: the others' outcomes are recorded while it runs,
+# the way a batch's quick outcomes are, and then its own with the claim)
 a=$("$CRONQ" enqueue noop); b=$("$CRONQ" enqueue noop)
 p=$("$CRONQ" enqueue noop --queue poison)
 o=$("$CRONQ" enqueue sql '{"sql": "select 1"}')
+slow=$("$CRONQ" enqueue sleep '{"seconds": 1}' --priority 9)
 "$CRONQ" run --batch 10 --lease 2s 2>"$T_DIR/p.err"
 rc=$?
 eq "a poisoned outcome: the run exits 0" 0 $rc
-eq "the other jobs' outcomes are recorded, one history row each" "succeeded|1|succeeded|1" \
-    "$(q "select string_agg(status || '|' || (select count(*) from cronq.job_runs r where r.job_id = j.id), '|' order by id) from cronq.jobs j where id in ($a, $b)" | cut -d'|' -f1-4)"
+eq "the other jobs' outcomes are recorded, one history row each" "succeeded|1|succeeded|1|succeeded|1" \
+    "$(q "select string_agg(status || '|' || (select count(*) from cronq.job_runs r where r.job_id = j.id), '|' order by id) from cronq.jobs j where id in ($a, $b, $slow)")"
 eq "the job whose output its row refused: succeeded, recorded without it, saying why" "succeeded|||1" \
     "$(q "select j.status || '|' || coalesce(r.output, '') || '|' || coalesce(r.result::text, '') || '|' || (r.error like 'its outcome could not be recorded with what the job wrote: %poisoned job_runs%')::int from cronq.jobs j join cronq.job_runs r on r.job_id = j.id where j.id = $o")"
 eq "the job whose row refuses any outcome: still running, no history row" "running|0" \
