@@ -450,12 +450,14 @@ q "create trigger poison before update on cronq.jobs for each row
    when (old.status = 'running' and new.status <> 'running' and new.queue = 'poison') execute function public.poison()"
 q "create trigger poison before insert on cronq.job_runs for each row
    when (new.output is not null and new.error_code is null) execute function public.poison()"
-# (the slow job last: the others' outcomes are recorded while it runs,
-# the way a batch's quick outcomes are, and then its own with the claim)
+# (the slow job near the end: the outcomes before it are recorded while
+# it runs, the way a batch's quick outcomes are; its own and p2's after
+# it, with the next claim)
 a=$("$CRONQ" enqueue noop); b=$("$CRONQ" enqueue noop)
 p=$("$CRONQ" enqueue noop --queue poison)
 o=$("$CRONQ" enqueue sql '{"sql": "select 1"}')
 slow=$("$CRONQ" enqueue sleep '{"seconds": 1}' --priority 9)
+p2=$("$CRONQ" enqueue noop --queue poison --priority 9)
 "$CRONQ" run --batch 10 --lease 2s 2>"$T_DIR/p.err"
 rc=$?
 eq "a poisoned outcome: the run exits 0" 0 $rc
@@ -463,14 +465,15 @@ eq "the other jobs' outcomes are recorded, one history row each" "succeeded|1|su
     "$(q "select string_agg(status || '|' || (select count(*) from cronq.job_runs r where r.job_id = j.id), '|' order by id) from cronq.jobs j where id in ($a, $b, $slow)")"
 eq "the job whose output its row refused: succeeded, recorded without it, saying why" "succeeded|||1" \
     "$(q "select j.status || '|' || coalesce(r.output, '') || '|' || coalesce(r.result::text, '') || '|' || (r.error like 'its outcome could not be recorded with what the job wrote: %poisoned job_runs%')::int from cronq.jobs j join cronq.job_runs r on r.job_id = j.id where j.id = $o")"
-eq "the job whose row refuses any outcome: still running, no history row" "running|0" \
-    "$(q "select status || '|' || (select count(*) from cronq.job_runs where job_id = $p) from cronq.jobs where id = $p")"
+eq "the jobs whose row refuses any outcome (recorded while a job ran, and with a claim): still running, no history row" "running|0|running|0" \
+    "$(q "select string_agg(status || '|' || (select count(*) from cronq.job_runs where job_id = j.id), '|' order by id) from cronq.jobs j where id in ($p, $p2)")"
 match "... and a warning says so" "job $p's outcome \(succeeded\) could not be recorded: .*poisoned jobs; the job runs again once its lease expires" "$(cat "$T_DIR/p.err")"
+match "... for each" "job $p2's outcome \(succeeded\) could not be recorded" "$(cat "$T_DIR/p.err")"
 q "drop trigger poison on cronq.jobs; drop trigger poison on cronq.job_runs; drop function public.poison()"
 sleep 2.2
 "$CRONQ" run --lease 2s 2>/dev/null
-eq "once the fault is gone, the rescue takes it and it runs again" "succeeded|lease_expired,succeeded" \
-    "$(q "select status || '|' || (select string_agg(outcome, ',' order by id) from cronq.job_runs where job_id = $p) from cronq.jobs where id = $p")"
+eq "once the fault is gone, the rescue takes them and they run again" "succeeded|lease_expired,succeeded|succeeded|lease_expired,succeeded" \
+    "$(q "select string_agg(status || '|' || (select string_agg(outcome, ',' order by id) from cronq.job_runs where job_id = j.id), '|' order by id) from cronq.jobs j where id in ($p, $p2)")"
 
 # A job whose backend dies (here kill -9, as the kernel's OOM killer does)
 # crashes the server, which restarts every session: still in recovery when
