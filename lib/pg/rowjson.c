@@ -95,7 +95,10 @@ rowjson_string(buf *b, const char *s)
 }
 
 /* Whether a json value's text is one jsonb takes as it is (jansson's
- * parser refuses \u0000, lone surrogates and bad UTF-8, as jsonb does). */
+ * parser refuses \u0000, lone surrogates and bad UTF-8, as jsonb does).
+ * Not exactly: jansson takes a number too small for jsonb's numeric
+ * (1e-20000), which then fails the outcome statement, and jobs_record's
+ * fallback records that one job without its result. */
 static bool
 json_embeddable(const char *s, size_t len)
 {
