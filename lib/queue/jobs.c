@@ -476,14 +476,17 @@ record_batch(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err
  * That one is sent once more without the texts its job wrote (output,
  * standard error, result, error message: a note says why), and if that
  * fails too it stays unrecorded: a warning, and the rescue takes the job
- * once its lease expires. Returns non-zero only when the connection is
- * lost.
+ * once its lease expires. err says why the batch's failed. Returns
+ * non-zero only when the connection is lost.
  */
 static int
 record_apart(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 {
 	char state[6];
 
+	log_warning("could not record %d outcome%s in one statement (%s); recording each on its own", n,
+				n == 1 ? "" : "s", err->msg);
+	cq_clear(err);
 	for (int i = 0; i < n; i++) {
 		job_outcome bare;
 		char note[640];
@@ -519,11 +522,8 @@ jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 	char state[6];
 	int rc = record_batch(conn, o, n, expired_only, err, state);
 
-	if (rc != 0 && n > 1 && one_outcomes_fault(state) && pg_alive(conn)) {
-		log_warning("could not record %d outcomes together (%s); recording them one by one", n, err->msg);
-		cq_clear(err);
+	if (rc != 0 && one_outcomes_fault(state) && pg_alive(conn))
 		rc = record_apart(conn, o, n, expired_only, err);
-	}
 	return rc;
 }
 
@@ -593,11 +593,8 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	if (rc != 0 && (lock_timed_out(state) || one_outcomes_fault(state)) && pg_alive(conn)) {
 		if (lock_timed_out(state))
 			rc = record_once(conn, o, n, false, true, err, state);
-		if (rc != 0 && one_outcomes_fault(state) && pg_alive(conn)) {
-			log_warning("could not record %d outcomes together (%s); recording them one by one", n, err->msg);
-			cq_clear(err);
+		if (rc != 0 && one_outcomes_fault(state) && pg_alive(conn))
 			rc = record_apart(conn, o, n, false, err);
-		}
 		if (rc != 0)
 			return rc;
 		/*
