@@ -102,7 +102,8 @@ typedef struct task_ctx {
 	 * the job's; e.g. the job's SQL ended its own backend), and the task
 	 * records the failure. Else the runner's (a restart, a crash or a
 	 * failover ended its sessions too): the task stops, recording nothing,
-	 * and the job is given back, its attempt not counted.
+	 * and the job is given back, its attempt not counted (three times in a
+	 * row at most: a job that crashes the server is counted after that).
 	 */
 	task_stop	(*session_lost) (void *arg);
 	const char *exec_dir;		/* NULL: exec jobs are refused */
