@@ -16,6 +16,7 @@
 #include "schema/embedded.h"
 #include "util/buf.h"
 #include "util/log.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
 
 /*
@@ -497,6 +498,7 @@ record_apart(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err
 			return err->code;
 		bare = o[i];
 		snprintf(note, sizeof note, "its outcome could not be recorded with what the job wrote: %.500s", err->msg);
+		note[utf8_cut(note, strlen(note))] = '\0';	/* no character cut in half */
 		bare.output = bare.err_output = bare.result = NULL;
 		bare.error = note;
 		cq_clear(err);

@@ -442,10 +442,12 @@ eq "that job is dead on its one attempt, 57P01; the next job ran" "dead|1|failed
 # for any fault in one job's data or row): the batch's other outcomes are
 # recorded one by one. One that fails for what its job wrote is recorded
 # without it, a note saying why; one that fails even so stays unrecorded,
-# with a warning, and the rescue takes it once its lease expires.
+# with a warning, and the rescue takes it once its lease expires. (The
+# message is long and not ASCII: the note quoting it is cut between
+# characters, not inside one.)
 q "delete from cronq.jobs; delete from cronq.job_runs"
 q "create function public.poison() returns trigger language plpgsql as \$\$
-   begin raise exception 'poisoned %', tg_table_name using errcode = '22000'; end \$\$"
+   begin raise exception 'poisoned %: %', tg_table_name, repeat('é', 300) using errcode = '22000'; end \$\$"
 q "create trigger poison before update on cronq.jobs for each row
    when (old.status = 'running' and new.status <> 'running' and new.queue = 'poison') execute function public.poison()"
 q "create trigger poison before insert on cronq.job_runs for each row
@@ -467,7 +469,7 @@ eq "the job whose output its row refused: succeeded, recorded without it, saying
     "$(q "select j.status || '|' || coalesce(r.output, '') || '|' || coalesce(r.result::text, '') || '|' || (r.error like 'its outcome could not be recorded with what the job wrote: %poisoned job_runs%')::int from cronq.jobs j join cronq.job_runs r on r.job_id = j.id where j.id = $o")"
 eq "the jobs whose row refuses any outcome (recorded while a job ran, and with a claim): still running, no history row" "running|0|running|0" \
     "$(q "select string_agg(status || '|' || (select count(*) from cronq.job_runs where job_id = j.id), '|' order by id) from cronq.jobs j where id in ($p, $p2)")"
-match "... and a warning says so" "job $p's outcome \(succeeded\) could not be recorded: .*poisoned jobs; the job runs again once its lease expires" "$(cat "$T_DIR/p.err")"
+match "... and a warning says so" "job $p's outcome \(succeeded\) could not be recorded: .*poisoned jobs: é+; the job runs again once its lease expires" "$(cat "$T_DIR/p.err")"
 match "... for each" "job $p2's outcome \(succeeded\) could not be recorded" "$(cat "$T_DIR/p.err")"
 q "drop trigger poison on cronq.jobs; drop trigger poison on cronq.job_runs; drop function public.poison()"
 sleep 2.2
