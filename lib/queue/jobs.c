@@ -460,15 +460,31 @@ one_outcomes_fault(const char *sqlstate)
 
 static int record_apart(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err);
 
-/* jobs_record, apart from the fallback to one outcome at a time. */
+/*
+ * After a failed outcome statement (its SQLSTATE in sqlstate, nothing of
+ * it committed): a lock wait that timed out, the outcomes again without
+ * waiting for other roles' rows; then, if what failed may be one
+ * outcome's fault, one statement each (record_apart). Else rc as it was.
+ */
 static int
-record_batch(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err, char *sqlstate)
+record_recover(PGconn *conn, job_outcome *o, int n, bool expired_only, int rc, cq_err *err, char *sqlstate,
+			   bool apart)
 {
-	int rc = record_once(conn, o, n, expired_only, false, err, sqlstate);
-
 	if (rc != 0 && !expired_only && lock_timed_out(sqlstate) && pg_alive(conn))
 		rc = record_once(conn, o, n, false, true, err, sqlstate);
+	if (rc != 0 && apart && one_outcomes_fault(sqlstate) && pg_alive(conn))
+		rc = record_apart(conn, o, n, expired_only, err);
 	return rc;
+}
+
+/* One outcome in a statement of its own, a lock wait recovered as above. */
+static int
+record_one(PGconn *conn, job_outcome *o, bool expired_only, cq_err *err)
+{
+	char state[6];
+
+	return record_recover(conn, o, 1, expired_only, record_once(conn, o, 1, expired_only, false, err, state), err,
+						  state, false);
 }
 
 /*
@@ -483,8 +499,6 @@ record_batch(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err
 static int
 record_apart(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 {
-	char state[6];
-
 	log_warning("could not record %d outcome%s in one statement (%s); recording each on its own", n,
 				n == 1 ? "" : "s", err->msg);
 	cq_clear(err);
@@ -492,7 +506,7 @@ record_apart(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err
 		job_outcome bare;
 		char note[640];
 
-		if (record_batch(conn, &o[i], 1, expired_only, err, state) == 0)
+		if (record_one(conn, &o[i], expired_only, err) == 0)
 			continue;
 		if (!pg_alive(conn))
 			return err->code;
@@ -502,7 +516,7 @@ record_apart(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err
 		bare.output = bare.err_output = bare.result = NULL;
 		bare.error = note;
 		cq_clear(err);
-		if (record_batch(conn, &bare, 1, expired_only, err, state) == 0) {
+		if (record_one(conn, &bare, expired_only, err) == 0) {
 			o[i].new_status = bare.new_status;
 			o[i].busy = bare.busy;
 			continue;
@@ -522,11 +536,9 @@ int
 jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 {
 	char state[6];
-	int rc = record_batch(conn, o, n, expired_only, err, state);
+	int rc = record_once(conn, o, n, expired_only, false, err, state);
 
-	if (rc != 0 && one_outcomes_fault(state) && pg_alive(conn))
-		rc = record_apart(conn, o, n, expired_only, err);
-	return rc;
+	return record_recover(conn, o, n, expired_only, rc, err, state, true);
 }
 
 int
@@ -593,11 +605,7 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	 * outcomes again, not waiting for other roles' rows, then the claim.
 	 */
 	if (rc != 0 && (lock_timed_out(state) || one_outcomes_fault(state)) && pg_alive(conn)) {
-		if (lock_timed_out(state))
-			rc = record_once(conn, o, n, false, true, err, state);
-		if (rc != 0 && one_outcomes_fault(state) && pg_alive(conn))
-			rc = record_apart(conn, o, n, false, err);
-		if (rc != 0)
+		if ((rc = record_recover(conn, o, n, false, rc, err, state, true)) != 0)
 			return rc;
 		/*
 		 * The outcomes are committed: a claim that fails now is an empty
