@@ -394,44 +394,6 @@ resolve(const char *dir, const char *command, char *why, size_t len)
 	return xstrdup(real_path);
 }
 
-/* Whether the job's author may run programs now (membership is re-checked
- * before every run: a revoked grant takes effect at once). */
-static int
-author_may_exec(const task_ctx *ctx, const task_job *job, char *why, size_t len)
-{
-	const char *params[1] = {job->enqueued_by};
-	PGresult *r;
-	int ok;
-
-	/*
-	 * A session the server ends between its idle check and this statement
-	 * (a failover) is no fault of the job's: once more, on a new one (one
-	 * that cannot be opened gives the job back: worker_unavailable).
-	 */
-	for (int tries = 0;; tries++) {
-		PGconn *conn = ctx->session(ctx->arg, why, len);
-		cq_err err = {0};
-
-		if (conn == NULL)
-			return -1;
-		/* pg_exec: bounded like every statement of the runner's (pg_set_answer_limit). */
-		r = pg_exec(conn,
-					"select exists (select 1 from pg_catalog.pg_roles where rolname = 'cronq_exec')"
-					" and exists (select 1 from pg_catalog.pg_roles where rolname = $1)"
-					" and pg_catalog.pg_has_role($1, 'cronq_exec', 'MEMBER')",
-					1, params, PG_ONE, &err, NULL);
-		if (r != NULL)
-			break;
-		if (tries == 0 && !pg_alive(conn))
-			continue;
-		snprintf(why, len, "could not check the role of the job: %.900s", err.msg);
-		return -1;
-	}
-	ok = PQgetvalue(r, 0, 0)[0] == 't';
-	PQclear(r);
-	return ok ? 1 : 0;
-}
-
 typedef struct strvec {
 	char	  **v;
 	size_t		n, cap;
@@ -657,7 +619,7 @@ exec_run(const task_ctx *ctx, const task_job *job, task_result *res)
 						"exec jobs are refused: no exec directory is configured (--exec-dir or CRONQ_EXEC_DIR)");
 		return;
 	}
-	if ((may = author_may_exec(ctx, job, why, sizeof why)) < 0) {
+	if ((may = task_author_may(ctx, job, why, sizeof why)) < 0) {
 		task_result_set(res, TASK_FAILED, "connection", "%s", why);
 		return;
 	}

@@ -7,7 +7,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "pg/pg.h"
 #include "queue/purge.h"
 #include "tasks/task.h"
 #include "util/xalloc.h"
@@ -33,32 +32,6 @@ should_stop(void *arg)
 	return task_tick(arg) != TASK_GO;
 }
 
-/*
- * Whether the job's author may purge now: 1, or 0 with why said. Checked again
- * before every run, as the enqueue checked it: a role that lost
- * cronq_admin must not get a purge it enqueued back to work by retrying
- * it. -1 when the check itself failed.
- */
-static int
-author_may_purge(PGconn *conn, const task_job *job, char *why, size_t len)
-{
-	const char *params[1] = {job->enqueued_by};
-	cq_err err = {0};
-	PGresult *r = pg_exec(conn, "select cronq.task_permission_error('purge', $1)", 1, params, PG_ONE, &err,
-						  NULL);
-	int may;
-
-	if (r == NULL) {
-		snprintf(why, len, "could not check the role of the job: %.400s", err.msg);
-		return -1;
-	}
-	may = PQgetisnull(r, 0, 0);
-	if (!may)
-		snprintf(why, len, "%s", PQgetvalue(r, 0, 0));
-	PQclear(r);
-	return may;
-}
-
 static void
 purge_task_run(const task_ctx *ctx, const task_job *job, task_result *res)
 {
@@ -73,17 +46,17 @@ purge_task_run(const task_ctx *ctx, const task_job *job, task_result *res)
 		task_result_set(res, TASK_PERMANENT, "bad_payload", "%s", why);
 		return;
 	}
-	if ((conn = ctx->session(ctx->arg, why, sizeof why)) == NULL) {
-		task_result_set(res, TASK_FAILED, "connection", "could not open a session for the job: %s", why);
-		return;
-	}
-	switch (author_may_purge(conn, job, why, sizeof why)) {
+	switch (task_author_may(ctx, job, why, sizeof why)) {
 		case -1:
-			task_result_set(res, TASK_FAILED, "sql_error", "%s", why);
+			task_result_set(res, TASK_FAILED, "connection", "%s", why);
 			return;
 		case 0:
 			task_result_set(res, TASK_PERMANENT, "permission_denied", "%s", why);
 			return;
+	}
+	if ((conn = ctx->session(ctx->arg, why, sizeof why)) == NULL) {
+		task_result_set(res, TASK_FAILED, "connection", "could not open a session for the job: %s", why);
+		return;
 	}
 	if (purge_run(conn, rules, n, should_stop, (void *) ctx, NULL, &deleted, &err) != 0) {
 		task_result_set(res, TASK_FAILED, "sql_error", "%s", err.msg);

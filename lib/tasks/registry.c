@@ -4,6 +4,8 @@
  */
 #include "tasks/task.h"
 
+#include "pg/pg.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,4 +116,38 @@ task_unknown_key(const json_t *payload, const char *const *allowed)
 			first = key;
 	}
 	return first;
+}
+
+int
+task_author_may(const task_ctx *ctx, const task_job *job, char *why, size_t len)
+{
+	const char *params[2] = {job->type, job->enqueued_by};
+	PGresult *r;
+	int may;
+
+	/*
+	 * A session the server ends between its idle check and this statement
+	 * (a failover) is no fault of the job's: once more, on a new one (one
+	 * that cannot be opened gives the job back: worker_unavailable).
+	 */
+	for (int tries = 0;; tries++) {
+		PGconn *conn = ctx->session(ctx->arg, why, len);
+		cq_err err = {0};
+
+		if (conn == NULL)
+			return -1;
+		/* pg_exec: bounded like every statement of the runner's (pg_set_answer_limit). */
+		r = pg_exec(conn, "select cronq.task_permission_error($1, $2)", 2, params, PG_ONE, &err, NULL);
+		if (r != NULL)
+			break;
+		if (tries == 0 && !pg_alive(conn))
+			continue;
+		snprintf(why, len, "could not check the role of the job: %.900s", err.msg);
+		return -1;
+	}
+	may = PQgetisnull(r, 0, 0);
+	if (!may)
+		snprintf(why, len, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return may;
 }

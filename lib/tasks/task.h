@@ -157,4 +157,12 @@ extern const task_def task_purge;
 /* A key of payload not in allowed (NULL-terminated), or NULL when none. */
 const char *task_unknown_key(const json_t *payload, const char *const *allowed);
 
+/*
+ * Whether the job's author may still enqueue its type (checked again before
+ * each run, so that a revoked grant takes effect at once, also for a job
+ * retried after it: cronq.task_permission_error() on the runner's session).
+ * 1; 0 with the reason in why; -1 when it could not be asked.
+ */
+int task_author_may(const task_ctx *ctx, const task_job *job, char *why, size_t len);
+
 #endif
