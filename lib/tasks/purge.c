@@ -59,6 +59,9 @@ purge_task_run(const task_ctx *ctx, const task_job *job, task_result *res)
 		return;
 	}
 	if (purge_run(conn, rules, n, should_stop, (void *) ctx, NULL, &deleted, &err) != 0) {
+		/* Its session ended with the runner's (a failover): given back. */
+		if (task_session_lost(ctx, conn) != TASK_GO)
+			return;
 		task_result_set(res, TASK_FAILED, "sql_error", "%s", err.msg);
 		return;
 	}

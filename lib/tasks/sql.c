@@ -73,7 +73,7 @@ fail_with(const task_ctx *ctx, task_result *res, const PGresult *r, PGconn *conn
 	const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
 	const char *msg = r ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 
-	if (PQstatus(conn) == CONNECTION_BAD && task_session_lost(ctx) != TASK_GO)
+	if (task_session_lost(ctx, conn) != TASK_GO)
 		return;					/* the runner records why it stopped the task */
 	if (msg == NULL)
 		msg = PQerrorMessage(conn);

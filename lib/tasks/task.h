@@ -97,7 +97,8 @@ typedef struct task_ctx {
 	void		(*author_release) (void *arg, PGconn *conn, bool reusable);
 	/*
 	 * A session the task was using (the runner's or an author's) was lost
-	 * while a statement ran: the runner says whose fault that is. TASK_GO:
+	 * while a statement ran (task_session_lost() asks only then): the
+	 * runner says whose fault that is. TASK_GO:
 	 * the job's (the server kept the runner's own session, so it ended only
 	 * the job's; e.g. the job's SQL ended its own backend), and the task
 	 * records the failure. Else the runner's (a restart, a crash or a
@@ -126,10 +127,17 @@ task_tick(const task_ctx *ctx)
 	return ctx->tick ? ctx->tick(ctx->arg) : TASK_GO;
 }
 
+/*
+ * After a statement on conn failed: TASK_GO when conn is alive, or its loss
+ * was the job's doing (the task records the failure); else the runner
+ * stops the task, records why and gives the job back (ctx->session_lost).
+ */
 static inline task_stop
-task_session_lost(const task_ctx *ctx)
+task_session_lost(const task_ctx *ctx, PGconn *conn)
 {
-	return ctx->session_lost ? ctx->session_lost(ctx->arg) : TASK_GO;
+	if (PQstatus(conn) != CONNECTION_BAD || ctx->session_lost == NULL)
+		return TASK_GO;
+	return ctx->session_lost(ctx->arg);
 }
 
 /* Sleep up to ms milliseconds, ticking; returns the first stop reason. */

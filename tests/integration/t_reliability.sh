@@ -409,6 +409,34 @@ eq "the job was given back, then succeeded on its one attempt" "succeeded|1|give
 match "the give-back says why" "the server ended the job's session and the runner's" \
     "$(q "select error from cronq.job_runs where job_id = $id and outcome = 'given_back'")"
 
+# The same for a purge, on the session the runner lends it: here its
+# delete waits for a lock another session holds on a run of the job it
+# deletes when the server ends every session. Given back, not counted;
+# run again, it deletes the job once the lock is gone.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+old=$("$CRONQ" enqueue noop)
+cronq run
+eq "a finished job to purge" "succeeded" "$(q "select status from cronq.jobs where id = $old")"
+PGAPPNAME=holder q "begin; select from cronq.job_runs where job_id = $old for update; select pg_sleep(60); commit" >/dev/null 2>&1 &
+holder=$!
+id=$("$CRONQ" enqueue purge '{"older_than": "0s", "statuses": ["succeeded"]}' --max-attempts 1)
+"$CRONQ" run --lease 3s 2>"$T_DIR/p.err" &
+pid=$!
+check "the purge waits for the lock" wait_for "waiting" 5 \
+    "select count(*) = 1 from pg_stat_activity where application_name = 'cronq' and wait_event_type = 'Lock'"
+eq "the runner's backends and then the purge's are terminated" "t" "$(q "select bool_and(t) and count(*) >= 2 from (select pg_terminate_backend(pid) t
+    from (select pid from pg_stat_activity where application_name = 'cronq' and pid <> pg_backend_pid() order by wait_event_type = 'Lock') o) x")"
+check "the purge is given back" wait_for "given back" 10 "select count(*) = 1 from cronq.job_runs where job_id = $id"
+q "select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'holder'" >/dev/null
+wait $pid
+rc=$?
+wait $holder
+eq "sessions ended mid-purge: exit 0" 0 $rc
+eq "the purge was given back, then succeeded on its one attempt" "succeeded|1|given_back,succeeded" \
+    "$(q "select status, attempts, (select string_agg(outcome, ',' order by id) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+eq "the purged job and its run are gone" "0 0" \
+    "$(q "select (select count(*) from cronq.jobs where id = $old) || ' ' || (select count(*) from cronq.job_runs where job_id = $old)")"
+
 # The same every time it runs (a job that crashes the server, behind a
 # pooler that accepts the runner's new connection at once): given back 3
 # times in a row, then counted; with one attempt allowed, dead.
