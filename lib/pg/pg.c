@@ -432,6 +432,22 @@ pg_alive(PGconn *conn)
 	return conn && PQstatus(conn) == CONNECTION_OK;
 }
 
+int64_t
+pg_reconnect_limit_ms(PGconn *conn)
+{
+	PQconninfoOption *opts = PQconninfo(conn);
+	char text[32];
+	int64_t ms = connect_timeout_ms(conn, text, sizeof text);
+	int hosts = 1;
+
+	for (PQconninfoOption *o = opts; o && o->keyword; o++)
+		if (strcmp(o->keyword, "host") == 0 && o->val)
+			for (const char *c = o->val; *c; c++)
+				hosts += *c == ',';
+	PQconninfoFree(opts);
+	return ms > 0 ? ms * hosts : -1;
+}
+
 bool
 pg_idle_alive(PGconn *conn)
 {

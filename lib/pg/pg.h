@@ -183,6 +183,12 @@ bool pg_login_refused(const char *msg);
 bool pg_alive(PGconn *conn);
 
 /*
+ * The longest pg_connect() may take to open conn's connection again (its
+ * connect_timeout, once per host listed), in ms; -1 when unbounded.
+ */
+int64_t pg_reconnect_limit_ms(PGconn *conn);
+
+/*
  * pg_alive(), and for a connection at rest between statements, that the
  * server has not ended it meanwhile: an idle session is sent nothing
  * unasked but a notice or the error that ends it (a server shutting down,

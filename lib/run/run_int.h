@@ -118,6 +118,8 @@ void wake_end(PGconn *conn, const wake_info *wake, const run_summary *sum, int c
 /* worker.c */
 void workers_run(worker *workers, int n);
 task_stop worker_tick(void *arg);
+task_stop worker_await_connection(worker *w);
+bool worker_ride_out(worker *w);
 
 /* slots.c */
 void slots_open(worker *w);

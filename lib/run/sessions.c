@@ -80,7 +80,7 @@ worker_session_lost(void *arg)
 	int job = w->cur;
 
 	w->next_beat = 0;
-	if ((stop = worker_tick(w)) != TASK_GO || w->db.conn == before)
+	if ((stop = worker_await_connection(w)) != TASK_GO || w->db.conn == before)
 		return stop;
 	if (job < 0 || given_back_in_a_row(w, w->slots[job].job->id) != LOST_SESSION_GIVE_BACKS) {
 		copy_message(w->unavailable, sizeof w->unavailable,

@@ -228,6 +228,8 @@ slots_flush(worker *w)
 
 	if (rc == 0)
 		slots_recorded(w, rec, idx, n);
+	else if (worker_ride_out(w))
+		rc = 0;					/* kept pending until the connection is back */
 	else
 		w->code = rc;
 	free(rec);
@@ -306,6 +308,8 @@ slots_release(worker *w)
 				 NULL, NULL, "could not give back the jobs not started (keeping them): %s", w->err.msg);
 		cq_clear(&w->err);
 		rc = 0;
+	} else if (rc != 0 && worker_ride_out(w)) {
+		rc = 0;					/* kept, to start once the connection is back */
 	} else if (rc != 0) {
 		cq_prefix(&w->err, "could not give back the jobs not started: ");
 		w->code = rc;

@@ -32,6 +32,12 @@
 /* How often a worker waiting for room claims again (at most: --poll). */
 #define HELD_POLL_MS 250
 
+/*
+ * With the worker's connection lost and not opened again, how often it
+ * tries again while the jobs it holds have lease left (ride_out).
+ */
+#define RECONNECT_RETRY_MS 1000
+
 /* Sleep up to ms, waking early when a stop is requested. */
 static void
 nap_ms(int64_t ms)
@@ -52,6 +58,39 @@ nap_ms(int64_t ms)
 	}
 }
 
+/*
+ * The worker's connection is lost, and opening it again failed (a server
+ * restarting, a failover under way): whether the running job, and the
+ * outcomes waiting to be recorded, may wait for it (then the next
+ * heartbeat, which opens it again, is set RECONNECT_RETRY_MS away). They may while their
+ * leases last: no other runner can take them before, so the job goes on
+ * (it was not the job's fault) and the worker tries again every
+ * RECONNECT_RETRY_MS, as long as the attempt, bounded by connect_timeout,
+ * would still end inside the lease. A statement that failed on a live
+ * connection is no outage: false.
+ */
+bool
+worker_ride_out(worker *w)
+{
+	int64_t now = mono_ms(), last = 0, limit;
+
+	if (pg_alive(w->db.conn) || (limit = pg_reconnect_limit_ms(w->db.conn)) < 0)
+		return false;
+	for (int i = 0; i < w->batch.n; i++) {
+		const slot *s = &w->slots[i];
+
+		if (s->held && (i == w->cur || s->state == SLOT_PENDING) && s->lease_end > last)
+			last = s->lease_end;
+	}
+	if (now + RECONNECT_RETRY_MS + limit >= last)
+		return false;
+	log_full(LOG_INFO, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}}, NULL, NULL,
+			 "the connection to the database is lost (%s); waiting for it while the leases last",
+			 w->err.msg);
+	w->next_beat = now + RECONNECT_RETRY_MS;
+	return true;
+}
+
 task_stop
 worker_tick(void *arg)
 {
@@ -68,9 +107,12 @@ worker_tick(void *arg)
 	}
 	if (w->deadline && now >= w->deadline)
 		return w->stopped = TASK_STOP_TIMEOUT;
-	if (now >= w->next_beat) {
+	/* Between jobs, a lost connection is opened again before anything else. */
+	if (now >= w->next_beat || (w->cur < 0 && !pg_alive(w->db.conn))) {
 		if (slots_heartbeat(w) != 0 &&
 			!(pg_handle_repair(&w->db, w->id, w->err.msg) && slots_heartbeat(w) == 0)) {
+			if (worker_ride_out(w))
+				return TASK_GO;
 			w->code = w->err.code;
 			return w->stopped = TASK_STOP_DISCONNECTED;
 		}
@@ -90,6 +132,9 @@ worker_tick(void *arg)
 				 " transaction); stopping it", w->slots[w->cur].job->id);
 		return w->stopped = TASK_STOP_LOST;
 	}
+	/* Riding out a lost connection: nothing else can be done meanwhile. */
+	if (!pg_alive(w->db.conn))
+		return TASK_GO;
 	/* A slow job: the jobs claimed behind it go to idle workers. */
 	if (w->cur >= 0 && !w->released && now - w->batch_mono >= PACE_HOLD_MS &&
 		slots_release(w) != 0)
@@ -104,6 +149,21 @@ worker_tick(void *arg)
 		slots_flush(w) != 0)
 		return w->stopped = TASK_STOP_DISCONNECTED;
 	return TASK_GO;
+}
+
+/*
+ * Tick until the worker's connection is usable again (at once when it is):
+ * TASK_GO then; else why not (TASK_STOP_DISCONNECTED once no lease held
+ * leaves time to wait, or a stop).
+ */
+task_stop
+worker_await_connection(worker *w)
+{
+	task_stop stop;
+
+	while ((stop = worker_tick(w)) == TASK_GO && !pg_alive(w->db.conn))
+		nap_ms(w->next_beat - mono_ms());
+	return stop;
 }
 
 /*
@@ -131,7 +191,7 @@ run_batch(worker *w)
 		w->stopped = TASK_GO;
 		if (run_stop_requests || past_max_runtime(w->sh) || faulted(w->sh))
 			break;
-		if (started > 0 && !w->released && mono_ms() - w->batch_mono >= PACE_HOLD_MS &&
+		if (started > 0 && !w->released && pg_alive(w->db.conn) && mono_ms() - w->batch_mono >= PACE_HOLD_MS &&
 			slots_release(w) != 0)
 			break;
 		/*
@@ -142,7 +202,8 @@ run_batch(worker *w)
 		 */
 		if (w->released && w->slots[i].state == SLOT_WAITING)
 			w->next_beat = 0;
-		if (worker_tick(w) == TASK_STOP_DISCONNECTED)
+		/* No job starts while the connection is lost. */
+		if (worker_await_connection(w) == TASK_STOP_DISCONNECTED || !pg_alive(w->db.conn))
 			break;
 		if (w->slots[i].state != SLOT_WAITING)
 			continue;
@@ -152,14 +213,30 @@ run_batch(worker *w)
 		}
 		attempt_run(w, i);
 		started++;
-		if (w->code == 0 && mono_ms() - w->last_flush >= FLUSH_INTERVAL_MS)
+		if (w->code == 0 && pg_alive(w->db.conn) && mono_ms() - w->last_flush >= FLUSH_INTERVAL_MS)
 			slots_flush(w);
 	}
+	/* The last outcomes, finished while the connection was lost, wait for it. */
+	w->stopped = TASK_GO;
+	if (w->code == 0 && !pg_alive(w->db.conn))
+		worker_await_connection(w);
 	if (w->code == 0)
 		slots_give_back(w, run_stop_requests ? "given back unstarted at shutdown"
 						: faulted(w->sh) ? w->sh->fault_note
 						: "given back unstarted: --max-runtime is up");
 	return started;
+}
+
+/*
+ * Record the batch's finished outcomes; with the connection lost, wait
+ * for it while their leases allow (worker_ride_out), then record them.
+ */
+static void
+flush_all(worker *w)
+{
+	w->stopped = TASK_GO;
+	while (slots_flush(w) == 0 && slots_pending(w) && worker_await_connection(w) == TASK_GO)
+		;
 }
 
 /* Release the batch (its outcomes recorded, or beyond recording). */
@@ -249,7 +326,7 @@ worker_main(void *arg)
 		limit = stopping ? 0 : budget_take(w->sh, w->claim_limit);
 		if (limit == 0) {
 			if (have_batch)
-				slots_flush(w);
+				flush_all(w);
 			break;
 		}
 		/* The previous batch's outcomes ride along with the next claim. */
@@ -265,14 +342,16 @@ worker_main(void *arg)
 			slots_recorded(w, rec, idx, npending);
 		else if (w->code != 0 && npending > 0 && !pg_alive(w->db.conn)) {
 			/*
-			 * Connection lost: slots_flush() records the finished jobs'
-			 * outcomes on a new one; the claim is not tried again (it may
-			 * have committed), and the run ends with the error.
+			 * Connection lost: flush_all() records the finished jobs'
+			 * outcomes on a new one (waiting for it while their leases
+			 * last); the claim is not tried again (it may have
+			 * committed), and the run ends with the error.
 			 */
 			cq_err lost = w->err;
 			int code = w->code;
 
-			slots_flush(w);
+			w->code = 0;
+			flush_all(w);
 			w->code = code;
 			w->err = lost;
 		}

@@ -34,6 +34,45 @@ for mode in fast immediate; do
     eq "$mode: everything finished" "3|0" "$(q "select count(*) filter (where status = 'succeeded'), count(*) filter (where status <> 'succeeded') from cronq.jobs")"
 done
 
+# With lease to spare (a lease longer than a reconnection can take, its
+# connect_timeout of 10 s), a restart does not stop the jobs it meets: a
+# job that needs no session goes on and is recorded once the server is
+# back; a sql job, whose session the restart ended, is given back (not
+# counted) and runs again, even when the server was still starting when
+# the runner first tried (immediate: crash recovery). One warning line,
+# exit 0.
+for mode in fast immediate; do
+    q "delete from cronq.jobs; delete from cronq.job_runs"
+    s=$("$CRONQ" enqueue sleep '{"seconds": 3}' --max-attempts 1)
+    "$CRONQ" run --lease 20s >"$T_DIR/out" 2>"$T_DIR/err" &
+    pid=$!
+    check "$mode, lease to spare: the sleep job is running" wait_for "running" 5 \
+        "select count(*) = 1 from cronq.jobs where id = $s and status = 'running'"
+    "$root/scripts/pg.sh" restart "$PGHOST" $mode
+    wait $pid
+    rc=$?
+    eq "$mode, lease to spare: a running sleep job rides out the restart: exit 0" 0 $rc
+    eq "$mode, lease to spare: it succeeded on its one attempt, one run" "succeeded|1|succeeded" \
+        "$(q "select status, attempts, (select string_agg(outcome, ',' order by id) from cronq.job_runs where job_id = $s) from cronq.jobs where id = $s")"
+    match "$mode, lease to spare: a warning, the reconnection" '^cronq: warning: the connection to the database was lost .*; reconnected' "$(cat "$T_DIR/err")"
+    eq "$mode, lease to spare: one line on stderr" 1 "$(grep -c . "$T_DIR/err")"
+
+    q "delete from cronq.jobs; delete from cronq.job_runs"
+    id=$("$CRONQ" enqueue sql '{"sql": "select pg_sleep(3)"}' --max-attempts 1)
+    "$CRONQ" run --lease 20s >"$T_DIR/out" 2>"$T_DIR/err" &
+    pid=$!
+    check "$mode, lease to spare: the sql job is running" wait_for "running" 5 \
+        "select count(*) = 1 from pg_stat_activity where query = 'select pg_sleep(3)' and state = 'active'"
+    "$root/scripts/pg.sh" restart "$PGHOST" $mode
+    wait $pid
+    rc=$?
+    eq "$mode, lease to spare: a sql job met by the restart: exit 0" 0 $rc
+    eq "$mode, lease to spare: given back, then succeeded on its one attempt" "succeeded|1|given_back,succeeded" \
+        "$(q "select status, attempts, (select string_agg(outcome, ',' order by id) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+    match "$mode, lease to spare: a warning, the reconnection" '^cronq: warning: the connection to the database was lost .*; reconnected' "$(cat "$T_DIR/err")"
+    eq "$mode, lease to spare: one line on stderr" 1 "$(grep -c . "$T_DIR/err")"
+done
+
 # Unreachable from the start: 69, one line.
 cronq run --db "host=$PGHOST port=1"
 expect_rc_err "unreachable database" 69 '^cronq: error: could not connect to database: '
