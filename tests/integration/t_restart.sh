@@ -62,6 +62,27 @@ eq "outage: it succeeded on its one attempt, one run" "succeeded|1|succeeded" \
 match "outage: a warning, the reconnection" '^cronq: warning: the connection to the database was lost .*; reconnected' "$(cat "$T_DIR/err")"
 eq "outage: one line on stderr" 1 "$(grep -c . "$T_DIR/err")"
 
+# A job that ends during the outage: its outcome waits for the database,
+# is recorded once it is back, and the run goes on; the next job of the
+# batch starts only then (no job starts, and no claim is sent, while the
+# leases cannot be renewed).
+q "delete from cronq.jobs; delete from cronq.job_runs"
+s=$("$CRONQ" enqueue sleep '{"seconds": 2}' --max-attempts 1 --priority 1)
+s2=$("$CRONQ" enqueue sleep '{"seconds": 1}' --max-attempts 1 --priority 2)
+"$CRONQ" run --db "connect_timeout=2" --lease 9s >"$T_DIR/out" 2>"$T_DIR/err" &
+pid=$!
+check "outage 2: the sleep job is running" wait_for "running" 5 \
+    "select count(*) = 1 from cronq.jobs where id = $s and status = 'running'"
+outage 4
+wait $pid
+rc=$?
+eq "outage 2: a job ended during it: exit 0" 0 $rc
+eq "outage 2: it succeeded on its one attempt, one run" "succeeded|1|succeeded" \
+    "$(q "select status, attempts, (select string_agg(outcome, ',' order by id) from cronq.job_runs where job_id = $s) from cronq.jobs where id = $s")"
+eq "outage 2: one line on stderr" 1 "$(grep -c . "$T_DIR/err")"
+eq "outage 2: the next job succeeded, started once the database was back" "succeeded|1|t" \
+    "$(q "select status, attempts, started_at >= (select finished_at from cronq.jobs where id = $s) + interval '1.5 s' from cronq.jobs where id = $s2")"
+
 # A restart meets a sql job, whose session it ends: given back (not
 # counted) once the runner has reconnected, and run again, even when the
 # server was still starting when the runner first tried.
