@@ -1029,6 +1029,34 @@ END;
 ALTER FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts integer[], p_errors text[]) OWNER TO postgres;
 
 --
+-- Name: fire_offset(text, interval); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.fire_offset(p_name text, p_spread interval) RETURNS bigint
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    b bytea;
+    h numeric := 14695981039346656037;      -- 0xcbf29ce484222325
+    s bigint := floor(extract(epoch from p_spread));
+    lo integer;
+begin
+    if p_name is null or s is null or s <= 0 then
+        return 0;
+    end if;
+    b := convert_to(p_name, 'UTF8');
+    for i in 0 .. length(b) - 1 loop
+        lo := (h % 256)::integer;           -- xor touches the low byte alone
+        h := (h - lo + (lo # get_byte(b, i))) * 1099511628211 % 18446744073709551616;
+    end loop;
+    return (h % s)::bigint;
+end
+$$;
+
+ALTER FUNCTION cronq.fire_offset(p_name text, p_spread interval) OWNER TO postgres;
+
+--
 -- Name: flow_check(text, text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -2436,7 +2464,16 @@ begin
             raise exception 'schedule "%": %', new.name, msg using errcode = '22023';
         end if;
         if tg_op = 'UPDATE' and new.next_run_at is not distinct from old.next_run_at then
-            new.next_run_at := null;
+            if (new.name, new.cron, new.timezone, new.anchor)
+               is not distinct from (old.name, old.cron, old.timezone, old.anchor) then
+                -- The spread alone: the next occurrence not yet decided
+                -- is the same fire time, due at its new offset.
+                new.next_run_at := old.next_run_at
+                    - make_interval(secs => cronq.fire_offset(old.name, old.spread))
+                    + make_interval(secs => cronq.fire_offset(new.name, new.spread));
+            else
+                new.next_run_at := null;
+            end if;
         end if;
     end if;
     if tg_op = 'INSERT' or new.type is distinct from old.type
@@ -2545,7 +2582,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 22;
+    RETURN 23;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 

@@ -155,9 +155,12 @@ eq "none of the refused was stored" 0 "$(q "select count(*) from cronq.schedules
 q "select cronq.schedule('sql-anch', '0 * * * *', 'noop')" >/dev/null
 eq "an @every turned cron expression drops its anchor, keeps its spread" "|00:10:00" \
     "$(q "select anchor, spread from cronq.schedules where name = 'sql-anch'")"
-q "update cronq.schedules set next_run_at = now() + interval '1 day' where name = 'sql-every'"
+q "update cronq.schedules set next_run_at = timestamptz '2030-01-01 00:00:00+00' + make_interval(secs => cronq.fire_offset(name, spread)) where name = 'sql-every'"
 q "update cronq.schedules set spread = '5 minutes' where name = 'sql-every'"
-eq "a changed spread is replanned (next_run_at null)" t "$(q "select next_run_at is null from cronq.schedules where name = 'sql-every'")"
+eq "a changed spread moves next_run_at to the same fire time's new offset" t \
+    "$(q "select next_run_at = timestamptz '2030-01-01 00:00:00+00' + make_interval(secs => cronq.fire_offset('sql-every', '5 minutes')) from cronq.schedules where name = 'sql-every'")"
+q "update cronq.schedules set cron = '@every 2h' where name = 'sql-every'"
+eq "a changed expression is planned again (next_run_at null)" t "$(q "select next_run_at is null from cronq.schedules where name = 'sql-every'")"
 
 # backfill --schedule: the anchored and the spread schedule's own instants.
 q "delete from cronq.jobs"
@@ -183,5 +186,46 @@ eq "cronq.schedule('dec', '@every 1.5 hours', ...)" dec "$(q "select cronq.sched
 "$CRONQ" run --queue none-such
 eq "planned by a wake: @every 1.5 hours from the epoch" 0 \
     "$(q "select extract(epoch from next_run_at)::bigint % 5400 from cronq.schedules where name = 'dec'")"
+
+# cronq.fire_offset() (the database's, for a change of spread) is the C's
+# offset: the worked-out values above, and other names, read back from
+# `schedule next` (@every 1d from an anchor: the fire times are the
+# anchor's, the offset what the instant adds).
+eq "fire_offset in SQL: the worked-out values" "748|203|498|0|0" \
+    "$(q "select cronq.fire_offset('every-spread', '1 hour') || '|' || cronq.fire_offset('sp7', '5 minutes') || '|' || cronq.fire_offset('sql-anch', '10 minutes') || '|' || cronq.fire_offset('sp7', null) || '|' || cronq.fire_offset('sp7', '0')")"
+for name in Nightly_Report.v2 a:b@c-d Z; do
+    cronq schedule add "$name" '@every 1d' noop --spread 1d --anchor 2020-01-01T00:00:00Z --catchup skip
+    cronq schedule next "$name" --count 1
+    c_off=$(( $(date -u -d "$OUT" +%s) % 86400 ))
+    eq "fire_offset in SQL agrees with the C: $name" "$c_off" "$(q "select cronq.fire_offset('$name', '1 day')")"
+done
+
+# Changing the spread moves the next occurrence; it does not make one.
+# An @every 1d whose fire time a minute ago was enqueued: given a spread of
+# a day (its offset is more than a minute), that fire time must not be due
+# again at its new offset (planned from now, it was, under another key),
+# and the next one is the next day's at the new offset. Back to no spread,
+# the same fire time again.
+anchor=$(date -u -d '-1 min' +%Y-%m-%dT%H:%M:00Z)
+cronq schedule add respread '@every 1d' noop --anchor "$anchor" --overlap allow --catchup latest
+expect "add respread" 0 "" ""
+q "update cronq.schedules set next_run_at = '$anchor' where name = 'respread'"
+"$CRONQ" run --queue none-such 2>/dev/null
+eq "respread: its fire time a minute ago enqueued" "1" "$(q "select count(*) from cronq.jobs where schedule = 'respread'")"
+off=$(q "select cronq.fire_offset('respread', '1 day')")
+check "respread: its offset under a spread of a day is over two minutes ($off s)" [ "$off" -gt 120 ]
+q "update cronq.schedules set spread = '1 day' where name = 'respread'"
+eq "respread: the spread changed, next_run_at is the next fire time at the new offset" "t" \
+    "$(q "select next_run_at = timestamptz '$anchor' + interval '1 day' + make_interval(secs => $off) from cronq.schedules where name = 'respread'")"
+"$CRONQ" run --queue none-such 2>/dev/null
+eq "respread: a wake after the change enqueues nothing, decides nothing" "1|1" \
+    "$(q "select (select count(*) from cronq.jobs where schedule = 'respread') || '|' || (select count(*) from cronq.occurrences where schedule = 'respread')")"
+cronq schedule add respread '@every 1d' noop --anchor "$anchor" --overlap allow --catchup latest --spread 0 --replace
+expect "respread: --replace without the spread" 0 "" ""
+eq "respread: back to no spread, the same next fire time" "t" \
+    "$(q "select next_run_at = timestamptz '$anchor' + interval '1 day' from cronq.schedules where name = 'respread'")"
+cronq schedule add respread '@every 12h' noop --anchor "$anchor" --overlap allow --catchup latest --replace
+eq "respread: a new expression is planned from now" "t" \
+    "$(q "select next_run_at = timestamptz '$anchor' + interval '12 hours' from cronq.schedules where name = 'respread'")"
 
 done_testing
