@@ -14,8 +14,9 @@
 -- "@every" counts its periods from it; null: the epoch) as an epoch
 -- second, and its spread in seconds (0: none). next_run_at is a spread
 -- instant: fire_next in lib/sched/fire.c.
--- Last, its last disabled spell's start and end, as epoch seconds (the
--- occurrences in it are skipped, "disabled").
+-- Then its last disabled spell's start and end, as epoch seconds (the
+-- occurrences in it are skipped, "disabled"). Last, its last job's status
+-- (the ledger's detail of an overlap skip).
 --
 -- Parameters:
 --   $1  int  at most this many schedules (a transaction's batch)
@@ -32,7 +33,8 @@ select s.name, s.cron, s.timezone, s.catchup, s.overlap,
     p.schedule is not null and (p.until is null or p.until > now()),
     floor(extract(epoch from p.until))::bigint, floor(extract(epoch from p.paused_at))::bigint,
     floor(extract(epoch from s.anchor))::bigint, coalesce(floor(extract(epoch from s.spread)), 0)::bigint,
-    floor(extract(epoch from s.disabled_from))::bigint, floor(extract(epoch from s.disabled_until))::bigint
+    floor(extract(epoch from s.disabled_from))::bigint, floor(extract(epoch from s.disabled_until))::bigint,
+    j.status
 from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id
     left join cronq.pauses p on p.schedule = s.name
 where s.enabled and s.next_run_at <= now() order by s.next_run_at

@@ -12,7 +12,8 @@
 -- look for occurrences from, now as an epoch second, and whether the
 -- schedule's last job is still unfinished (queued, running or failed:
 -- overlap skip waits for it), whether it is paused, when its pause ends,
--- its anchor and its spread, and its last disabled spell (as due.sql).
+-- its anchor and its spread, its last disabled spell and its last job's
+-- status (as due.sql).
 --
 -- Parameters:
 --   $1  int  at most this many schedules (a transaction's batch)
@@ -29,7 +30,8 @@ select s.name, s.cron, s.timezone, s.catchup, s.overlap,
     p.schedule is not null and (p.until is null or p.until > now()),
     floor(extract(epoch from p.until))::bigint, floor(extract(epoch from p.paused_at))::bigint,
     floor(extract(epoch from s.anchor))::bigint, coalesce(floor(extract(epoch from s.spread)), 0)::bigint,
-    floor(extract(epoch from s.disabled_from))::bigint, floor(extract(epoch from s.disabled_until))::bigint
+    floor(extract(epoch from s.disabled_from))::bigint, floor(extract(epoch from s.disabled_until))::bigint,
+    j.status
 from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id
     left join cronq.pauses p on p.schedule = s.name
 where s.enabled and s.next_run_at is null

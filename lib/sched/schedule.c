@@ -554,20 +554,30 @@ occurrences(const fire_clock *clock, int64_t from, int64_t upto, int cap, int64_
 }
 
 int
-schedule_fire_at_or_before(const fire_def *times, int64_t t, int64_t *fire, cq_err *err)
+schedule_fires_upto(const fire_def *times, int64_t t, int cap, int64_t *out, int *n, cq_err *err)
 {
 	fire_clock clock;
 	int rc;
 
+	*n = 0;
 	if ((rc = fire_open(times, &clock, err)) != 0)
 		return rc;
-	if (occurrences(&clock, t - 5 * 366 * 86400, t, 1, fire) != 1) {
+	*n = occurrences(&clock, t - 5 * 366 * 86400, t, cap, out);
+	fire_close(&clock);
+	return 0;
+}
+
+int
+schedule_fire_at_or_before(const fire_def *times, int64_t t, int64_t *fire, cq_err *err)
+{
+	int n, rc;
+
+	if ((rc = schedule_fires_upto(times, t, 1, fire, &n, err)) == 0 && n != 1) {
 		char ts[RFC3339_BUFLEN];
 
 		rfc3339_format(t, ts, sizeof ts);
 		rc = cq_fail(err, EX_DATAERR, "\"%s\" has no fire time in the five years up to %s", times->cron, ts);
 	}
-	fire_close(&clock);
 	return rc;
 }
 
@@ -606,6 +616,7 @@ typedef struct due_entry {
 	const char *skip_why;		/* which one, for the log */
 	char	   *refusal;		/* why it cannot run, or NULL */
 	char		until[RFC3339_BUFLEN];		/* the end of its pause, for the ledger */
+	char		spell[2 * RFC3339_BUFLEN + 8];	/* its last disabled spell, "FROM to UNTIL" */
 	char		next[RFC3339_BUFLEN];		/* its next run; "" for never */
 	fire_clock	clock;			/* expr NULL when it does not parse */
 } due_entry;
@@ -705,11 +716,19 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 	d->nfires = occurrences(&d->clock, from, now, SCHEDULE_CATCHUP_CAP, d->fires);
 	if (!PQgetisnull(res, i, 9))
 		rfc3339_format(strtoll(PQgetvalue(res, i, 9), NULL, 10), d->until, sizeof d->until);
+	if (!PQgetisnull(res, i, 13) && !PQgetisnull(res, i, 14)) {
+		char from_text[RFC3339_BUFLEN], until_text[RFC3339_BUFLEN];
+
+		rfc3339_format(strtoll(PQgetvalue(res, i, 13), NULL, 10), from_text, sizeof from_text);
+		rfc3339_format(strtoll(PQgetvalue(res, i, 14), NULL, 10), until_text, sizeof until_text);
+		snprintf(d->spell, sizeof d->spell, "%s to %s", from_text, until_text);
+	}
 	for (int k = 0; k < d->nfires; k++) {
 		bool newest = k == d->nfires - 1;
 
+		/* What the ledger keeps is what was so when it was decided. */
 		if (in_window(res, i, 13, 14, d->fires[k]))
-			entry_skip(d, k, "disabled", NULL);
+			entry_skip(d, k, "disabled", d->spell);
 		else if (paused || in_window(res, i, 10, 9, d->fires[k]))
 			entry_skip(d, k, "paused", d->until[0] ? d->until : NULL);
 		else if (!all && !newest)
@@ -717,7 +736,7 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 		else if (strcmp(catchup, "skip") == 0 && now - d->fires[k] > SCHEDULE_SKIP_TOLERANCE_S)
 			entry_skip(d, k, "catchup", catchup);
 		else if (skip_overlap)
-			entry_skip(d, k, "overlap", NULL);
+			entry_skip(d, k, "overlap", PQgetisnull(res, i, 15) ? NULL : PQgetvalue(res, i, 15));
 	}
 	if (fire_next(&d->clock, now, &after) == 0)
 		rfc3339_format(after, d->next, sizeof d->next);

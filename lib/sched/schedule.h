@@ -75,9 +75,16 @@ int schedule_run(PGconn *conn, const char *name, bool force, int64_t *job_id, cq
 	__attribute__((warn_unused_result));
 
 /*
- * The newest due instant of times (zone, anchor and spread applied) at or
- * before t (at most five years back), in *fire; EX_DATAERR when the
- * expression, the zone or the search fails.
+ * The newest due instants of times (zone, anchor and spread applied) at or
+ * before t (at most five years back), at most cap of them, ascending, into
+ * out; *n gets how many. EX_DATAERR when the expression or the zone fails.
+ */
+int schedule_fires_upto(const fire_def *times, int64_t t, int cap, int64_t *out, int *n, cq_err *err)
+	__attribute__((warn_unused_result));
+
+/*
+ * The newest due instant of times at or before t (at most five years back),
+ * in *fire; EX_DATAERR when the expression, the zone or the search fails.
  */
 int schedule_fire_at_or_before(const fire_def *times, int64_t t, int64_t *fire, cq_err *err)
 	__attribute__((warn_unused_result));

@@ -15,21 +15,28 @@
 
 #include "pg/pg.h"
 #include "sched/schedule.h"
+#include "util/buf.h"
 #include "time/rfc3339.h"
 #include "time/tz.h"
 
 static const char schedule_sql[] =
 	"select s.cron, s.timezone,"
-	"  floor(extract(epoch from coalesce($2::timestamptz, now())))::bigint,"
+	"  case when isfinite(coalesce($2::timestamptz, now()))"
+	"       then floor(extract(epoch from coalesce($2::timestamptz, now())))::bigint end,"
 	"  floor(extract(epoch from s.anchor))::bigint, coalesce(floor(extract(epoch from s.spread)), 0)::bigint"
 	" from cronq.schedules s where s.name = $1";
+
+/* How many fire times before the asked one are looked at for a refusal. */
+#define WHY_LOOK_BACK 64
 
 #define UTC(x) "to_char((" x ") at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
 
 /*
  * All that is known of the fire time $2 (its key's text $3) of schedule $1:
  * the ledger's newest decision (a fire time decided again after next_run_at
- * was rewound has more than one).
+ * was rewound has more than one); and, of its fire times before it ($4,
+ * WHY_LOOK_BACK of them: index probes), whether the newest decided was
+ * refused, with its next run still to come.
  */
 static const char fire_sql[] =
 	"select o.decision, o.detail, " UTC("o.decided_at") " as decided_at,"
@@ -48,13 +55,21 @@ static const char fire_sql[] =
 	"  s.next_run_at is null or s.next_run_at <= $2::timestamptz as undecided,"
 	"  " UTC("w.before") " as wake_before, " UTC("w.after") " as wake_after,"
 	/* a gap the wakes kept can tell of: none in the 2 minutes after the fire time */
-	"  w.before is not null and coalesce(w.after > $2::timestamptz + interval '2 minutes', true) as gap"
+	"  w.before is not null and coalesce(w.after, now()) > $2::timestamptz + interval '2 minutes' as gap,"
+	/* the jobs refused: the newest decision before this fire time, within the retry's hour */
+	"  rf.detail as refused_why, " UTC("rf.decided_at") " as refused_at,"
+	"  " UTC("s.next_run_at") " as next_run_at"
 	" from cronq.schedules s"
 	" cross join (select max(started_at) filter (where started_at <= $2::timestamptz) as before,"
 	"   min(started_at) filter (where started_at > $2::timestamptz) as after from cronq.wakes) w"
 	" left join lateral (select * from cronq.occurrences x"
 	"   where x.schedule = s.name and x.fire_at = $2::timestamptz"
 	"   order by x.decided_at desc limit 1) o on true"
+	" left join lateral (select x.decision, x.detail, x.decided_at from cronq.occurrences x"
+	"   where x.fire_at = any($4::timestamptz[]) and x.schedule = s.name"
+	"   order by x.fire_at desc, x.decided_at desc limit 1) rl on true"
+	" left join lateral (select rl.detail, rl.decided_at where rl.decision = 'refused'"
+	"   and s.next_run_at > $2::timestamptz) rf on true"
 	" left join cronq.pauses p on p.schedule = s.name"
 	" left join cronq.jobs j on j.id = coalesce(o.job_id,"
 	"   (select x.id from cronq.jobs x where x.idempotency_key = 'schedule:' || s.name || ':' || $3))"
@@ -133,7 +148,11 @@ decided(const PGresult *r, const char *decision, char *out, size_t len)
 		job_fate(r, out, len);
 	else if (strcmp(decision, "enqueued") == 0 || strcmp(decision, "expired") == 0)
 		say(out, len, "%s: its job has been purged since", decision);
-	else if (strcmp(decision, "overlap") == 0 && col(r, "job_id"))
+	else if (strcmp(decision, "overlap") == 0 && col(r, "job_id") && detail)
+		say(out, len, "skipped: job %s was still %s (overlap skip)", col(r, "job_id"),
+			strcmp(detail, "running") == 0 ? "running"
+			: strcmp(detail, "failed") == 0 ? "waiting to be retried" : "waiting to run");
+	else if (strcmp(decision, "overlap") == 0 && col(r, "job_id"))	/* decided before schema 23 */
 		say(out, len, "skipped: job %s still %s (overlap skip)", col(r, "job_id"),
 			flag(r, "started_then") ? "running" : "waiting to run");
 	else if (strcmp(decision, "overlap") == 0)
@@ -146,6 +165,8 @@ decided(const PGresult *r, const char *decision, char *out, size_t len)
 			flag(r, "gap") ? " and " : "", flag(r, "gap") ? wake_after(r) : "");
 	else if (strcmp(decision, "paused") == 0)
 		say(out, len, "skipped: the schedule was paused%s%s", detail ? " until " : "", detail ? detail : "");
+	else if (strcmp(decision, "disabled") == 0 && detail)
+		say(out, len, "skipped: the schedule was disabled from %s", detail);
 	else if (strcmp(decision, "disabled") == 0 && col(r, "disabled_from") && col(r, "disabled_until"))
 		say(out, len, "skipped: the schedule was disabled from %s to %s", col(r, "disabled_from"),
 			col(r, "disabled_until"));
@@ -153,6 +174,15 @@ decided(const PGresult *r, const char *decision, char *out, size_t len)
 		say(out, len, "skipped: the schedule was disabled");
 	else
 		say(out, len, "refused: its job could not be written: %s", detail ? detail : "no reason recorded");
+	/* Skipped when decided, and enqueued since under its key (a backfill). */
+	if (strcmp(decision, "enqueued") != 0 && strcmp(decision, "expired") != 0 &&
+		strcmp(decision, "overlap") != 0 && col(r, "job_id")) {
+		char fate[512];
+		size_t used = strlen(out);
+
+		job_fate(r, fate, sizeof fate);
+		say(out + used, len - used, "; enqueued since by a backfill: %s", fate);
+	}
 }
 
 /* The reason when the ledger has no row; *decision gets its name. */
@@ -186,7 +216,11 @@ undecided(const PGresult *r, const char **decision, char *out, size_t len)
 			say(out, len, "not run: no runner has woken since it was due");
 	} else if (flag(r, "undecided")) {
 		*decision = "waiting";
-		say(out, len, "due, not decided yet: the next wake enqueues it");
+		say(out, len, "due, not decided yet: the next wake decides it (catch-up and overlap apply)");
+	} else if (col(r, "refused_why")) {
+		*decision = "refused";
+		say(out, len, "not run: the schedule's jobs were refused at %s (%s); the wakes try again at %s",
+			col(r, "refused_at"), col(r, "refused_why"), col(r, "next_run_at"));
 	} else if (flag(r, "gap")) {
 		*decision = "no_wake";
 		say(out, len, "not run: no runner woke between %s and %s; catch-up passed it over",
@@ -201,7 +235,10 @@ undecided(const PGresult *r, const char **decision, char *out, size_t len)
 json_t *
 schedule_why(PGconn *conn, const char *name, const char *at, cq_err *err)
 {
-	const char *params[3] = {name, at, NULL};
+	const char *params[4] = {name, at, NULL, NULL};
+	int64_t before[WHY_LOOK_BACK];
+	int nbefore;
+	buf earlier = BUF_INIT;
 	char fire_text[RFC3339_BUFLEN], local[64], reason[1024], why[512];
 	const char *decision, *zone_name;
 	PGresult *res, *r;
@@ -216,6 +253,11 @@ schedule_why(PGconn *conn, const char *name, const char *at, cq_err *err)
 	if (PQntuples(res) == 0) {
 		PQclear(res);
 		cq_fail(err, EX_DATAERR, "schedule \"%s\" does not exist", name);
+		return NULL;
+	}
+	if (PQgetisnull(res, 0, 2)) {
+		PQclear(res);
+		cq_fail(err, EX_DATAERR, "invalid --at \"%s\": not a finite time", at);
 		return NULL;
 	}
 	t = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
@@ -240,9 +282,24 @@ schedule_why(PGconn *conn, const char *name, const char *at, cq_err *err)
 					"fire_local", local);
 	PQclear(res);
 
+	if (schedule_fires_upto(&times, fire - 1, WHY_LOOK_BACK, before, &nbefore, err) != 0) {
+		json_decref(out);
+		return NULL;
+	}
+	buf_puts(&earlier, "{");
+	for (int k = 0; k < nbefore; k++) {
+		char ts[RFC3339_BUFLEN];
+
+		rfc3339_format(before[k], ts, sizeof ts);
+		buf_printf(&earlier, "%s%s", k ? "," : "", ts);
+	}
+	buf_puts(&earlier, "}");
 	params[1] = fire_text;
 	params[2] = fire_text;
-	if ((r = pg_exec(conn, fire_sql, 3, params, PG_MAYBE_ONE, err, NULL)) == NULL) {
+	params[3] = buf_str(&earlier);
+	r = pg_exec(conn, fire_sql, 4, params, PG_MAYBE_ONE, err, NULL);
+	buf_free(&earlier);
+	if (r == NULL) {
 		json_decref(out);
 		return NULL;
 	}

@@ -82,11 +82,30 @@ eq "why --at between fire times: the one before, skipped by catch-up" "$(q "sele
     "$(q "select j->>'fire_at' || '|' || (j->>'decision') from (select '$OUT'::json j) x")"
 job=$(q "select last_job_id from cronq.schedules where name = 'o1'")
 as cronq_runner why o1 --at "$(mins 0)"
-match "why: overlap names the job still running" "skipped: job $job still running \(overlap skip\)" "$OUT"
+match "why: overlap names the job still running" "skipped: job $job was still running \(overlap skip\)" "$OUT"
+eq "the ledger keeps the blocking job's status then" "running:30" \
+    "$(q "select string_agg(distinct detail, ',') || ':' || count(*) from cronq.occurrences where schedule like 'o%' and decision = 'overlap'")"
+# A job waiting to be retried blocks too, and is not called running.
+q "update cronq.jobs set status = 'failed', locked_by = null, locked_until = null, run_at = now() + interval '1 hour'
+   where id = $job" >/dev/null
+q "update cronq.schedules set next_run_at = '$(mins 0)' where name = 'o1'" >/dev/null
+run --queue none-such >/dev/null 2>&1
+as cronq_runner why o1 --at "$(mins 0)"
+match "why: overlap with a job waiting to be retried" "skipped: job $job was still waiting to be retried \(overlap skip\)" "$OUT"
 as cronq_runner why p1 --at "$(mins 0)"
 match "why: paused" "skipped: the schedule was paused" "$OUT"
 as cronq_runner why d1 --at "$(mins -1)"
 match "why: disabled, with the spell" "skipped: the schedule was disabled from .* to " "$OUT"
+spell="$(q "select to_char(disabled_from at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') || ' to ' || to_char(disabled_until at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') from cronq.schedules where name = 'd1'")"
+q "set session_replication_role = replica;
+   update cronq.schedules set disabled_from = now(), disabled_until = now() + interval '1 second' where name = 'd1'" >/dev/null
+as cronq_runner why d1 --at "$(mins -1)"
+match "why: disabled, the spell it was decided in, not the schedule's latest" "skipped: the schedule was disabled from $spell\$" "$OUT"
+# Skipped by catch-up, enqueued since by a backfill: both said.
+as cronq_runner backfill --schedule l1 --from "$(mins -3)" --to "$(mins -3)"
+as cronq_runner why l1 --at "$(mins -3)" --json
+eq "why: skipped by catch-up, then backfilled" "catchup|true|queued" \
+    "$(q "select j->>'decision' || '|' || (j->>'reason' like 'skipped by catch-up%; enqueued since by a backfill: enqueued: job %') || '|' || (j->>'job_status') from (select '$OUT'::json j) x")"
 as cronq_runner why s1 --at 2001-01-01
 match "why: before the schedule existed" "the schedule did not exist yet" "$OUT"
 # a backfill's occurrence: not a wake's decision, found by its key
@@ -119,6 +138,15 @@ eq "refused: in the ledger, with why" "refused|true" \
     "$(q "select decision || '|' || (detail like '%may not enqueue exec jobs%') from cronq.occurrences where schedule = 'lost-exec' order by fire_at desc limit 1")"
 as cronq_runner why lost-exec --at "$(q "select max(fire_at) from cronq.occurrences where schedule = 'lost-exec'")"
 match "why: refused" "refused: its job could not be written: .*exec" "$OUT"
+# The fire times after a refusal, until the wakes try again an hour later,
+# are not decided: why says the jobs were refused (not a gap in the
+# wakes). The refusal moved two minutes back, so that the fire time after
+# it has passed.
+q "update cronq.occurrences set fire_at = fire_at - interval '2 minutes' where schedule = 'lost-exec'" >/dev/null
+q "update cronq.schedules set created_at = created_at - interval '1 hour' where name = 'lost-exec'" >/dev/null
+after=$(q "select max(fire_at) + interval '1 minute' from cronq.occurrences where schedule = 'lost-exec'")
+as cronq_runner why lost-exec --at "$after" --json
+match "why: a fire time after a refusal" '"decision":"refused","reason":"not run: the schedule.s jobs were refused at .*may not enqueue exec jobs.*; the wakes try again at [0-9T:-]+Z"' "$OUT"
 # expired: the occurrence's job not started by its deadline
 as cronq_runner schedule add late '* * * * *' noop --start-deadline 30s --catchup all
 q "update cronq.schedules set next_run_at = '$(mins -3)' where name = 'late'" >/dev/null
@@ -134,6 +162,8 @@ as cronq_runner why no-such
 eq "why: no such schedule" "65|cronq: error: schedule \"no-such\" does not exist" "$RC|$ERR"
 as cronq_runner why s1 --at yesterday-ish
 eq "why: a bad time" 65 "$RC"
+as cronq_runner why s1 --at infinity
+eq "why: an infinite time" "65|cronq: error: invalid --at \"infinity\": not a finite time" "$RC|$ERR"
 as cronq_runner why
 eq "why: no name" 64 "$RC"
 
