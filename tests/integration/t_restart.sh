@@ -47,39 +47,38 @@ outage() {  # outage SECONDS
     sleep "$1"
     PGDATABASE=postgres q "alter database \"$T_NAME\" allow_connections true" >/dev/null
 }
+# spare LABEL WHEN DISRUPTION…: a run with lease to spare; once WHEN (a
+# query) is true, the disruption (a command); then its exit status is in rc,
+# and checks common to every case: one run per job listed in $jobs, and
+# one line on stderr, the reconnection's warning.
+spare() {
+    local label=$1 when=$2; shift 2
+    "$CRONQ" run --db "connect_timeout=2" --lease 9s >"$T_DIR/out" 2>"$T_DIR/err" &
+    pid=$!
+    check "$label: the job is running" wait_for "running" 5 "$when"
+    "$@"
+    wait $pid
+    rc=$?
+    eq "$label: exit 0" 0 $rc
+    match "$label: a warning, the reconnection" '^cronq: warning: the connection to the database was lost .*; reconnected' "$(cat "$T_DIR/err")"
+    eq "$label: one line on stderr" 1 "$(grep -c . "$T_DIR/err")"
+}
+# fate ID: status|attempts|outcomes of job ID.
+fate() { q "select status, attempts, (select string_agg(outcome, ',' order by id) from cronq.job_runs where job_id = $1) from cronq.jobs where id = $1"; }
 q "delete from cronq.jobs; delete from cronq.job_runs"
 s=$("$CRONQ" enqueue sleep '{"seconds": 8}' --max-attempts 1)
-"$CRONQ" run --db "connect_timeout=2" --lease 9s >"$T_DIR/out" 2>"$T_DIR/err" &
-pid=$!
-check "outage: the sleep job is running" wait_for "running" 5 \
-    "select count(*) = 1 from cronq.jobs where id = $s and status = 'running'"
-outage 4
-wait $pid
-rc=$?
-eq "outage: a running sleep job rides it out: exit 0" 0 $rc
-eq "outage: it succeeded on its one attempt, one run" "succeeded|1|succeeded" \
-    "$(q "select status, attempts, (select string_agg(outcome, ',' order by id) from cronq.job_runs where job_id = $s) from cronq.jobs where id = $s")"
-match "outage: a warning, the reconnection" '^cronq: warning: the connection to the database was lost .*; reconnected' "$(cat "$T_DIR/err")"
-eq "outage: one line on stderr" 1 "$(grep -c . "$T_DIR/err")"
+spare "outage across a heartbeat" "select count(*) = 1 from cronq.jobs where id = $s and status = 'running'" outage 4
+eq "outage: the running sleep job rode it out, succeeded on its one attempt, one run" "succeeded|1|succeeded" "$(fate "$s")"
 
 # A job that ends during the outage: its outcome waits for the database,
-# is recorded once it is back, and the run goes on; the next job of the
-# batch starts only then (no job starts, and no claim is sent, while the
-# leases cannot be renewed).
+# is recorded once it is back, and the run goes on; the next job starts
+# only then (no job starts, and no claim is sent, while the leases cannot
+# be renewed).
 q "delete from cronq.jobs; delete from cronq.job_runs"
 s=$("$CRONQ" enqueue sleep '{"seconds": 2}' --max-attempts 1 --priority 1)
 s2=$("$CRONQ" enqueue sleep '{"seconds": 1}' --max-attempts 1 --priority 2)
-"$CRONQ" run --db "connect_timeout=2" --lease 9s >"$T_DIR/out" 2>"$T_DIR/err" &
-pid=$!
-check "outage 2: the sleep job is running" wait_for "running" 5 \
-    "select count(*) = 1 from cronq.jobs where id = $s and status = 'running'"
-outage 4
-wait $pid
-rc=$?
-eq "outage 2: a job ended during it: exit 0" 0 $rc
-eq "outage 2: it succeeded on its one attempt, one run" "succeeded|1|succeeded" \
-    "$(q "select status, attempts, (select string_agg(outcome, ',' order by id) from cronq.job_runs where job_id = $s) from cronq.jobs where id = $s")"
-eq "outage 2: one line on stderr" 1 "$(grep -c . "$T_DIR/err")"
+spare "a job ending during an outage" "select count(*) = 1 from cronq.jobs where id = $s and status = 'running'" outage 4
+eq "outage 2: it succeeded on its one attempt, one run" "succeeded|1|succeeded" "$(fate "$s")"
 eq "outage 2: the next job succeeded, started once the database was back" "succeeded|1|t" \
     "$(q "select status, attempts, started_at >= (select finished_at from cronq.jobs where id = $s) + interval '1.5 s' from cronq.jobs where id = $s2")"
 
@@ -89,18 +88,9 @@ eq "outage 2: the next job succeeded, started once the database was back" "succe
 for mode in fast immediate; do
     q "delete from cronq.jobs; delete from cronq.job_runs"
     id=$("$CRONQ" enqueue sql '{"sql": "select pg_sleep(3)"}' --max-attempts 1)
-    "$CRONQ" run --db "connect_timeout=2" --lease 9s >"$T_DIR/out" 2>"$T_DIR/err" &
-    pid=$!
-    check "$mode, lease to spare: the sql job is running" wait_for "running" 5 \
-        "select count(*) = 1 from pg_stat_activity where query = 'select pg_sleep(3)' and state = 'active'"
-    "$root/scripts/pg.sh" restart "$PGHOST" $mode
-    wait $pid
-    rc=$?
-    eq "$mode, lease to spare: a sql job met by the restart: exit 0" 0 $rc
-    eq "$mode, lease to spare: given back, then succeeded on its one attempt" "succeeded|1|given_back,succeeded" \
-        "$(q "select status, attempts, (select string_agg(outcome, ',' order by id) from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
-    match "$mode, lease to spare: a warning, the reconnection" '^cronq: warning: the connection to the database was lost .*; reconnected' "$(cat "$T_DIR/err")"
-    eq "$mode, lease to spare: one line on stderr" 1 "$(grep -c . "$T_DIR/err")"
+    spare "$mode restart, a sql job" "select count(*) = 1 from pg_stat_activity where query = 'select pg_sleep(3)' and state = 'active'" \
+        "$root/scripts/pg.sh" restart "$PGHOST" $mode
+    eq "$mode restart: the sql job given back, then succeeded on its one attempt" "succeeded|1|given_back,succeeded" "$(fate "$id")"
 done
 
 # Unreachable from the start: 69, one line.
