@@ -440,10 +440,16 @@ pg_reconnect_limit_ms(PGconn *conn)
 	int64_t ms = connect_timeout_ms(conn, text, sizeof text);
 	int hosts = 1;
 
+	/* libpq tries each host (or hostaddr, when no host is given) in turn. */
 	for (PQconninfoOption *o = opts; o && o->keyword; o++)
-		if (strcmp(o->keyword, "host") == 0 && o->val)
+		if ((strcmp(o->keyword, "host") == 0 || strcmp(o->keyword, "hostaddr") == 0) && o->val) {
+			int n = 1;
+
 			for (const char *c = o->val; *c; c++)
-				hosts += *c == ',';
+				n += *c == ',';
+			if (n > hosts)
+				hosts = n;
+		}
 	PQconninfoFree(opts);
 	return ms > 0 ? ms * hosts : -1;
 }

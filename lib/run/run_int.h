@@ -91,6 +91,8 @@ typedef struct worker {
 	bool		released;		/* the batch's unstarted jobs were given back (fair sharing) */
 	int64_t		last_flush;
 	int64_t		next_beat;
+	bool		offline;		/* its connection lost, waited for (worker_ride_out) */
+	int			outages;		/* waits for it in this batch */
 	int			cur;			/* index of the running job, or -1 */
 	int64_t		cur_start;		/* when it started (mono_ms) */
 	int64_t		deadline;		/* the running job's timeout, 0: none */

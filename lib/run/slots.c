@@ -22,6 +22,7 @@ void
 slots_open(worker *w)
 {
 	w->slots = xcalloc((size_t) (w->batch.n ? w->batch.n : 1), sizeof *w->slots);
+	w->outages = 0;
 	for (int i = 0; i < w->batch.n; i++) {
 		w->slots[i].job = &w->batch.jobs[i];
 		w->slots[i].held = true;

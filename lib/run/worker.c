@@ -34,9 +34,36 @@
 
 /*
  * With the worker's connection lost and not opened again, how often it
- * tries again while the jobs it holds have lease left (ride_out).
+ * tries again while the jobs it holds have lease left (worker_ride_out),
+ * and in how many outages of one batch at most (a connection lost again
+ * each time it is opened must not keep a batch waiting for ever).
  */
 #define RECONNECT_RETRY_MS 1000
+#define OUTAGES_MAX 3
+
+/*
+ * Sleep until until (mono_ms), whatever a first stop request says (a wait
+ * for the database after one must not spin), but not past the end of the
+ * shutdown's grace, and not at all after a second request.
+ */
+static void
+nap_until(const worker *w, int64_t until)
+{
+	if (w->shutdown_at && w->shutdown_at < until)
+		until = w->shutdown_at;
+	while (run_stop_requests < 2) {
+		int64_t left = until - mono_ms();
+		struct timespec ts;
+
+		if (left <= 0)
+			return;
+		if (left > 50)
+			left = 50;
+		ts.tv_sec = 0;
+		ts.tv_nsec = left * 1000000;
+		nanosleep(&ts, NULL);
+	}
+}
 
 /* Sleep up to ms, waking early when a stop is requested. */
 static void
@@ -62,11 +89,13 @@ nap_ms(int64_t ms)
  * The worker's connection is lost, and opening it again failed (a server
  * restarting, a failover under way): whether the running job, and the
  * outcomes waiting to be recorded, may wait for it (then the next
- * heartbeat, which opens it again, is set RECONNECT_RETRY_MS away). They may while their
- * leases last: no other runner can take them before, so the job goes on
- * (it was not the job's fault) and the worker tries again every
- * RECONNECT_RETRY_MS, as long as the attempt, bounded by connect_timeout,
- * would still end inside the lease. A statement that failed on a live
+ * heartbeat, which opens it again, is set RECONNECT_RETRY_MS away). They
+ * may while their leases last: no other runner can take them before, so
+ * the job goes on (it was not the job's fault) and the worker tries again
+ * every RECONNECT_RETRY_MS, as long as the next attempt (bounded by
+ * connect_timeout, per host), and then stopping the job (its kill grace,
+ * and a second), would still end inside the lease; in OUTAGES_MAX
+ * outages of a batch at most. A statement that failed on a live
  * connection is no outage: false.
  */
 bool
@@ -76,14 +105,19 @@ worker_ride_out(worker *w)
 
 	if (pg_alive(w->db.conn) || (limit = pg_reconnect_limit_ms(w->db.conn)) < 0)
 		return false;
+	if (!w->offline && w->outages >= OUTAGES_MAX)
+		return false;
 	for (int i = 0; i < w->batch.n; i++) {
 		const slot *s = &w->slots[i];
 
 		if (s->held && (i == w->cur || s->state == SLOT_PENDING) && s->lease_end > last)
 			last = s->lease_end;
 	}
-	if (now + RECONNECT_RETRY_MS + limit >= last)
+	if (now + RECONNECT_RETRY_MS + limit + w->sh->o->kill_grace_ms + 1000 >= last)
 		return false;
+	if (!w->offline)
+		w->outages++;
+	w->offline = true;
 	log_full(LOG_INFO, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}}, NULL, NULL,
 			 "the connection to the database is lost (%s); waiting for it while the leases last",
 			 w->err.msg);
@@ -107,15 +141,23 @@ worker_tick(void *arg)
 	}
 	if (w->deadline && now >= w->deadline)
 		return w->stopped = TASK_STOP_TIMEOUT;
-	/* Between jobs, a lost connection is opened again before anything else. */
-	if (now >= w->next_beat || (w->cur < 0 && !pg_alive(w->db.conn))) {
-		if (slots_heartbeat(w) != 0 &&
-			!(pg_handle_repair(&w->db, w->id, w->err.msg) && slots_heartbeat(w) == 0)) {
+	if (now >= w->next_beat) {
+		/*
+		 * Waiting for the database, an attempt to reconnect may block for
+		 * its connect_timeout: not made when the job's timeout would pass
+		 * meanwhile (the job is stopped first; the wait goes on).
+		 */
+		bool attempt = !(w->offline && w->deadline &&
+						 now + pg_reconnect_limit_ms(w->db.conn) >= w->deadline);
+
+		if (!attempt || (slots_heartbeat(w) != 0 &&
+						 !(pg_handle_repair(&w->db, w->id, w->err.msg) && slots_heartbeat(w) == 0))) {
 			if (worker_ride_out(w))
 				return TASK_GO;
-			w->code = w->err.code;
+			w->code = w->err.code ? w->err.code : EX_TEMPFAIL;
 			return w->stopped = TASK_STOP_DISCONNECTED;
 		}
+		w->offline = false;
 		if (w->cur >= 0 && !w->slots[w->cur].held)
 			return w->stopped = TASK_STOP_LOST;
 		if (w->cur >= 0 && w->slots[w->cur].cancel)
@@ -162,7 +204,15 @@ worker_await_connection(worker *w)
 	task_stop stop;
 
 	while ((stop = worker_tick(w)) == TASK_GO && !pg_alive(w->db.conn))
-		nap_ms(w->next_beat - mono_ms());
+		nap_until(w, w->next_beat);
+	/*
+	 * Stopped (a shutdown, --max-runtime) before it was back: what it held
+	 * is left for the rescue, and the run says so (75).
+	 */
+	if (stop != TASK_GO && !pg_alive(w->db.conn) && w->code == 0) {
+		w->code = w->err.code ? w->err.code : EX_TEMPFAIL;
+		cq_prefix(&w->err, "stopped while waiting for the database, its jobs left to be rescued: ");
+	}
 	return stop;
 }
 

@@ -34,8 +34,9 @@ for mode in fast immediate; do
     eq "$mode: everything finished" "3|0" "$(q "select count(*) filter (where status = 'succeeded'), count(*) filter (where status <> 'succeeded') from cronq.jobs")"
 done
 
-# With lease to spare (a lease longer than a reconnection can take: here
-# connect_timeout=2), the runner waits for a lost connection while the
+# With lease to spare (a lease longer than a reconnection and stopping the
+# job can take: here connect_timeout=2, --kill-grace 1s, and a second
+# each), the runner waits for a lost connection while the
 # leases last, instead of stopping the jobs it holds. An outage of ~4 s
 # (the test's database refuses connections, and its sessions are ended)
 # across a heartbeat: a sleep job that needs no session goes on, and is
@@ -53,7 +54,7 @@ outage() {  # outage SECONDS
 # one line on stderr, the reconnection's warning.
 spare() {
     local label=$1 when=$2; shift 2
-    "$CRONQ" run --db "connect_timeout=2" --lease 9s >"$T_DIR/out" 2>"$T_DIR/err" &
+    "$CRONQ" run --db "connect_timeout=2" --lease 12s --kill-grace 1s >"$T_DIR/out" 2>"$T_DIR/err" &
     pid=$!
     check "$label: the job is running" wait_for "running" 5 "$when"
     "$@"
@@ -81,6 +82,25 @@ spare "a job ending during an outage" "select count(*) = 1 from cronq.jobs where
 eq "outage 2: it succeeded on its one attempt, one run" "succeeded|1|succeeded" "$(fate "$s")"
 eq "outage 2: the next job succeeded, started once the database was back" "succeeded|1|t" \
     "$(q "select status, attempts, started_at >= (select finished_at from cronq.jobs where id = $s) + interval '1.5 s' from cronq.jobs where id = $s2")"
+
+# A stop while it waits: the run ends after its grace with 75 and one
+# line saying what it left, the job left to the rescue (not finished, not
+# lost).
+q "delete from cronq.jobs; delete from cronq.job_runs"
+s=$("$CRONQ" enqueue sleep '{"seconds": 1}' --max-attempts 1)
+"$CRONQ" run --db "connect_timeout=2" --lease 12s --kill-grace 1s --grace 1s >"$T_DIR/out" 2>"$T_DIR/err" &
+pid=$!
+check "a stop while waiting: the job is running" wait_for "running" 5 "select count(*) = 1 from cronq.jobs where id = $s and status = 'running'"
+outage 5 &
+sleep 2.5
+kill -TERM $pid
+wait $pid
+rc=$?
+wait
+eq "a stop while waiting: exit 75" 75 $rc
+match "a stop while waiting: one line, what it left" '^cronq: error: stopped while waiting for the database, its jobs left to be rescued: ' "$(cat "$T_DIR/err")"
+eq "a stop while waiting: one line on stderr" 1 "$(grep -c . "$T_DIR/err")"
+eq "a stop while waiting: the job left running, for the rescue" "running|1|" "$(fate "$s")"
 
 # A restart meets a sql job, whose session it ends: given back (not
 # counted) once the runner has reconnected, and run again, even when the
