@@ -275,8 +275,9 @@ schedule_why(PGconn *conn, const char *name, const char *at, cq_err *err)
 	}
 	tz_local(zone, fire, &tm);
 	tz_free(zone);
-	snprintf(local, sizeof local, "%04d-%02d-%02d %02d:%02d %s", tm.year, tm.mon, tm.mday, tm.hour, tm.min,
-			 zone_name);
+	/* The seconds too when there are some (a spread instant). */
+	snprintf(local, sizeof local, "%04d-%02d-%02d %02d:%02d%s%.*d %s", tm.year, tm.mon, tm.mday, tm.hour, tm.min,
+			 tm.sec ? ":" : "", tm.sec ? 2 : 0, tm.sec, zone_name);
 	rfc3339_format(fire, fire_text, sizeof fire_text);
 	out = json_pack("{s:s, s:s, s:s, s:s}", "schedule", name, "fire_at", fire_text, "zone", zone_name,
 					"fire_local", local);

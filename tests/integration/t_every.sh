@@ -228,4 +228,8 @@ cronq schedule add respread '@every 12h' noop --anchor "$anchor" --overlap allow
 eq "respread: a new expression is planned from now" "t" \
     "$(q "select next_run_at = timestamptz '$anchor' + interval '12 hours' from cronq.schedules where name = 'respread'")"
 
+# why names a spread instant to the second on the zone's clock too.
+cronq why every-spread --json
+match "why: a spread instant's local time keeps its seconds" '"fire_local":"[0-9-]+ [0-9]{2}:12:28 Europe/Paris"' "$OUT"
+
 done_testing
