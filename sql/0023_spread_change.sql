@@ -1,5 +1,5 @@
 -- 0023_spread_change.sql — changing a schedule's spread moves its
--- occurrences, it does not make new ones.
+-- occurrences, it does not make new ones; refused schedules are found.
 --
 -- A schedule's occurrence is due at its fire time plus the offset its
 -- spread gives (0015). A change of the expression, zone, anchor or spread
@@ -12,6 +12,12 @@
 -- not yet decided keeps its fire time, and is due at its new offset (at
 -- once, if that has passed). A change of anything else in when it fires
 -- plans it from now, as before.
+--
+-- A schedule whose jobs are refused (its author lost the right to their
+-- type, a payload the rules now refuse) never runs, and nothing said so
+-- but the ledger: status and check now count the enabled schedules whose
+-- newest refusal is later than their last job (index occurrences_refused:
+-- refusals are rare, so it costs materialisation nothing else).
 --
 -- cronq.fire_offset(name, spread) is lib/sched/fire.c's fire_offset(),
 -- FNV-1a 64 of the name's bytes (UTF-8) modulo the spread in seconds, in
@@ -44,6 +50,9 @@ begin
     return (h % s)::bigint;
 end
 $$;
+
+create index if not exists occurrences_refused on cronq.occurrences (schedule, decided_at)
+    where decision = 'refused';
 
 -- As 0017's, but a change of the spread alone moves next_run_at.
 create or replace function cronq.schedules_guard() returns trigger

@@ -2902,6 +2902,12 @@ CREATE UNIQUE INDEX jobs_unique_active ON cronq.jobs USING btree (unique_key) WH
 CREATE INDEX occurrences_fire ON cronq.occurrences USING btree (fire_at, schedule);
 
 --
+-- Name: occurrences_refused; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX occurrences_refused ON cronq.occurrences USING btree (schedule, decided_at) WHERE (decision = 'refused'::text);
+
+--
 -- Name: schedules_due; Type: INDEX; Schema: cronq; Owner: postgres
 --
 

@@ -71,14 +71,15 @@ put_perf(buf *out, int64_t v, bool duration)
 /*
  * What is wrong whatever the limits given: no runner ever woke (cron does
  * not call "cronq run", or it never reached the database), or an enabled
- * schedule a wake cannot plan (it would never run).
+ * schedule a wake cannot plan, or whose jobs are refused (it would never
+ * run).
  */
 static int
 always_wrong(const stats_health *h)
 {
 	int state = CHECK_OK;
 
-	if (!h->woke || h->unplannable > 0)
+	if (!h->woke || h->unplannable > 0 || h->refused > 0)
 		state = CHECK_CRITICAL;
 	return state;
 }
@@ -145,6 +146,11 @@ check_verdict(const stats_health *h, const check_limits *lim, buf *line)
 		buf_printf(&out, ", %" PRId64 " schedule%s cannot run (%s)", h->unplannable,
 				   h->unplannable == 1 ? "" : "s", h->unplannable_name);
 		buf_printf(&perf, " unplannable=%" PRId64, h->unplannable);
+	}
+	if (h->refused > 0) {
+		buf_printf(&out, ", %" PRId64 " schedule%s refused (%s)", h->refused,
+				   h->refused == 1 ? "'s jobs are" : "s' jobs are", h->refused_name);
+		buf_printf(&perf, " refused=%" PRId64, h->refused);
 	}
 	if (h->paused > 0) {
 		buf_printf(&out, ", %" PRId64 " key%s paused (%s%s)", h->paused, h->paused == 1 ? "" : "s",

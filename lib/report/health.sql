@@ -4,7 +4,9 @@
 -- last wake started (ms, null when none ever did); and the most overdue
 -- enabled schedule's name and lateness (ms, nulls when none is); the keys
 -- paused (a count, and the first in order); the limits full now (the
--- same). A job held by a pause is not late: it counts in neither the lag
+-- same); the enabled schedules whose jobs are refused (the newest refusal
+-- in the ledger later than their last job: a count, and the first's
+-- "NAME: why", through the partial index occurrences_refused). A job held by a pause is not late: it counts in neither the lag
 -- nor the due jobs (one waiting for room under a limit does). Each
 -- subquery is shaped for its index: the due and failed counts and the lag
 -- read jobs_due, the stuck count jobs_leases, the most overdue schedule
@@ -34,8 +36,18 @@ select
     (select count(*) from cronq.pauses where until is null or until > now()),
     (select min(key) from cronq.pauses where until is null or until > now()),
     (select count(*) from unnest((select cronq.full_keys())) k),
-    (select min(k) from unnest((select cronq.full_keys())) k)
+    (select min(k) from unnest((select cronq.full_keys())) k),
+    r.n, r.first
 from (select 1) one left join lateral (
+    -- enabled schedules whose newest refusal came after their last job
+    select count(*) as n, min(x.name || ': ' || x.detail) as first
+    from (select s.name, (select o.detail from cronq.occurrences o
+                          where o.schedule = s.name and o.decision = 'refused'
+                            and o.decided_at > coalesce(s.last_enqueued_at, '-infinity')
+                          order by o.decided_at desc limit 1) as detail
+          from cronq.schedules s where s.enabled) x
+    where x.detail is not null) r on true
+left join lateral (
     select name, greatest(0, floor(extract(epoch from now() - next_run_at) * 1000))::bigint as ms
     from cronq.schedules
     where enabled and next_run_at < now() order by next_run_at limit 1) o on true;

@@ -20,8 +20,10 @@
 #include "util/xalloc.h"
 
 /*
- * Each enabled schedule gets "error": why a wake cannot plan it (or null),
- * and the document "unplannable_schedules": how many cannot.
+ * Each enabled schedule gets "error": why a wake cannot plan it, or why its
+ * jobs are refused (status.sql's "refused": the newest refusal since its
+ * last job), or null; the document "unplannable_schedules" and
+ * "refused_schedules": how many of each.
  */
 static void
 mark_unplannable(json_t *doc)
@@ -29,17 +31,24 @@ mark_unplannable(json_t *doc)
 	schedule_checker *c = schedule_checker_new();
 	json_t *s;
 	size_t i;
-	json_int_t bad = 0;
+	json_int_t bad = 0, refused = 0;
 
 	json_array_foreach(json_object_get(doc, "schedules"), i, s) {
 		const char *why = NULL;
 
 		if (json_is_true(json_object_get(s, "enabled")))
 			why = schedule_checker_why(c, cq_json_str(s, "cron", ""), cq_json_str(s, "timezone", ""));
-		json_object_set_new(s, "error", why ? json_string(why) : json_null());
+		if (why)
+			json_object_set_new(s, "error", json_string(why));
+		else if (json_is_string(json_object_get(s, "refused")))
+			json_object_set_new(s, "error", json_sprintf("its jobs are refused: %s", cq_json_str(s, "refused", "")));
+		else
+			json_object_set_new(s, "error", json_null());
 		bad += why != NULL;
+		refused += why == NULL && json_is_string(json_object_get(s, "refused"));
 	}
 	json_object_set_new(doc, "unplannable_schedules", json_integer(bad));
+	json_object_set_new(doc, "refused_schedules", json_integer(refused));
 	schedule_checker_free(c);
 }
 
@@ -129,6 +138,9 @@ stats_health_read(PGconn *conn, stats_health *h, cq_err *err)
 	h->full = int_at(res, 10);
 	if (!PQgetisnull(res, 0, 11))
 		snprintf(h->full_key, sizeof h->full_key, "%s", PQgetvalue(res, 0, 11));
+	h->refused = int_at(res, 12);
+	if (!PQgetisnull(res, 0, 13))
+		snprintf(h->refused_name, sizeof h->refused_name, "%s", PQgetvalue(res, 0, 13));
 	PQclear(res);
 	return read_unplannable(conn, h, err);
 }

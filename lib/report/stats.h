@@ -92,6 +92,8 @@ typedef struct stats_health {
 	char		paused_key[256];	/* the first of them, "" when none */
 	int64_t		full;			/* limits with no room now (their jobs wait, and count in lag) */
 	char		full_key[256];	/* the first of them, "" when none */
+	int64_t		refused;		/* enabled schedules whose jobs are refused */
+	char		refused_name[512];	/* "NAME: why" of the first, "" when none */
 } stats_health;
 
 /*

@@ -147,6 +147,23 @@ q "update cronq.schedules set created_at = created_at - interval '1 hour' where 
 after=$(q "select max(fire_at) + interval '1 minute' from cronq.occurrences where schedule = 'lost-exec'")
 as cronq_runner why lost-exec --at "$after" --json
 match "why: a fire time after a refusal" '"decision":"refused","reason":"not run: the schedule.s jobs were refused at .*may not enqueue exec jobs.*; the wakes try again at [0-9T:-]+Z"' "$OUT"
+# A schedule whose jobs are refused never runs: status and check say so
+# (critical), until a job of it is written again.
+as cronq_runner check
+eq "check: a refused schedule is critical" 2 "$RC"
+match "check: names it and why" "1 schedule's jobs are refused \(lost-exec: .*may not enqueue exec jobs" "$OUT"
+match "check: its perfdata" " refused=1" "$OUT"
+as cronq_runner status --json
+eq "status: refused_schedules, and the schedule's error" "1|true" \
+    "$(q "select (d->>'refused_schedules') || '|' || exists (select 1 from json_array_elements(d->'schedules') x
+                where x->>'name' = 'lost-exec' and x->>'error' like 'its jobs are refused: %may not enqueue exec jobs%')
+          from (select \$j\$$OUT\$j\$::json d) t")"
+q "grant cronq_exec to app2" >/dev/null
+q "update cronq.schedules set next_run_at = date_trunc('minute', now()) where name = 'lost-exec'" >/dev/null
+run --queue none-such >/dev/null 2>&1
+as cronq_runner check
+eq "check: a job written again, no longer refused" 0 "$(grep -c refused <<<"$OUT")"
+q "revoke cronq_exec from app2" >/dev/null
 # expired: the occurrence's job not started by its deadline
 as cronq_runner schedule add late '* * * * *' noop --start-deadline 30s --catchup all
 q "update cronq.schedules set next_run_at = '$(mins -3)' where name = 'late'" >/dev/null

@@ -257,7 +257,7 @@ eq "json: durations of the last 24 hours' attempts, in seconds" '24|default|noop
 eq "json: the oldest running job, per queue and overall" "t|t|t|0" \
     "$(jsql "$OUT" "(j->>'oldest_running_seconds')::int between 240 and 400, (j#>>'{queues,0,oldest_running_seconds}')::int between 240 and 400, j#>>'{queues,0,oldest_running_at}' ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$', j#>>'{queues,1,oldest_running_seconds}'")"
 eq "json: compact, one line" 1 "$(printf '%s\n' "$OUT" | wc -l)"
-eq "json: every documented top-level key" "dead due durations expired_leases generated_at held jobs lag_seconds last_wake limits oldest_due_at oldest_running_seconds overdue_schedules paused queues schedules types unplannable_schedules" \
+eq "json: every documented top-level key" "dead due durations expired_leases generated_at held jobs lag_seconds last_wake limits oldest_due_at oldest_running_seconds overdue_schedules paused queues refused_schedules schedules types unplannable_schedules" \
     "$(jsql "$OUT" "(select string_agg(k, ' ' order by k) from jsonb_object_keys(j) k)")"
 
 cronq status --prometheus
