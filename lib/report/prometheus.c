@@ -208,6 +208,11 @@ prometheus_render(buf *out, const json_t *doc)
 	snprintf(line, sizeof line, "Enabled schedules more than %ds past their next run.", STATS_OVERDUE_GRACE_S);
 	prom_family(out, "cronq_overdue_schedules", line);
 	buf_printf(out, "cronq_overdue_schedules %" PRId64 "\n", cq_json_int(doc, "overdue_schedules"));
+	prom_family(out, "cronq_unplannable_schedules", "Enabled schedules a wake cannot plan (they never run).");
+	buf_printf(out, "cronq_unplannable_schedules %" PRId64 "\n", cq_json_int(doc, "unplannable_schedules"));
+	prom_family(out, "cronq_refused_schedules",
+				"Enabled schedules whose jobs are refused since their last job (they never run).");
+	buf_printf(out, "cronq_refused_schedules %" PRId64 "\n", cq_json_int(doc, "refused_schedules"));
 	prom_family(out, "cronq_schedule_enabled", "1 when the schedule is enabled.");
 	json_array_foreach(scheds, i, o) {
 		buf_puts(out, "cronq_schedule_enabled{schedule=");

@@ -158,6 +158,8 @@ eq "status: refused_schedules, and the schedule's error" "1|true" \
     "$(q "select (d->>'refused_schedules') || '|' || exists (select 1 from json_array_elements(d->'schedules') x
                 where x->>'name' = 'lost-exec' and x->>'error' like 'its jobs are refused: %may not enqueue exec jobs%')
           from (select \$j\$$OUT\$j\$::json d) t")"
+as cronq_runner status --prometheus
+match "status --prometheus: the refused schedule counted" "cronq_refused_schedules 1" "$OUT"
 q "grant cronq_exec to app2" >/dev/null
 q "update cronq.schedules set next_run_at = date_trunc('minute', now()) where name = 'lost-exec'" >/dev/null
 run --queue none-such >/dev/null 2>&1

@@ -283,7 +283,7 @@ eq "prometheus: job durations, a summary per queue and type" "summary|1|1.4|1.49
 check "prometheus: the oldest running job of default is about 4 minutes old" \
     [ "$(prom 'cronq_oldest_running_job_age_seconds{queue="default"}')" -ge 240 -a "$(prom 'cronq_oldest_running_job_age_seconds{queue="default"}')" -lt 400 ]
 eq "prometheus: no running job in mail is age 0" 0 "$(prom 'cronq_oldest_running_job_age_seconds{queue="mail"}')"
-eq "prometheus: a TYPE line for every family, gauges but the summary" "gauge 18 summary 1 " \
+eq "prometheus: a TYPE line for every family, gauges but the summary" "gauge 20 summary 1 " \
     "$(awk '/^# TYPE / { n[$4]++ } END { for (t in n) printf "%s %d ", t, n[t] }' <<<"$OUT" | tr ' ' '\n' | paste -d' ' - - | sort | tr '\n' ' ')"
 eq "prometheus: no wake yet is timestamp 0" 0 "$(prom cronq_last_wake_timestamp_seconds)"
 eq "prometheus: the purge schedule" 1 "$(prom 'cronq_schedule_enabled{schedule="cronq-purge"}')"
