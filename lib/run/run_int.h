@@ -92,7 +92,8 @@ typedef struct worker {
 	int64_t		last_flush;
 	int64_t		next_beat;
 	bool		offline;		/* its connection lost, waited for (worker_ride_out) */
-	int			outages;		/* waits for it in this batch */
+	int			outages;		/* waits for it in this batch (since a lease's length of heartbeats) */
+	int64_t		back_at;		/* when the last wait ended (mono_ms), 0: none */
 	int			cur;			/* index of the running job, or -1 */
 	int64_t		cur_start;		/* when it started (mono_ms) */
 	int64_t		deadline;		/* the running job's timeout, 0: none */

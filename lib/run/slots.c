@@ -23,6 +23,7 @@ slots_open(worker *w)
 {
 	w->slots = xcalloc((size_t) (w->batch.n ? w->batch.n : 1), sizeof *w->slots);
 	w->outages = 0;
+	w->back_at = 0;
 	for (int i = 0; i < w->batch.n; i++) {
 		w->slots[i].job = &w->batch.jobs[i];
 		w->slots[i].held = true;

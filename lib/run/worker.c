@@ -35,8 +35,9 @@
 /*
  * With the worker's connection lost and not opened again, how often it
  * tries again while the jobs it holds have lease left (worker_ride_out),
- * and in how many outages of one batch at most (a connection lost again
- * each time it is opened must not keep a batch waiting for ever).
+ * and in how many outages of one batch at most, counted afresh after a
+ * lease's length of heartbeats (a connection lost again each time it is
+ * opened must not keep a batch waiting for ever).
  */
 #define RECONNECT_RETRY_MS 1000
 #define OUTAGES_MAX 3
@@ -105,6 +106,9 @@ worker_ride_out(worker *w)
 
 	if (pg_alive(w->db.conn) || (limit = pg_reconnect_limit_ms(w->db.conn)) < 0)
 		return false;
+	/* A lease's length of heartbeats since the last outage: a new count. */
+	if (!w->offline && w->back_at && now - w->back_at > w->sh->o->lease_ms)
+		w->outages = 0;
 	if (!w->offline && w->outages >= OUTAGES_MAX)
 		return false;
 	for (int i = 0; i < w->batch.n; i++) {
@@ -143,20 +147,21 @@ worker_tick(void *arg)
 		return w->stopped = TASK_STOP_TIMEOUT;
 	if (now >= w->next_beat) {
 		/*
-		 * Waiting for the database, an attempt to reconnect may block for
-		 * its connect_timeout: not made when the job's timeout would pass
-		 * meanwhile (the job is stopped first; the wait goes on).
+		 * An attempt to reconnect may block for its connect_timeout: not
+		 * made when the job's timeout would pass meanwhile (the job is
+		 * stopped first; the wait for the database goes on).
 		 */
-		bool attempt = !(w->offline && w->deadline &&
-						 now + pg_reconnect_limit_ms(w->db.conn) >= w->deadline);
+		bool may_repair = !(w->deadline && now + pg_reconnect_limit_ms(w->db.conn) >= w->deadline);
 
-		if (!attempt || (slots_heartbeat(w) != 0 &&
-						 !(pg_handle_repair(&w->db, w->id, w->err.msg) && slots_heartbeat(w) == 0))) {
+		if (slots_heartbeat(w) != 0 &&
+			!(may_repair && pg_handle_repair(&w->db, w->id, w->err.msg) && slots_heartbeat(w) == 0)) {
 			if (worker_ride_out(w))
 				return TASK_GO;
 			w->code = w->err.code ? w->err.code : EX_TEMPFAIL;
 			return w->stopped = TASK_STOP_DISCONNECTED;
 		}
+		if (w->offline)
+			w->back_at = now;
 		w->offline = false;
 		if (w->cur >= 0 && !w->slots[w->cur].held)
 			return w->stopped = TASK_STOP_LOST;
@@ -206,10 +211,11 @@ worker_await_connection(worker *w)
 	while ((stop = worker_tick(w)) == TASK_GO && !pg_alive(w->db.conn))
 		nap_until(w, w->next_beat);
 	/*
-	 * Stopped (a shutdown, --max-runtime) before it was back: what it held
-	 * is left for the rescue, and the run says so (75).
+	 * Shut down before it was back: what it held is left for the rescue,
+	 * and the run says so (75). (The running job's timeout, a cancel or a
+	 * lost lease stop the job, not the wait: its outcome waits too.)
 	 */
-	if (stop != TASK_GO && !pg_alive(w->db.conn) && w->code == 0) {
+	if (stop == TASK_STOP_SHUTDOWN && !pg_alive(w->db.conn) && w->code == 0) {
 		w->code = w->err.code ? w->err.code : EX_TEMPFAIL;
 		cq_prefix(&w->err, "stopped while waiting for the database, its jobs left to be rescued: ");
 	}

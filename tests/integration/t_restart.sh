@@ -102,6 +102,21 @@ match "a stop while waiting: one line, what it left" '^cronq: error: stopped whi
 eq "a stop while waiting: one line on stderr" 1 "$(grep -c . "$T_DIR/err")"
 eq "a stop while waiting: the job left running, for the rescue" "running|1|" "$(fate "$s")"
 
+# A sql job whose timeout comes during the wait (its session ended by the
+# outage): stopped at its timeout, the outcome waits, recorded once the
+# database is back; exit 0.
+q "delete from cronq.jobs; delete from cronq.job_runs"
+s=$("$CRONQ" enqueue sql '{"sql": "select pg_sleep(20)"}' --max-attempts 1 --timeout 3s)
+"$CRONQ" run --db "connect_timeout=2" --lease 20s --kill-grace 1s >"$T_DIR/out" 2>"$T_DIR/err" &
+pid=$!
+check "a timeout while waiting: the sql job is running" wait_for "running" 5 \
+    "select count(*) = 1 from pg_stat_activity where query = 'select pg_sleep(20)' and state = 'active'"
+outage 5
+wait $pid
+rc=$?
+eq "a timeout while waiting: exit 0" 0 $rc
+eq "a timeout while waiting: recorded, one run" "dead|1|timeout" "$(fate "$s")"
+
 # A restart meets a sql job, whose session it ends: given back (not
 # counted) once the runner has reconnected, and run again, even when the
 # server was still starting when the runner first tried.
