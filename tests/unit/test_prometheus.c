@@ -69,6 +69,8 @@ test_full_document(void)
 		"cronq_expired_leases 1",
 		"cronq_dead_jobs 7",
 		"cronq_overdue_schedules 2",
+		"cronq_unplannable_schedules 1",
+		"cronq_refused_schedules 3",
 		"cronq_last_wake_timestamp_seconds 1795427970",
 		"cronq_status_timestamp_seconds 1795428000",
 		"cronq_schedule_enabled{schedule=\"nightly\"} 1",
@@ -91,6 +93,7 @@ test_full_document(void)
 		"   \"count\": 10, \"sum_seconds\": 20.125, \"p50_seconds\": 0.25, \"p90_seconds\": 1.5,"
 		"   \"p99_seconds\": 12}]},"
 		" \"expired_leases\": {\"count\": 1}, \"dead\": {\"count\": 7}, \"overdue_schedules\": 2,"
+		" \"unplannable_schedules\": 1, \"refused_schedules\": 3,"
 		" \"last_wake\": {\"started_at\": \"2026-11-23T09:59:30Z\"},"
 		" \"schedules\": ["
 		"   {\"name\": \"nightly\", \"enabled\": true, \"next_run_at\": \"2026-11-24T03:00:00Z\","
@@ -105,7 +108,7 @@ test_full_document(void)
 	CHECK(strstr(t, "cronq_schedule_last_job_status{schedule=\"off\"") == NULL,
 		  "no last-job sample for a schedule that never enqueued");
 	CHECK(count_lines(t, "# HELP ") == count_lines(t, "# TYPE "), "every family has HELP and TYPE");
-	CHECK(count_lines(t, "# TYPE ") == 19, "19 families: %d", count_lines(t, "# TYPE "));
+	CHECK(count_lines(t, "# TYPE ") == 21, "21 families: %d", count_lines(t, "# TYPE "));
 	CHECK(count_lines(t, "cronq_job_duration_seconds") == 5, "3 quantiles, _sum and _count: %d",
 		  count_lines(t, "cronq_job_duration_seconds"));
 	CHECK(strstr(t, "_24h") == NULL, "no window in a metric name");
