@@ -263,7 +263,9 @@ schedule_why(PGconn *conn, const char *name, const char *at, cq_err *err)
 	t = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
 	times = (fire_def) {name, PQgetvalue(res, 0, 0), PQgetvalue(res, 0, 1), !PQgetisnull(res, 0, 3),
 		strtoll(PQgetvalue(res, 0, 3), NULL, 10), strtoll(PQgetvalue(res, 0, 4), NULL, 10)};
-	if (schedule_fire_at_or_before(&times, t, &fire, err) != 0) {
+	/* times points into res: the fire time, and those before it, now. */
+	if (schedule_fire_at_or_before(&times, t, &fire, err) != 0 ||
+		schedule_fires_upto(&times, fire - 1, WHY_LOOK_BACK, before, &nbefore, err) != 0) {
 		PQclear(res);
 		return NULL;
 	}
@@ -283,10 +285,6 @@ schedule_why(PGconn *conn, const char *name, const char *at, cq_err *err)
 					"fire_local", local);
 	PQclear(res);
 
-	if (schedule_fires_upto(&times, fire - 1, WHY_LOOK_BACK, before, &nbefore, err) != 0) {
-		json_decref(out);
-		return NULL;
-	}
 	buf_puts(&earlier, "{");
 	for (int k = 0; k < nbefore; k++) {
 		char ts[RFC3339_BUFLEN];
