@@ -43,16 +43,13 @@
 #define OUTAGES_MAX 3
 
 /*
- * Sleep until until (mono_ms), whatever a first stop request says (a wait
- * for the database after one must not spin), but not past the end of the
- * shutdown's grace, and not at all after a second request.
+ * Sleep until until (mono_ms), waking early once requests stop requests
+ * have come (run_stop_requests), 50 ms at a time.
  */
 static void
-nap_until(const worker *w, int64_t until)
+nap(int64_t until, int requests)
 {
-	if (w->shutdown_at && w->shutdown_at < until)
-		until = w->shutdown_at;
-	while (run_stop_requests < 2) {
+	while (run_stop_requests < requests) {
 		int64_t left = until - mono_ms();
 		struct timespec ts;
 
@@ -70,20 +67,18 @@ nap_until(const worker *w, int64_t until)
 static void
 nap_ms(int64_t ms)
 {
-	int64_t until = mono_ms() + ms;
+	nap(mono_ms() + ms, 1);
+}
 
-	while (!run_stop_requests) {
-		int64_t left = until - mono_ms();
-		struct timespec ts;
-
-		if (left <= 0)
-			return;
-		if (left > 50)
-			left = 50;
-		ts.tv_sec = 0;
-		ts.tv_nsec = left * 1000000;
-		nanosleep(&ts, NULL);
-	}
+/*
+ * Sleep until until, whatever a first stop request says (a wait for the
+ * database after one must not spin), but not past the end of the
+ * shutdown's grace, and not at all after a second request.
+ */
+static void
+nap_until(const worker *w, int64_t until)
+{
+	nap(w->shutdown_at && w->shutdown_at < until ? w->shutdown_at : until, 2);
 }
 
 /*
