@@ -114,12 +114,13 @@ worker_ride_out(worker *w)
 	}
 	if (now + RECONNECT_RETRY_MS + limit + w->sh->o->kill_grace_ms + 1000 >= last)
 		return false;
-	if (!w->offline)
+	if (!w->offline) {
 		w->outages++;
+		log_full(LOG_INFO, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}}, NULL, NULL,
+				 "the connection to the database is lost (%s); waiting for it while the leases last",
+				 w->err.msg);
+	}
 	w->offline = true;
-	log_full(LOG_INFO, (log_field[]) {{"worker", w->id, false}, {NULL, NULL, false}}, NULL, NULL,
-			 "the connection to the database is lost (%s); waiting for it while the leases last",
-			 w->err.msg);
 	w->next_beat = now + RECONNECT_RETRY_MS;
 	return true;
 }
