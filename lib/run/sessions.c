@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pg/pg.h"
 #include "run/run_int.h"
@@ -16,6 +17,8 @@
 
 /* Lost sessions given back in a row, at most, before the next is counted. */
 #define LOST_SESSION_GIVE_BACKS 3
+/* How long after a kept runner's session it is asked again. */
+#define SESSION_LOST_RECHECK_MS 300
 
 /*
  * A session the running job needs could not be opened, for no fault of
@@ -80,8 +83,21 @@ worker_session_lost(void *arg)
 	int job = w->cur;
 
 	w->next_beat = 0;
-	if ((stop = worker_await_connection(w)) != TASK_GO || w->db.conn == before)
+	if ((stop = worker_await_connection(w)) != TASK_GO)
 		return stop;
+	/*
+	 * Kept: asked again a moment later, since a server shutting down ends
+	 * its sessions one by one (the runner's may answer just before its
+	 * turn comes).
+	 */
+	if (w->db.conn == before) {
+		struct timespec ts = {0, SESSION_LOST_RECHECK_MS * 1000000L};
+
+		nanosleep(&ts, NULL);
+		w->next_beat = 0;
+		if ((stop = worker_await_connection(w)) != TASK_GO || w->db.conn == before)
+			return stop;
+	}
 	if (job < 0 || given_back_in_a_row(w, w->slots[job].job->id) != LOST_SESSION_GIVE_BACKS) {
 		copy_message(w->unavailable, sizeof w->unavailable,
 					 "the server ended the job's session and the runner's (a restart or a failover)");
