@@ -54,6 +54,20 @@ $$;
 create index if not exists occurrences_refused on cronq.occurrences (schedule, decided_at)
     where decision = 'refused';
 
+-- Why the schedule p_name's jobs are refused: its newest refusal after
+-- p_since (its last job's enqueue; null: ever), or null. What status and
+-- check ask of each enabled schedule; the caller sees the ledger rows
+-- row-level security lets it see.
+create or replace function cronq.schedule_refusal(p_name text, p_since timestamptz)
+returns text
+language sql stable
+begin atomic
+    select o.detail from cronq.occurrences o
+    where o.schedule = p_name and o.decision = 'refused'
+      and o.decided_at > coalesce(p_since, '-infinity'::timestamptz)
+    order by o.decided_at desc limit 1;
+end;
+
 -- As 0017's, but a change of the spread alone moves next_run_at.
 create or replace function cronq.schedules_guard() returns trigger
 language plpgsql set search_path = pg_catalog, pg_temp as $$

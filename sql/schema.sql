@@ -2422,6 +2422,22 @@ $$;
 ALTER FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval, hooks jsonb) OWNER TO postgres;
 
 --
+-- Name: schedule_refusal(text, timestamp with time zone); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schedule_refusal(p_name text, p_since timestamp with time zone) RETURNS text
+    LANGUAGE sql STABLE
+    BEGIN ATOMIC
+ SELECT o.detail
+    FROM cronq.occurrences o
+   WHERE ((o.schedule = schedule_refusal.p_name) AND (o.decision = 'refused'::text) AND (o.decided_at > COALESCE(schedule_refusal.p_since, '-infinity'::timestamp with time zone)))
+   ORDER BY o.decided_at DESC
+  LIMIT 1;
+END;
+
+ALTER FUNCTION cronq.schedule_refusal(p_name text, p_since timestamp with time zone) OWNER TO postgres;
+
+--
 -- Name: schedules_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 

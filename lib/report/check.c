@@ -68,6 +68,36 @@ put_perf(buf *out, int64_t v, bool duration)
 		buf_printf(out, "%" PRId64 ".%03" PRId64, v / 1000, v % 1000);
 }
 
+/* Flatten a message (libpq's are multi-line) onto one line. */
+static void
+put_one_line(buf *out, const char *s)
+{
+	bool space = false;
+
+	while (isspace((unsigned char) *s))
+		s++;
+	for (; *s; s++) {
+		if (isspace((unsigned char) *s)) {
+			space = true;
+			continue;
+		}
+		if (space)
+			buf_putc(out, ' ');
+		space = false;
+		buf_putc(out, *s);
+	}
+}
+
+/* s with its control characters escaped, flattened onto one line. */
+static void
+put_clean(buf *out, const char *s)
+{
+	char *clean = utf8_printable(s, false);
+
+	put_one_line(out, clean);
+	free(clean);
+}
+
 /*
  * What is wrong whatever the limits given: no runner ever woke (cron does
  * not call "cronq run", or it never reached the database), or an enabled
@@ -143,13 +173,18 @@ check_verdict(const stats_health *h, const check_limits *lim, buf *line)
 		}
 	}
 	if (h->unplannable > 0) {
-		buf_printf(&out, ", %" PRId64 " schedule%s cannot run (%s)", h->unplannable,
-				   h->unplannable == 1 ? "" : "s", h->unplannable_name);
+		buf_printf(&out, ", %" PRId64 " schedule%s cannot run (", h->unplannable,
+				   h->unplannable == 1 ? "" : "s");
+		put_clean(&out, h->unplannable_name);
+		buf_puts(&out, ")");
 		buf_printf(&perf, " unplannable=%" PRId64, h->unplannable);
 	}
 	if (h->refused > 0) {
-		buf_printf(&out, ", %" PRId64 " schedule%s refused (%s)", h->refused,
-				   h->refused == 1 ? "'s jobs are" : "s' jobs are", h->refused_name);
+		/* The database's words, which may quote an author's payload. */
+		buf_printf(&out, ", %" PRId64 " schedule%s refused (", h->refused,
+				   h->refused == 1 ? "'s jobs are" : "s' jobs are");
+		put_clean(&out, h->refused_name);
+		buf_puts(&out, ")");
 		buf_printf(&perf, " refused=%" PRId64, h->refused);
 	}
 	if (h->paused > 0) {
@@ -168,33 +203,10 @@ check_verdict(const stats_health *h, const check_limits *lim, buf *line)
 	return state;
 }
 
-/* Flatten a message (libpq's are multi-line) onto one line. */
-static void
-put_one_line(buf *out, const char *s)
-{
-	bool space = false;
-
-	while (isspace((unsigned char) *s))
-		s++;
-	for (; *s; s++) {
-		if (isspace((unsigned char) *s)) {
-			space = true;
-			continue;
-		}
-		if (space)
-			buf_putc(out, ' ');
-		space = false;
-		buf_putc(out, *s);
-	}
-}
-
 int
 check_unknown(const char *msg, buf *out)
 {
-	char *clean = utf8_printable(msg, false);
-
 	buf_puts(out, "CRONQ UNKNOWN - ");
-	put_one_line(out, clean);
-	free(clean);
+	put_clean(out, msg);
 	return CHECK_UNKNOWN;
 }

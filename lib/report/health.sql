@@ -5,9 +5,10 @@
 -- enabled schedule's name and lateness (ms, nulls when none is); the keys
 -- paused (a count, and the first in order); the limits full now (the
 -- same); the enabled schedules whose jobs are refused (the newest refusal
--- in the ledger later than their last job: a count, and the first's
--- "NAME: why", through the partial index occurrences_refused). A job held by a pause is not late: it counts in neither the lag
--- nor the due jobs (one waiting for room under a limit does). Each
+-- in the ledger later than their last job, cronq.schedule_refusal(): a
+-- count, and the first's "NAME: why"). A job held by a pause is not late:
+-- it counts in neither the lag nor the due jobs (one waiting for room
+-- under a limit does). Each
 -- subquery is shaped for its index: the due and failed counts and the lag
 -- read jobs_due, the stuck count jobs_leases, the most overdue schedule
 -- schedules_due, the newest wake the primary key.
@@ -41,10 +42,7 @@ select
 from (select 1) one left join lateral (
     -- enabled schedules whose newest refusal came after their last job
     select count(*) as n, min(x.name || ': ' || x.detail) as first
-    from (select s.name, (select o.detail from cronq.occurrences o
-                          where o.schedule = s.name and o.decision = 'refused'
-                            and o.decided_at > coalesce(s.last_enqueued_at, '-infinity')
-                          order by o.decided_at desc limit 1) as detail
+    from (select s.name, cronq.schedule_refusal(s.name, s.last_enqueued_at) as detail
           from cronq.schedules s where s.enabled) x
     where x.detail is not null) r on true
 left join lateral (

@@ -95,10 +95,7 @@ s as (
         s.last_job_id, j.status as last_job_status,
         exists (select 1 from pz where pz.key = 'schedule:' || s.name) as paused,
         to_char(j.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as last_job_finished_at,
-        case when s.enabled then (select o.detail from cronq.occurrences o
-            where o.schedule = s.name and o.decision = 'refused'
-              and o.decided_at > coalesce(s.last_enqueued_at, '-infinity')
-            order by o.decided_at desc limit 1) end as refused
+        case when s.enabled then cronq.schedule_refusal(s.name, s.last_enqueued_at) end as refused
     from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id)
 select json_build_object(
     'generated_at', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),

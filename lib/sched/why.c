@@ -56,7 +56,7 @@ static const char fire_sql[] =
 	"  " UTC("w.before") " as wake_before, " UTC("w.after") " as wake_after,"
 	/* a gap the wakes kept can tell of: none in the 2 minutes after the fire time */
 	"  w.before is not null and coalesce(w.after, now()) > $2::timestamptz + interval '2 minutes' as gap,"
-	/* the jobs refused: the newest decision before this fire time, within the retry's hour */
+	/* the jobs refused: the newest decision of the fire times before it ($4), a refusal, its retry to come */
 	"  rf.detail as refused_why, " UTC("rf.decided_at") " as refused_at,"
 	"  " UTC("s.next_run_at") " as next_run_at"
 	" from cronq.schedules s"

@@ -65,6 +65,12 @@ static const struct {
 	 "CRONQ CRITICAL - lag 0s, dead 0, failed 0, stuck 0, last wake 1s ago, overdue 0s,"
 	 " 2 schedules cannot run (a: bad zone)"
 	 " | lag=0s dead=0 failed=0 stuck=0 silence=1s overdue=0s unplannable=2"},
+	{"a schedule whose jobs are refused is CRITICAL, its reason on one line, escaped",
+	 {.woke = true, .silence_ms = S(1), .refused = 1, .refused_name = "backup: unknown key \"a\nb\x1b\""},
+	 {.lag = {0}}, CHECK_CRITICAL,
+	 "CRONQ CRITICAL - lag 0s, dead 0, failed 0, stuck 0, last wake 1s ago, overdue 0s,"
+	 " 1 schedule's jobs are refused (backup: unknown key \"a b\\x1b\")"
+	 " | lag=0s dead=0 failed=0 stuck=0 silence=1s overdue=0s refused=1"},
 	{"a paused key is said, not judged", {.woke = true, .silence_ms = S(1), .paused = 1,
 	 .paused_key = "queue:reports"}, {.lag = {true, true, S(30), S(60)}}, CHECK_OK,
 	 "CRONQ OK - lag 0s, dead 0, failed 0, stuck 0, last wake 1s ago, overdue 0s, 1 key paused (queue:reports)"
