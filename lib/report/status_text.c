@@ -11,6 +11,7 @@
 #include "util/buf.h"
 #include "util/duration.h"
 #include "util/json.h"
+#include "util/utf8.h"
 #include "util/term.h"
 #include "util/utf8.h"
 
@@ -264,10 +265,14 @@ text_schedules(buf *out, const json_t *doc, const table_mode *m)
 			table_cell(&t, "-");
 	}
 	table_flush(&t, out, m);
+	/* The reason is the database's words, which may quote an author's payload. */
 	json_array_foreach(scheds, i, s)
-		if (json_is_string(json_object_get(s, "error")))
-			buf_printf(out, "schedule %s cannot run: %s\n", cq_json_str(s, "name", "?"),
-					   cq_json_str(s, "error", "?"));
+		if (json_is_string(json_object_get(s, "error"))) {
+			char *why = utf8_printable(cq_json_str(s, "error", "?"), false);
+
+			buf_printf(out, "schedule %s cannot run: %s\n", cq_json_str(s, "name", "?"), why);
+			free(why);
+		}
 }
 
 /*

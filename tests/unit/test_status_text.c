@@ -47,7 +47,7 @@ static const char doc[] =
 	"   \"expired_leases\": 1, \"runs_24h\": {\"succeeded\": [0, 1, 2], \"failed\": [0, 0, 1]}}],"
 	" \"schedules\": [{\"name\": \"nightly\", \"cron\": \"0 2 * * *\", \"timezone\": \"UTC\", \"enabled\": true,"
 	"   \"next_run_at\": \"2026-03-09T02:00:00Z\", \"overdue\": true, \"overdue_seconds\": 600,"
-	"   \"last_enqueued_at\": null, \"error\": \"expected 5 fields, got 4\"}]}";
+	"   \"last_enqueued_at\": null, \"error\": \"expected 5 fields,\\ngot 4\\u001b[2J\"}]}";
 
 static const char want[] =
 	"Lag:                1m30s (3 jobs due, the oldest since 2026-03-08T10:00:00Z)\n"
@@ -75,7 +75,7 @@ static const char want[] =
 	"Schedules\n"
 	"NAME     CRON       TIMEZONE  ENABLED  NEXT RUN              OVERDUE  LAST ENQUEUED  LAST JOB\n"
 	"nightly  0 2 * * *  UTC       yes      2026-03-09T02:00:00Z  10m      -              -\n"
-	"schedule nightly cannot run: expected 5 fields, got 4\n";
+	"schedule nightly cannot run: expected 5 fields, got 4\\x1b[2J\n";
 
 static const char chart[] =
 	"\n"
