@@ -158,11 +158,9 @@ decided(const PGresult *r, const char *decision, char *out, size_t len)
 	else if (strcmp(decision, "overlap") == 0)
 		say(out, len, "skipped: the previous job was still unfinished (overlap skip)");
 	else if (strcmp(decision, "catchup") == 0)
-		say(out, len, "skipped by catch-up (catchup %s: %s)%s%s%s%s", detail ? detail : "latest",
+		say(out, len, "skipped by catch-up (catchup %s: %s)", detail ? detail : "latest",
 			detail && strcmp(detail, "skip") == 0 ? "a missed occurrence is not run late"
-			: "after a gap only the newest missed occurrence runs",
-			flag(r, "gap") ? "; no runner woke between " : "", flag(r, "gap") ? col(r, "wake_before") : "",
-			flag(r, "gap") ? " and " : "", flag(r, "gap") ? wake_after(r) : "");
+			: "after a gap only the newest missed occurrence runs");
 	else if (strcmp(decision, "paused") == 0)
 		say(out, len, "skipped: the schedule was paused%s%s", detail ? " until " : "", detail ? detail : "");
 	else if (strcmp(decision, "disabled") == 0 && detail)
@@ -174,6 +172,17 @@ decided(const PGresult *r, const char *decision, char *out, size_t len)
 		say(out, len, "skipped: the schedule was disabled");
 	else
 		say(out, len, "refused: its job could not be written: %s", detail ? detail : "no reason recorded");
+	/*
+	 * Decided late, after a gap in the wakes: said, so that a pause or a
+	 * spell that began after the fire time is not read as the reason no
+	 * runner ran it when it was due.
+	 */
+	if ((strcmp(decision, "catchup") == 0 || strcmp(decision, "paused") == 0 ||
+		 strcmp(decision, "disabled") == 0) && flag(r, "gap")) {
+		size_t used = strlen(out);
+
+		say(out + used, len - used, "; no runner woke between %s and %s", col(r, "wake_before"), wake_after(r));
+	}
 	/* Skipped when decided, and enqueued since under its key (a backfill). */
 	if (strcmp(decision, "enqueued") != 0 && strcmp(decision, "expired") != 0 &&
 		strcmp(decision, "overlap") != 0 && col(r, "job_id")) {

@@ -128,6 +128,19 @@ q "set session_replication_role = replica;
 as cronq_runner why nobody --at "$(mins -2)"
 match "why: no runner woke" "not run: no runner woke between .* and now" "$OUT"
 eq "why exits 0 with an answer" 0 "$RC"
+# paused after an outage: the missed fire times are decided paused, and
+# why says no runner woke when they were due, not only that it was paused
+as cronq_runner schedule add late-pause '* * * * *' noop --catchup all
+q "set session_replication_role = replica;
+   update cronq.schedules set next_run_at = '$(mins -4)', created_at = '$(mins -60)' where name = 'late-pause';
+   delete from cronq.wakes; insert into cronq.wakes (worker, host, started_at) values ('w', 'h', '$(mins -10)')" >/dev/null
+as cronq_runner pause schedule:late-pause
+run --queue none-such >/dev/null 2>&1
+eq "paused after an outage: decided paused" paused \
+    "$(q "select decision from cronq.occurrences where schedule = 'late-pause' and fire_at = '$(mins -3)'")"
+as cronq_runner why late-pause --at "$(mins -3)"
+match "why: paused after an outage says the gap too" "skipped: the schedule was paused; no runner woke between .* and " "$OUT"
+as cronq_runner resume schedule:late-pause
 # refused: the author lost the right to its jobs
 q "grant cronq_exec to app2" >/dev/null
 q "insert into cronq.schedules (name, cron, type, payload, created_by, next_run_at)
