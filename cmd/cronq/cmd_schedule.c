@@ -287,6 +287,7 @@ static int
 cmd_next(const sched_args *a, const cli_common *common, const char *arg)
 {
 	char ts[RFC3339_BUFLEN], anchor[RFC3339_BUFLEN], from[RFC3339_BUFLEN];
+	const char *ended = NULL;
 	cq_err err = {0};
 	int64_t *times, n, t;
 	int rc;
@@ -313,11 +314,14 @@ cmd_next(const sched_args *a, const cli_common *common, const char *arg)
 			return EX_USAGE;
 		}
 		if ((rc = cli_connect(common, &conn, &err)) == 0)
-			rc = schedule_upcoming(conn, arg, a->count, &times, &n, NULL, &err);
+			rc = schedule_upcoming(conn, arg, a->count, &times, &n, NULL, &ended, &err);
 		pg_close(conn);
 		if (rc != 0)
 			return cli_report(&err);
 	}
+	/* Fewer times than asked for, or none: why, to a person (not to a pipe). */
+	if (ended)
+		cli_tell("schedule \"%s\" %s", arg, ended);
 	for (int64_t i = 0; i < n; i++) {
 		rfc3339_format(times[i], ts, sizeof ts);
 		printf("%s\n", ts);
@@ -340,7 +344,7 @@ confirm_next(PGconn *conn, const char *name, const char *said)
 
 	if (!cli_confirming())
 		return;
-	if (schedule_upcoming(conn, name, 1, &times, &n, NULL, &err) == 0 && n > 0) {
+	if (schedule_upcoming(conn, name, 1, &times, &n, NULL, NULL, &err) == 0 && n > 0) {
 		rfc3339_format(times[0], ts, sizeof ts);
 		cli_confirm("%s; next run %s", said, ts);
 	} else

@@ -319,7 +319,7 @@ add_upcoming(PGconn *conn, const char *name, json_t *s, cq_err *err)
 	cq_err soft = {0};
 	int rc;
 
-	if ((rc = schedule_upcoming(conn, name, SCHEDULE_SHOW_NEXT, &times, &n, &zone_name, &soft)) != 0) {
+	if ((rc = schedule_upcoming(conn, name, SCHEDULE_SHOW_NEXT, &times, &n, &zone_name, NULL, &soft)) != 0) {
 		json_decref(list);
 		if (soft.code == EX_DATAERR)
 			return json_object_set_new(s, "next_fire_times", json_null()) == 0 ? 0 : EX_SOFTWARE;
@@ -385,17 +385,18 @@ schedule_list(PGconn *conn, const char *name, cq_err *err)
 
 int
 schedule_upcoming(PGconn *conn, const char *name, int64_t count, int64_t **times, int64_t *n,
-				  char **zone, cq_err *err)
+				  char **zone, const char **ended, cq_err *err)
 {
 	static const char sql[] =
 		"select s.cron, s.timezone, floor(extract(epoch from now()))::bigint,"
 		" floor(extract(epoch from s.anchor))::bigint,"
 		" coalesce(floor(extract(epoch from s.spread)), 0)::bigint,"
 		" p.key is not null, floor(extract(epoch from p.paused_at))::bigint,"
-		" floor(extract(epoch from p.until))::bigint"
+		" floor(extract(epoch from p.until))::bigint, s.enabled"
 		" from cronq.schedules s left join cronq.pauses p on p.schedule = s.name"
 		" where s.name = $1";
 	PGresult *res = pg_exec(conn, sql, 1, (const char *[]) {name}, PG_MAYBE_ONE, err, NULL);
+	const char *why = NULL;
 	fire_def def;
 	fire_clock clock;
 	bool paused, forever;
@@ -406,6 +407,8 @@ schedule_upcoming(PGconn *conn, const char *name, int64_t count, int64_t **times
 	*n = 0;
 	if (zone)
 		*zone = NULL;
+	if (ended)
+		*ended = NULL;
 	if (res == NULL)
 		return err->code;
 	if (PQntuples(res) == 0) {
@@ -426,16 +429,28 @@ schedule_upcoming(PGconn *conn, const char *name, int64_t count, int64_t **times
 	if (zone)
 		*zone = xstrdup(def.zone);
 	*times = xcalloc((size_t) count + 1, sizeof **times);
-	while (*n < count && fire_next(&clock, t, &t) == 0) {
+	while (*n < count) {
+		if (PQgetvalue(res, 0, 8)[0] != 't') {
+			why = "is disabled: it has no fire time until it is enabled";
+			break;
+		}
+		if (fire_next(&clock, t, &t) != 0) {
+			why = "has no later fire time";
+			break;
+		}
 		/* An occurrence in the pause is skipped when its time comes: left out. */
 		if (paused && t >= paused_at && (forever || t < until)) {
-			if (forever)
+			if (forever) {
+				why = "is paused until resumed: it has no fire time until then";
 				break;
+			}
 			t = until - 1;
 			continue;
 		}
 		(*times)[(*n)++] = t;
 	}
+	if (ended)
+		*ended = why;
 	fire_close(&clock);
 	PQclear(res);
 	return 0;

@@ -107,12 +107,14 @@ json_t *schedule_list(PGconn *conn, const char *name, cq_err *err);
 /*
  * The next count due instants (epoch seconds, ascending) of stored schedule
  * name after the database's now: its zone, anchor and spread applied, and
- * those inside its pause left out (none while it is paused for good). A new
- * array *times of *n the caller free()s; *zone gets its zone's name, to
- * free() too (NULL when not wanted).
+ * those inside its pause left out (none while it is paused for good or
+ * disabled). A new array *times of *n the caller free()s; *zone gets its
+ * zone's name, to free() too; *ended, when fewer than count came, why
+ * ("is disabled: …", to follow the schedule's name), else NULL. Either may
+ * be NULL when not wanted.
  */
 int schedule_upcoming(PGconn *conn, const char *name, int64_t count, int64_t **times, int64_t *n,
-					  char **zone, cq_err *err) __attribute__((warn_unused_result));
+					  char **zone, const char **ended, cq_err *err) __attribute__((warn_unused_result));
 
 /*
  * Checks stored schedules the way a wake plans them, for status and check:

@@ -95,7 +95,21 @@ eq "schedule next NAME skips the pause" \
 "$CRONQ" pause schedule:every-spread >/dev/null
 cronq schedule next every-spread
 expect "paused for good: no fire times" 0 "" ""
+cronq schedule next every-spread -v
+expect "paused for good, -v: why there are none" 0 "" \
+    "cronq: info: schedule \"every-spread\" is paused until resumed: it has no fire time until then"
 "$CRONQ" resume schedule:every-spread >/dev/null
+# Disabled: it will not fire, so no fire times either (and, to a person, why).
+"$CRONQ" schedule disable every-spread >/dev/null
+cronq schedule next every-spread
+expect "disabled: no fire times" 0 "" ""
+cronq schedule next every-spread -v
+expect "disabled, -v: why there are none" 0 "" \
+    "cronq: info: schedule \"every-spread\" is disabled: it has no fire time until it is enabled"
+cronq schedule show every-spread --json
+eq "show --json of a disabled schedule: no next_fire_times" 0 \
+    "$(q "select json_array_length(j->'next_fire_times') from (select '$OUT'::json j) x")"
+"$CRONQ" schedule enable every-spread >/dev/null
 
 # Catch-up under 4 runners: @every 7m (catchup all) and the spread schedule,
 # both down for about an hour; every occurrence once, with its key.
