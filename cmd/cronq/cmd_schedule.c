@@ -461,10 +461,15 @@ cmd_schedule(int argc, char **argv)
 			cli_confirm("disabled schedule %s", argv[0]);
 	} else if (strcmp(sub, "run") == 0) {
 		int64_t id;
+		bool again;
 
-		if ((rc = schedule_run(conn, argv[0], a.force, &id, &err)) == 0) {
+		if ((rc = schedule_run(conn, argv[0], a.force, &id, &again, &err)) == 0) {
 			printf("%" PRId64 "\n", id);
-			cli_confirm("enqueued job %" PRId64 " of schedule %s", id, argv[0]);
+			if (again)
+				cli_tell("job %" PRId64 " of schedule %s was enqueued by a run in this same second: "
+						 "one job a second, none more", id, argv[0]);
+			else
+				cli_tell("enqueued job %" PRId64 " of schedule %s", id, argv[0]);
 		}
 	} else {
 		json_t *list = schedule_list(conn, strcmp(sub, "show") == 0 ? argv[0] : NULL, &err);

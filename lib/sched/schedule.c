@@ -273,12 +273,14 @@ schedule_set_enabled(PGconn *conn, const char *name, bool enabled, bool *changed
 }
 
 int
-schedule_run(PGconn *conn, const char *name, bool force, int64_t *job_id, cq_err *err)
+schedule_run(PGconn *conn, const char *name, bool force, int64_t *job_id, bool *again, cq_err *err)
 {
 	const char *params[2] = {name, force ? "true" : "false"};
 	char state[6];
-	PGresult *res = pg_exec(conn, "select cronq.run_schedule($1, $2::bool)", 2, params, PG_ONE, err, state);
+	PGresult *res = pg_exec(conn, "select cronq.run_schedule($1, $2::bool), now()", 2, params, PG_ONE, err,
+							state);
 
+	*again = false;
 	if (res == NULL) {
 		if (strcmp(state, "P0002") == 0)
 			err->code = EX_DATAERR;
@@ -287,6 +289,19 @@ schedule_run(PGconn *conn, const char *name, bool force, int64_t *job_id, cq_err
 		return err->code;
 	}
 	*job_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	/*
+	 * The key holds one job a second: a job not due at this call's now()
+	 * was enqueued by an earlier run of the same second (committed: only
+	 * the question is left to ask, and a failure to ask it says nothing).
+	 */
+	params[0] = PQgetvalue(res, 0, 0);
+	params[1] = PQgetvalue(res, 0, 1);
+	cq_err unasked = {0};
+	PGresult *same = pg_exec(conn, "select run_at <> $2::timestamptz from cronq.jobs where id = $1", 2, params,
+							 PG_MAYBE_ONE, &unasked, NULL);
+
+	*again = same && PQntuples(same) == 1 && PQgetvalue(same, 0, 0)[0] == 't';
+	PQclear(same);
 	PQclear(res);
 	return 0;
 }

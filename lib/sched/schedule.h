@@ -67,11 +67,12 @@ int schedule_set_enabled(PGconn *conn, const char *name, bool enabled, bool *cha
 
 /*
  * `cronq schedule run`: one job of schedule name now (cronq.run_schedule()),
- * its id in *job_id. EX_DATAERR when the caller sees no such schedule;
- * EX_TEMPFAIL when overlap skip refuses (its last job unfinished) and not
- * force.
+ * its id in *job_id; *again when that job was enqueued by an earlier run
+ * of the same second (the manual key's), not by this one. EX_DATAERR when
+ * the caller sees no such schedule; EX_TEMPFAIL when overlap skip refuses
+ * (its last job unfinished) and not force.
  */
-int schedule_run(PGconn *conn, const char *name, bool force, int64_t *job_id, cq_err *err)
+int schedule_run(PGconn *conn, const char *name, bool force, int64_t *job_id, bool *again, cq_err *err)
 	__attribute__((warn_unused_result));
 
 /*

@@ -226,8 +226,22 @@ as app schedule run mine
 eq "schedule run: overlap skip refuses while its job is unfinished, nothing written" "75|$n" "$RC|$(q "select count(*) from cronq.jobs")"
 match "schedule run: says which job" "job $id is still unfinished \(overlap skip\)" "$ERR"
 sleep 1
-as app schedule run mine --force
+as app schedule run mine --force -v
 eq "schedule run --force: one more job" "0|$((n + 1))" "$RC|$(q "select count(*) from cronq.jobs")"
+match "schedule run -v: says it enqueued it" "enqueued job $OUT of schedule mine" "$ERR"
+# A run in the same second: the key's job, and a person is told so. Two
+# runs straddling a second are two jobs: tried again, early in a second.
+for _ in 1 2 3; do
+    while [ "$(date +%N)" -gt 200000000 ]; do sleep 0.05; done
+    as app schedule run mine --force -v
+    first=$OUT; n=$(q "select count(*) from cronq.jobs")
+    as app schedule run mine --force -v
+    [ "$(q "select count(distinct date_trunc('second', scheduled_for)) from cronq.jobs where id in ($first, ${OUT:-0})")" = 1 ] && break
+done
+eq "schedule run --force again in the same second: the same job, no more" "0|$first|$n" \
+    "$RC|$OUT|$(q "select count(*) from cronq.jobs")"
+match "schedule run -v: says the job is the earlier run's" "job $first of schedule mine was enqueued by a run in this same second" "$ERR"
+n=$((n - 1))
 as app2 schedule run mine --force
 eq "schedule run: another role's schedule does not exist for it, nothing written" "65|$((n + 1))" "$RC|$(q "select count(*) from cronq.jobs")"
 sleep 1
