@@ -376,8 +376,7 @@ outcome_params(job_outcome *o, int n, bool plain, bool expired_only, bool skip, 
 		params[3] = buf_str(&a[10]);
 		params[4] = buf_str(&a[11]);
 		params[5] = o[0].worker;
-		params[6] = buf_str(&a[14]);
-		return 7;
+		return 6;
 	}
 	params[12] = expired_only ? "t" : "f";
 	return RECORD_NPARAMS;
@@ -405,6 +404,31 @@ apply_statuses(const char *list, job_outcome *o, int n)
 }
 
 /*
+ * The same for record_plain.sql's answer: every job succeeded but those
+ * listed ("id,id,…", or empty), whose rows were not theirs to record.
+ */
+static void
+apply_plain(const char *list, job_outcome *o, int n)
+{
+	id_pos *ix = *list ? index_ids(&o[0].id, sizeof *o, n) : NULL;
+
+	for (int i = 0; i < n; i++)
+		o[i].new_status = JOB_STATUS_SUCCEEDED;
+	while (*list) {
+		char *end;
+		int64_t id = strtoll(list, &end, 10);
+		int i;
+
+		if (end == list)
+			break;				/* not a number: nothing more to read */
+		if ((i = find_id(ix, n, id)) >= 0)
+			o[i].new_status = JOB_STATUS_NONE;
+		list = *end == ',' ? end + 1 : end;
+	}
+	free(ix);
+}
+
+/*
  * One outcome statement. With skip, the rows of the jobs marked others are
  * not waited for (busy when held); without, a row held locked is waited
  * for up to the statement's lock_timeout, and then it fails (55P03 in
@@ -421,14 +445,18 @@ record_once(PGconn *conn, job_outcome *o, int n, bool expired_only, bool skip, c
 
 	if (n == 0)
 		return 0;
-	plain = !expired_only && outcomes_plain(o, n);
+	/* Rows not waited for (skip) are record.sql's to skip. */
+	plain = !expired_only && !skip && outcomes_plain(o, n);
 	np = outcome_params(o, n, plain, expired_only, skip, a, params);
 	res = pg_exec(conn, plain ? sql_queue_record_plain : sql_queue_record, np, params, PG_ONE, err, sqlstate);
 	for (int k = 0; k < RECORD_ARRAYS; k++)
 		buf_free(&a[k]);
 	if (res == NULL)
 		return err->code;
-	apply_statuses(PQgetisnull(res, 0, 0) ? NULL : PQgetvalue(res, 0, 0), o, n);
+	if (plain)
+		apply_plain(PQgetvalue(res, 0, 0), o, n);
+	else
+		apply_statuses(PQgetisnull(res, 0, 0) ? NULL : PQgetvalue(res, 0, 0), o, n);
 	PQclear(res);
 	return 0;
 }
@@ -621,7 +649,9 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	}
 	if (rc != 0)
 		return rc;
-	if (PQntuples(res[0]) == 1 && !PQgetisnull(res[0], 0, 0))
+	if (plain_record && PQntuples(res[0]) == 1)
+		apply_plain(PQgetvalue(res[0], 0, 0), o, n);
+	else if (PQntuples(res[0]) == 1 && !PQgetisnull(res[0], 0, 0))
 		apply_statuses(PQgetvalue(res[0], 0, 0), o, n);
 	decode_claimed(res[1], out);
 	PQclear(res[0]);
