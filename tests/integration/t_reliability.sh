@@ -203,12 +203,14 @@ fenced "succeeding job" "$id" succeeded
 # (A plain success, no output, is recorded by a statement of its own.)
 q "delete from cronq.jobs; delete from cronq.job_runs"
 id=$("$CRONQ" enqueue sleep '{"seconds": 2}')
-"$CRONQ" run --lease 60s --worker-id worker-a 2>/dev/null &
+"$CRONQ" run --lease 60s --worker-id worker-a 2>"$T_DIR/plain-a.err" &
 pid=$!
 check "plain success: A claimed the job" wait_for "claimed" 10 "select locked_by = 'worker-a' from cronq.jobs where id = $id"
 steal "$id" 1 thief
 wait $pid
 fenced "plain success" "$id" succeeded
+match "plain success: A knows its outcome was not recorded" \
+    "job $id was taken over by another worker; its outcome was not recorded" "$(cat "$T_DIR/plain-a.err")"
 
 q "delete from cronq.jobs; delete from cronq.job_runs"
 id=$(mark_job 2 3)
