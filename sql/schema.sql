@@ -1684,6 +1684,26 @@ $$;
 ALTER FUNCTION cronq.jobs_settle() OWNER TO postgres;
 
 --
+-- Name: jobs_times_refused(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.jobs_times_refused() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    col text := case when not (new.run_at >= timestamptz '0001-01-01 00:00:00+00'
+                               and new.run_at < timestamptz '10000-01-01 00:00:00+00')
+                     then 'run_at' else 'expires_at' end;
+    val timestamptz := case when col = 'run_at' then new.run_at else new.expires_at end;
+begin
+    raise exception 'invalid %: "%" is not a time of years 1 to 9999', col, val using errcode = '22008';
+end
+$$;
+
+ALTER FUNCTION cronq.jobs_times_refused() OWNER TO postgres;
+
+--
 -- Name: jobs_transition_guard(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -2598,7 +2618,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 23;
+    RETURN 24;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -3006,6 +3026,12 @@ CREATE TRIGGER jobs_queue_rename BEFORE UPDATE OF queue ON cronq.jobs FOR EACH R
 --
 
 CREATE TRIGGER jobs_settle AFTER UPDATE OF status ON cronq.jobs FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) AND (new.dependants IS NOT NULL) AND ((new.status = ANY (ARRAY['succeeded'::text, 'dead'::text, 'cancelled'::text])) OR (old.status = 'succeeded'::text)))) EXECUTE FUNCTION cronq.jobs_settle();
+
+--
+-- Name: jobs jobs_times; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_times BEFORE INSERT OR UPDATE OF run_at, expires_at ON cronq.jobs FOR EACH ROW WHEN (((NOT ((new.run_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.run_at < '10000-01-01 00:00:00+00'::timestamp with time zone))) OR (NOT ((new.expires_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.expires_at < '10000-01-01 00:00:00+00'::timestamp with time zone))))) EXECUTE FUNCTION cronq.jobs_times_refused();
 
 --
 -- Name: jobs jobs_transition_guard; Type: TRIGGER; Schema: cronq; Owner: postgres

@@ -56,6 +56,32 @@ cronq enqueue sleep
 expect "missing required key" 65 "" 'cronq: error: invalid payload for task "sleep": "seconds" is required'
 cronq enqueue noop --run-at 'next tuesday-ish'
 expect "bad --run-at" 65 "" 'cronq: error: invalid input syntax for type timestamp with time zone: "next tuesday-ish"'
+# Times outside years 1 to 9999 (infinite, BC, year 20000) are refused
+# wherever they come from: one job due at -infinity made status and check
+# fail for everyone.
+before=$(count)
+for t in -infinity infinity '4713-11-24 00:00:00+00 BC' 20000-01-01; do
+    cronq enqueue noop --run-at "$t"
+    expect_rc_err "--run-at $t refused" 65 "invalid run_at: \".*\" is not a time of years 1 to 9999"
+done
+cronq enqueue noop --expires-at infinity
+expect_rc_err "--expires-at infinity refused" 65 'invalid expires_at: "infinity" is not a time of years 1 to 9999'
+cronq enqueue --jsonl <<<'{"type":"noop"}
+{"type":"noop","run_at":"-infinity"}'
+expect_rc_err "JSONL: run_at -infinity refused, naming its line" 65 '^cronq: error: line 2: invalid run_at: "-infinity"'
+out=$("$PSQL" -XAtq -c "select cronq.enqueue('noop', run_at => '-infinity')" 2>&1)
+match "SQL: cronq.enqueue refuses it" 'invalid run_at: "-infinity"' "$out"
+eq "nothing written by any of them" "$before" "$(count)"
+id=$(q "select cronq.enqueue('noop', run_at => now() + interval '1 day')")
+out=$("$PSQL" -XAtq -c "update cronq.jobs set run_at = '-infinity' where id = $id" 2>&1)
+eq "SQL: moving a job to -infinity is refused" "t" "$(q "select isfinite(run_at) from cronq.jobs where id = $id")"
+cronq status
+eq "status still answers" 0 "$RC"
+q "delete from cronq.jobs where id = $id" >/dev/null
+cronq enqueue noop --run-at '0001-01-01T00:00:00Z'
+eq "the first instant of year 1 is a time" 0 "$RC"
+q "delete from cronq.jobs where id = $OUT" >/dev/null
+
 cronq enqueue noop {} --in 5 minutes
 expect "stray word" 64 "" $'cronq: error: too many command-line arguments (first is "minutes")\nTry "cronq enqueue --help" for more information.'
 cronq enqueue noop --in 5y

@@ -1,0 +1,43 @@
+-- 0024_finite_times.sql — a job's times are instants of years 1 to 9999.
+--
+-- run_at and expires_at took any timestamptz PostgreSQL reads:
+-- 'infinity', '-infinity', '4713-11-24 BC', '20000-01-01'. One job due at
+-- -infinity made status, check and the metrics fail for everyone
+-- ("cannot subtract infinite timestamps") until it ran; an infinite time
+-- showed as no time at all, a date BC as the same date AD, and a year
+-- past 9999 as no RFC 3339 time. Any role that may enqueue could do it,
+-- from the CLI, a JSONL line or SQL.
+--
+-- Now a row is refused (22008, a data error: the CLI exits 65 and writes
+-- nothing) when either time is outside [0001-01-01, 10000-01-01) UTC, the
+-- years every other time of cronq is given in (schedule anchors, --at).
+-- A trigger rather than a check constraint, so that the message names the
+-- column and the value; its WHEN is evaluated in the executor, so a job
+-- whose times are fine costs a comparison or two, no function call.
+-- Existing rows are left as they are.
+--
+-- Nothing a binary reads changes.
+-- compatible-from: 10
+--
+-- As 0006 asks: search_path pinned on PL/pgSQL bodies. Every statement may
+-- run again.
+
+create or replace function cronq.jobs_times_refused() returns trigger
+language plpgsql set search_path = pg_catalog, pg_temp as $$
+declare
+    col text := case when not (new.run_at >= timestamptz '0001-01-01 00:00:00+00'
+                               and new.run_at < timestamptz '10000-01-01 00:00:00+00')
+                     then 'run_at' else 'expires_at' end;
+    val timestamptz := case when col = 'run_at' then new.run_at else new.expires_at end;
+begin
+    raise exception 'invalid %: "%" is not a time of years 1 to 9999', col, val using errcode = '22008';
+end
+$$;
+
+drop trigger if exists jobs_times on cronq.jobs;
+create trigger jobs_times before insert or update of run_at, expires_at on cronq.jobs for each row
+    when (not (new.run_at >= timestamptz '0001-01-01 00:00:00+00'
+               and new.run_at < timestamptz '10000-01-01 00:00:00+00')
+          or not (new.expires_at >= timestamptz '0001-01-01 00:00:00+00'
+                  and new.expires_at < timestamptz '10000-01-01 00:00:00+00'))
+    execute function cronq.jobs_times_refused();
