@@ -336,14 +336,19 @@ apply_env(const cli_option *opts, const bool *given, cli_handler handler, void *
 			if (env_true(v))
 				rc = dispatch(o->id, NULL, &src, handler, state, common);
 		} else if (o->flags & CLI_REPEATS) {
-			char *copy, *save = NULL;
+			char *save;
 
 			if (n_env_copies == sizeof env_copies / sizeof env_copies[0])
 				continue;
 			if (n_env_copies == 0)
 				atexit(free_env_copies);
-			copy = env_copies[n_env_copies++] = xstrdup(v);
-			for (char *item = strtok_r(copy, ",", &save); item && rc == 0; item = strtok_r(NULL, ",", &save))
+			save = env_copies[n_env_copies++] = xstrdup(v);
+			/*
+			 * Every item, empty ones too, which the option refuses as on the
+			 * command line: "CRONQ_QUEUE=," dropped to no item at all would
+			 * be no queue filter, every queue served.
+			 */
+			for (char *item = strsep(&save, ","); item && rc == 0; item = strsep(&save, ","))
 				rc = dispatch(o->id, item, &src, handler, state, common);
 		} else
 			rc = dispatch(o->id, v, &src, handler, state, common);

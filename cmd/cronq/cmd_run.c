@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "pg/pg.h"
+#include "queue/enqueue.h"
 #include "run/runner.h"
 #include "tasks/exec.h"
 #include "tasks/task.h"
@@ -133,8 +134,10 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 			rc = cli_duration(src, arg, 1000, &o->lease_ms);
 			break;
 		case OPT_WORKER_ID:
-			if (arg[0] == '\0' || strlen(arg) > 200) {
-				log_error("invalid value for %s: must be 1 to 200 bytes", src->name);
+			/* Printed by status, logged, compared: no control character. */
+			if (arg[0] == '\0' || strlen(arg) > 200 || enqueue_has_control(arg)) {
+				log_error("invalid value for %s: must be 1 to 200 bytes of printable text without control"
+						  " characters", src->name);
 				rc = EX_USAGE;
 			} else
 				o->worker_id = arg;

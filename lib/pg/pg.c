@@ -476,7 +476,9 @@ code_for(PGconn *conn, const char *state)
 	if (strncmp(state, "08", 2) == 0 ||
 		strcmp(state, "57P01") == 0 || strcmp(state, "57P02") == 0 ||
 		strcmp(state, "57P03") == 0 || strcmp(state, "40001") == 0 ||
-		strcmp(state, "40P01") == 0 || strcmp(state, "53300") == 0)
+		strcmp(state, "40P01") == 0 || strcmp(state, "53300") == 0 ||
+		/* a lock or statement timeout, a cancel; a standby, read-only for now */
+		strcmp(state, "55P03") == 0 || strcmp(state, "57014") == 0 || strcmp(state, "25006") == 0)
 		return EX_TEMPFAIL;
 	if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0)
 		return EX_DATAERR;

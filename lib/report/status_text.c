@@ -13,7 +13,6 @@
 #include "util/json.h"
 #include "util/utf8.h"
 #include "util/term.h"
-#include "util/utf8.h"
 
 /* ---- reading the document ---- */
 
@@ -59,8 +58,12 @@ status_text_wake(buf *out, const json_t *wake)
 		buf_puts(out, "never (no \"cronq run\" has recorded a wake)");
 		return;
 	}
+	/* The worker's name is the runner's to choose, and older runners took any text. */
+	char *by = utf8_printable(cq_json_str(wake, "worker", "-"), false);
+
 	buf_printf(out, "%s ago, at %s by %s ", secs(cq_json_int(wake, "seconds_ago"), d, sizeof d),
-			   cq_json_str(wake, "started_at", "-"), cq_json_str(wake, "worker", "-"));
+			   cq_json_str(wake, "started_at", "-"), by);
+	free(by);
 	if (json_is_integer(json_object_get(wake, "exit_status")))
 		buf_printf(out, "(%" PRId64 " job%s run, %" PRId64 " failed, exit %" PRId64 ")",
 				   cq_json_int(wake, "jobs_run"), cq_json_int(wake, "jobs_run") == 1 ? "" : "s",

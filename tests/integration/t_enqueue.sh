@@ -82,6 +82,24 @@ cronq enqueue noop --run-at '0001-01-01T00:00:00Z'
 eq "the first instant of year 1 is a time" 0 "$RC"
 q "delete from cronq.jobs where id = $OUT" >/dev/null
 
+# A server that gives up a statement for now: 75 (try again), nothing written.
+before=$(count)
+OUT=$(PGOPTIONS="-c default_transaction_read_only=on" "$CRONQ" enqueue noop 2>"$T_DIR/ro.err"); RC=$?
+eq "a read-only server (a standby): 75, nothing written" "75|$before" "$RC|$(count)"
+match "... saying why" "read-only transaction" "$(cat "$T_DIR/ro.err")"
+q "create table public.hold (x int)" >/dev/null
+"$PSQL" -XAtq -c "begin; lock table public.hold; select pg_sleep(5)" >/dev/null 2>&1 &
+holder=$!
+check "the table is held locked" wait_for "held" 10 \
+    "select exists (select from pg_locks l join pg_class c on c.oid = l.relation where c.relname = 'hold' and l.mode = 'AccessExclusiveLock' and l.granted)"
+q "create or replace function public.slow_guard() returns trigger language plpgsql as \$\$ begin perform from public.hold; return new; end \$\$;
+   create trigger slow_guard before insert on cronq.jobs for each row execute function public.slow_guard()" >/dev/null
+OUT=$(PGOPTIONS="-c lock_timeout=200ms" "$CRONQ" enqueue noop 2>"$T_DIR/lt.err"); RC=$?
+eq "a lock timeout: 75, nothing written" "75|$before" "$RC|$(count)"
+q "drop trigger slow_guard on cronq.jobs; drop function public.slow_guard()" >/dev/null
+wait $holder
+q "drop table public.hold" >/dev/null
+
 cronq enqueue noop {} --in 5 minutes
 expect "stray word" 64 "" $'cronq: error: too many command-line arguments (first is "minutes")\nTry "cronq enqueue --help" for more information.'
 cronq enqueue noop --in 5y

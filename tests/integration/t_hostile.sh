@@ -125,6 +125,13 @@ for v in 0 -5 abc; do bad 64 "run --max-jobs $v" run --max-jobs "$v"; done
 for v in 500ms 0s; do bad 64 "run --lease $v" run --lease "$v"; done
 for v in 5q -1s; do bad 64 "run --max-runtime $v" run --max-runtime "$v"; done
 bad 64 "run --worker-id empty" run --worker-id ''
+bad 64 "run --worker-id with a newline" run --worker-id $'w\nx'
+bad 64 "run --worker-id with ESC" run --worker-id $'w\e[2J'
+# An empty item of a list in the environment is refused as on the command
+# line: dropped, "CRONQ_QUEUE=," would have left no filter (every queue).
+CRONQ_QUEUE=, bad 64 "CRONQ_QUEUE=, (no queue named)" run --max-jobs 1
+CRONQ_QUEUE=a,,b bad 64 "CRONQ_QUEUE with an empty item" run --max-jobs 1
+CRONQ_EXCLUDE_QUEUE=, bad 64 "CRONQ_EXCLUDE_QUEUE=," run --max-jobs 1
 bad 64 "run --log-format xml" run --log-format xml
 bad 64 "cancel no id" cancel
 for v in abc 0 -1 1.5 99999999999999999999; do bad 64 "cancel id $v" cancel "$v"; done
