@@ -16,6 +16,11 @@
 -- whose times are fine costs a comparison or two, no function call.
 -- Existing rows are left as they are.
 --
+-- cronq.key_in_use(), which jobs_guard asks as the owner (0008), was
+-- executable by PUBLIC: it tells no more than an enqueue's refusal does,
+-- but like unique_key_in_use it is now granted to the cronq roles alone
+-- (sql/grants.sql).
+--
 -- Nothing a binary reads changes.
 -- compatible-from: 10
 --
@@ -41,3 +46,5 @@ create trigger jobs_times before insert or update of run_at, expires_at on cronq
           or not (new.expires_at >= timestamptz '0001-01-01 00:00:00+00'
                   and new.expires_at < timestamptz '10000-01-01 00:00:00+00'))
     execute function cronq.jobs_times_refused();
+
+revoke execute on function cronq.key_in_use(text) from public;

@@ -3651,6 +3651,14 @@ GRANT ALL ON FUNCTION cronq.job_keys(p_queue text, p_type text, p_schedule text,
 GRANT ALL ON FUNCTION cronq.job_keys(p_queue text, p_type text, p_schedule text, p_limit_key text) TO cronq_admin;
 
 --
+-- Name: FUNCTION key_in_use(p_key text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.key_in_use(p_key text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cronq.key_in_use(p_key text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.key_in_use(p_key text) TO cronq_admin;
+
+--
 -- Name: FUNCTION limit_key_error(k text); Type: ACL; Schema: cronq; Owner: postgres
 --
 

@@ -70,4 +70,11 @@ cronq enqueue noop --db "$as_none"
 eq "enqueue once granted" 0 "$RC"
 q "revoke cronq_user from t_grants_none"
 
+# No function that runs as the owner is anyone's to call but the cronq
+# roles' (trigger functions cannot be called at all).
+eq "no SECURITY DEFINER function executable by PUBLIC" "" \
+    "$(q "select string_agg(p.oid::regprocedure::text, ', ') from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+          where n.nspname = 'cronq' and p.prosecdef and p.prorettype <> 'trigger'::regtype
+            and has_function_privilege('public', p.oid, 'execute')")"
+
 done_testing
