@@ -16,6 +16,10 @@
 -- whose times are fine costs a comparison or two, no function call.
 -- Existing rows are left as they are.
 --
+-- A limit's rate window is whole seconds: 5 starts per 1.5 s was kept,
+-- and enforced, but shown everywhere (status, limit list, per_seconds) as
+-- 5/2s. The CLI refuses it (64); the table now does too, for new rows.
+--
 -- cronq.key_in_use(), which jobs_guard asks as the owner (0008), was
 -- executable by PUBLIC: it tells no more than an enqueue's refusal does,
 -- but like unique_key_in_use it is now granted to the cronq roles alone
@@ -48,3 +52,7 @@ create trigger jobs_times before insert or update of run_at, expires_at on cronq
     execute function cronq.jobs_times_refused();
 
 revoke execute on function cronq.key_in_use(text) from public;
+
+alter table cronq.limits drop constraint if exists limits_per_whole_seconds;
+alter table cronq.limits add constraint limits_per_whole_seconds
+    check (per = date_trunc('second', per)) not valid;

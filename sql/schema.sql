@@ -2836,6 +2836,13 @@ ALTER TABLE ONLY cronq.jobs
     ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
 
 --
+-- Name: limits limits_per_whole_seconds; Type: CHECK CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE cronq.limits
+    ADD CONSTRAINT limits_per_whole_seconds CHECK ((per = date_trunc('second'::text, per))) NOT VALID;
+
+--
 -- Name: limits limits_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
 --
 

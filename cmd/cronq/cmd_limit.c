@@ -86,10 +86,11 @@ parse_rate(const cli_src *src, const char *arg, int64_t *n, int64_t *per_ms)
 	num[slash - arg] = '\0';
 	if (cli_int(src, num, 1, RATE_MAX, n) != 0)
 		return EX_USAGE;
+	/* Whole seconds: the window is shown, and read by scripts, in seconds. */
 	if (duration_parse(slash + 1, per_ms, why, sizeof why) != 0 || *per_ms < PER_MIN_MS ||
-		*per_ms > PER_MAX_MS) {
-		cli_error("invalid value for %s: \"%s\": the window is a duration from 1s to 1d", src->name,
-				  slash + 1);
+		*per_ms > PER_MAX_MS || *per_ms % 1000 != 0) {
+		cli_error("invalid value for %s: \"%s\": the window is a whole number of seconds from 1s to 1d",
+				  src->name, slash + 1);
 		return EX_USAGE;
 	}
 	return 0;

@@ -61,7 +61,13 @@ expect_rc_err "a negative limit" 64 'invalid value "-3" for --max-running'
 as cronq_runner limit type:sleep --rate 0/1s
 expect_rc_err "--rate 0/1s" 64 'invalid value "0" for --rate'
 as cronq_runner limit type:sleep --rate 5/0s
-expect_rc_err "--rate 5/0s" 64 'the window is a duration from 1s to 1d'
+expect_rc_err "--rate 5/0s" 64 'the window is a whole number of seconds from 1s to 1d'
+n=$(q "select count(*) from cronq.limits")
+as cronq_runner limit type:sleep --rate 5/1500ms
+expect_rc_err "--rate 5/1500ms: not whole seconds (it would be shown as 5/2s)" 64 'the window is a whole number of seconds'
+out=$(q "select cronq.set_limit('type:sleep', rate => 5, per => interval '1.5 seconds')" 2>&1)
+eq "SQL: a window of 1.5 s refused too, nothing written" "$n|t" \
+    "$(q "select count(*) from cronq.limits")|$(case $out in *limits_per_whole_seconds*) echo t;; *) echo "f: $out";; esac)"
 as cronq_runner limit type:sleep --rate 5
 expect_rc_err "--rate without a window" 64 'a rate is N/DURATION'
 as cronq_runner limit sleep --max-running 2
