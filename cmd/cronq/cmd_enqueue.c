@@ -272,7 +272,11 @@ enqueue_main(enqueue_args *a, int argc, char **argv)
 			/* The id alone on stdout, for $(cronq enqueue …); a job not
 			 * made new has its warning, and no confirmation besides. */
 			printf("%" PRId64 "\n", id);
-			if (note == ENQUEUE_CREATED)
+			/* Committed: a script that cannot read the id must not think nothing was. */
+			if (fflush(stdout) != 0 || ferror(stdout))
+				rc = cq_fail(&err, EX_IOERR, "job %" PRId64 " was enqueued, but its id could not be written to"
+							 " standard output", id);
+			else if (note == ENQUEUE_CREATED)
 				cli_confirm("enqueued job %" PRId64 " (%s, queue %s)", id, a->req.type,
 							a->req.opts.queue ? a->req.opts.queue : "default");
 			else

@@ -60,7 +60,8 @@ usage(void)
 static int
 finish(int rc)
 {
-	if (fflush(stdout) != 0 || ferror(stdout)) {
+	/* EX_IOERR: the command said what it could not write. */
+	if ((fflush(stdout) != 0 || ferror(stdout)) && rc != EX_IOERR) {
 		fputs("cronq: error: could not write to standard output\n", stderr);
 		return rc ? rc : EX_IOERR;
 	}

@@ -82,6 +82,16 @@ cronq enqueue noop --run-at '0001-01-01T00:00:00Z'
 eq "the first instant of year 1 is a time" 0 "$RC"
 q "delete from cronq.jobs where id = $OUT" >/dev/null
 
+# Standard output unwritable: the job is committed, and the error says so,
+# with its id (a script retrying on failure would enqueue it twice).
+before=$(count)
+"$CRONQ" enqueue noop >/dev/full 2>"$T_DIR/full.err"; RC=$?
+last=$(q "select max(id) from cronq.jobs")
+eq "stdout full: 74, the job written" "74|$((before + 1))" "$RC|$(count)"
+eq "... and the one error line names it" "cronq: error: job $last was enqueued, but its id could not be written to standard output" \
+    "$(cat "$T_DIR/full.err")"
+q "delete from cronq.jobs where id = $last" >/dev/null
+
 # A server that gives up a statement for now: 75 (try again), nothing written.
 before=$(count)
 OUT=$(PGOPTIONS="-c default_transaction_read_only=on" "$CRONQ" enqueue noop 2>"$T_DIR/ro.err"); RC=$?
