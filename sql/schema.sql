@@ -1142,6 +1142,7 @@ CREATE TABLE cronq.limits (
     CONSTRAINT limits_key_check CHECK ((cronq.flow_key_error(key) IS NULL)),
     CONSTRAINT limits_max_running_check CHECK (((max_running >= 1) AND (max_running <= 1000000))),
     CONSTRAINT limits_per_check CHECK (((per >= '00:00:01'::interval) AND (per <= '1 day'::interval))),
+    CONSTRAINT limits_per_whole_seconds CHECK ((per = date_trunc('second'::text, per))),
     CONSTRAINT limits_rate_check CHECK (((rate >= 1) AND (rate <= 10000)))
 );
 
@@ -1692,10 +1693,11 @@ CREATE FUNCTION cronq.jobs_times_refused() RETURNS trigger
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 declare
-    col text := case when not (new.run_at >= timestamptz '0001-01-01 00:00:00+00'
-                               and new.run_at < timestamptz '10000-01-01 00:00:00+00')
-                     then 'run_at' else 'expires_at' end;
-    val timestamptz := case when col = 'run_at' then new.run_at else new.expires_at end;
+    bad_run_at boolean := (tg_op = 'INSERT' or new.run_at is distinct from old.run_at)
+        and not (new.run_at >= timestamptz '0001-01-01 00:00:00+00'
+                 and new.run_at < timestamptz '10000-01-01 00:00:00+00');
+    col text := case when bad_run_at then 'run_at' else 'expires_at' end;
+    val timestamptz := case when bad_run_at then new.run_at else new.expires_at end;
 begin
     raise exception 'invalid %: "%" is not a time of years 1 to 9999', col, val using errcode = '22008';
 end
@@ -2836,13 +2838,6 @@ ALTER TABLE ONLY cronq.jobs
     ADD CONSTRAINT jobs_pkey PRIMARY KEY (id);
 
 --
--- Name: limits limits_per_whole_seconds; Type: CHECK CONSTRAINT; Schema: cronq; Owner: postgres
---
-
-ALTER TABLE cronq.limits
-    ADD CONSTRAINT limits_per_whole_seconds CHECK ((per = date_trunc('second'::text, per))) NOT VALID;
-
---
 -- Name: limits limits_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
 --
 
@@ -3038,7 +3033,13 @@ CREATE TRIGGER jobs_settle AFTER UPDATE OF status ON cronq.jobs FOR EACH ROW WHE
 -- Name: jobs jobs_times; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER jobs_times BEFORE INSERT OR UPDATE OF run_at, expires_at ON cronq.jobs FOR EACH ROW WHEN (((NOT ((new.run_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.run_at < '10000-01-01 00:00:00+00'::timestamp with time zone))) OR (NOT ((new.expires_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.expires_at < '10000-01-01 00:00:00+00'::timestamp with time zone))))) EXECUTE FUNCTION cronq.jobs_times_refused();
+CREATE TRIGGER jobs_times BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((NOT ((new.run_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.run_at < '10000-01-01 00:00:00+00'::timestamp with time zone))) OR (NOT ((new.expires_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.expires_at < '10000-01-01 00:00:00+00'::timestamp with time zone))))) EXECUTE FUNCTION cronq.jobs_times_refused();
+
+--
+-- Name: jobs jobs_times_update; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_times_update BEFORE UPDATE OF run_at, expires_at ON cronq.jobs FOR EACH ROW WHEN ((((new.run_at IS DISTINCT FROM old.run_at) AND (NOT ((new.run_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.run_at < '10000-01-01 00:00:00+00'::timestamp with time zone)))) OR ((new.expires_at IS DISTINCT FROM old.expires_at) AND (NOT ((new.expires_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.expires_at < '10000-01-01 00:00:00+00'::timestamp with time zone)))))) EXECUTE FUNCTION cronq.jobs_times_refused();
 
 --
 -- Name: jobs jobs_transition_guard; Type: TRIGGER; Schema: cronq; Owner: postgres

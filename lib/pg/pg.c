@@ -477,9 +477,15 @@ code_for(PGconn *conn, const char *state)
 		strcmp(state, "57P01") == 0 || strcmp(state, "57P02") == 0 ||
 		strcmp(state, "57P03") == 0 || strcmp(state, "40001") == 0 ||
 		strcmp(state, "40P01") == 0 || strcmp(state, "53300") == 0 ||
-		/* a lock or statement timeout, a cancel; a standby, read-only for now */
-		strcmp(state, "55P03") == 0 || strcmp(state, "57014") == 0 || strcmp(state, "25006") == 0)
+		/* a lock or statement timeout, a cancel */
+		strcmp(state, "55P03") == 0 || strcmp(state, "57014") == 0)
 		return EX_TEMPFAIL;
+	/*
+	 * A read-only server (a standby) takes no writes until someone acts:
+	 * unavailable, not "try again" (which a unit counts as success).
+	 */
+	if (strcmp(state, "25006") == 0)
+		return EX_UNAVAILABLE;
 	if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0)
 		return EX_DATAERR;
 	/* A missing grant is a matter of configuration, not of the input. */

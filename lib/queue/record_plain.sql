@@ -55,12 +55,13 @@ with lt as (
         case when upd.id is null then 'lease_lost' else 'succeeded' end,
         case when upd.id is null then 'lease lost: outcome succeeded not recorded' end,
         t.finished - t.started
-    from t left join upd on upd.id = t.id
+    from t left join upd on upd.id = t.id and upd.attempts = t.attempt
     where upd.history is distinct from 'errors'
         and ((select count(*) from upd) < cardinality($1::bigint[])
              or exists (select from upd where upd.history is distinct from 'errors'))
 )
 select case when (select count(*) from upd) < cardinality($1::bigint[])
-            then (select string_agg(t.id::text, ',') from t left join upd on upd.id = t.id where upd.id is null)
+            then (select string_agg(t.id::text, ',') from t left join upd on upd.id = t.id and upd.attempts = t.attempt
+                  where upd.id is null)
             else '' end
     || coalesce((select '' from hooked), '');

@@ -290,14 +290,14 @@ schedule_run(PGconn *conn, const char *name, bool force, int64_t *job_id, bool *
 	}
 	*job_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
 	/*
-	 * The key holds one job a second: a job not due at this call's now()
-	 * was enqueued by an earlier run of the same second (committed: only
+	 * The key holds one job a second: a job not created at this call's
+	 * now() was enqueued by an earlier run of the same second (committed: only
 	 * the question is left to ask, and a failure to ask it says nothing).
 	 */
 	params[0] = PQgetvalue(res, 0, 0);
 	params[1] = PQgetvalue(res, 0, 1);
 	cq_err unasked = {0};
-	PGresult *same = pg_exec(conn, "select run_at <> $2::timestamptz from cronq.jobs where id = $1", 2, params,
+	PGresult *same = pg_exec(conn, "select created_at <> $2::timestamptz from cronq.jobs where id = $1", 2, params,
 							 PG_MAYBE_ONE, &unasked, NULL);
 
 	*again = same && PQntuples(same) == 1 && PQgetvalue(same, 0, 0)[0] == 't';
