@@ -16,6 +16,7 @@
 #include "pg/pg.h"
 #include "queue/compose.h"
 #include "queue/enqueue.h"
+#include "queue/flow.h"
 #include "schema/migrate.h"
 #include "tasks/task.h"
 #include "util/duration.h"
@@ -504,6 +505,20 @@ cli_task_names(char *out, size_t len)
 	out[0] = '\0';
 	for (const task_def *const *t = task_all(); *t && k < len; t++)
 		k += (size_t) snprintf(out + k, len - k, "%s%s", k ? ", " : "", (*t)->name);
+}
+
+int
+cli_flow_key(const char *cmd, const char *key)
+{
+	char why[256], names[256];
+
+	if (flow_key_invalid(key, why, sizeof why))
+		return cli_usage_error(cmd, "%s", why);
+	if (strncmp(key, "type:", 5) == 0 && task_find(key + 5) == NULL) {
+		cli_task_names(names, sizeof names);
+		return cli_usage_error(cmd, "invalid key \"%s\": unrecognized task type (known tasks: %s)", key, names);
+	}
+	return 0;
 }
 
 int

@@ -164,6 +164,13 @@ int cli_add_filter(const char **list, int *n, int max, const char *arg, const cl
 /* The built-in tasks' names, ", "-separated, into out (for help and errors). */
 void cli_task_names(char *out, size_t len);
 
+/*
+ * A pause or limit key for cmd to write: 0, or EX_USAGE with the error
+ * printed (malformed, or type: naming no task, which would hold back
+ * nothing, silently: a typo).
+ */
+int cli_flow_key(const char *cmd, const char *key);
+
 /* argv[first…argc) as job ids (positive integers) into a new *ids. */
 int cli_job_ids(int argc, char **argv, int first, int64_t **ids, int *n);
 

@@ -221,6 +221,9 @@ cmd_limit(int argc, char **argv)
 	if ((a.json || a.csv) && !showing)
 		return cli_usage_error("limit", "--%s goes with cronq limit list or cronq limit KEY",
 							   a.json ? "json" : "csv");
+	/* A limit set needs a key that can match; one shown or cleared, any. */
+	if (!listing && !showing && !a.clear && (rc = cli_flow_key("limit", key)) != 0)
+		return rc;
 	if (!listing && flow_key_invalid(key, why, sizeof why))
 		return cli_usage_error("limit", "%s", why);
 	if ((rc = cli_connect(&common, &conn, &err)) != 0)

@@ -101,9 +101,15 @@ flow_cmd(const char *cmd, int argc, char **argv, const char **until)
 		return rc;
 	keys = (const char *const *) argv + first;
 	n = argc - first;
-	for (int i = 0; i < n; i++)
-		if (flow_key_invalid(keys[i], why, sizeof why))
-			return cli_usage_error(cmd, "%s", why);
+	for (int i = 0; i < n; i++) {
+		/* Any key may be resumed, a pause of a type since gone too. */
+		if (until)
+			rc = cli_flow_key(cmd, keys[i]);
+		else if (flow_key_invalid(keys[i], why, sizeof why))
+			rc = cli_usage_error(cmd, "%s", why);
+		if (rc != 0)
+			return rc;
+	}
 	changed = xcalloc((size_t) n, sizeof *changed);
 	if ((rc = cli_connect(&common, &conn, &err)) == 0)
 		rc = until ? flow_pause(conn, keys, n, *until, changed, &err)

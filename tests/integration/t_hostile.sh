@@ -132,6 +132,9 @@ bad 64 "run --worker-id with ESC" run --worker-id $'w\e[2J'
 CRONQ_QUEUE=, bad 64 "CRONQ_QUEUE=, (no queue named)" run --max-jobs 1
 CRONQ_QUEUE=a,,b bad 64 "CRONQ_QUEUE with an empty item" run --max-jobs 1
 CRONQ_EXCLUDE_QUEUE=, bad 64 "CRONQ_EXCLUDE_QUEUE=," run --max-jobs 1
+# A pause or limit of a type no task has holds back nothing: a typo.
+bad 64 "pause type:nosuch" pause type:nosuch
+bad 64 "limit type:nosuch" limit type:nosuch --max-running 1
 bad 64 "run --log-format xml" run --log-format xml
 bad 64 "cancel no id" cancel
 for v in abc 0 -1 1.5 99999999999999999999; do bad 64 "cancel id $v" cancel "$v"; done
