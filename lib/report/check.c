@@ -99,6 +99,23 @@ put_clean(buf *out, const char *s)
 }
 
 /*
+ * ", N schedule(s) VERB (NAME: why)" on out and " KEY=N" on perf, when n >
+ * 0. The reason is the database's or the planner's words, which may quote
+ * an author's payload: escaped, on one line.
+ */
+static void
+put_schedules(buf *out, buf *perf, int64_t n, const char *one, const char *many, const char *name,
+			  const char *key)
+{
+	if (n <= 0)
+		return;
+	buf_printf(out, ", %" PRId64 " schedule%s (", n, n == 1 ? one : many);
+	put_clean(out, name);
+	buf_puts(out, ")");
+	buf_printf(perf, " %s=%" PRId64, key, n);
+}
+
+/*
  * What is wrong whatever the limits given: no runner ever woke (cron does
  * not call "cronq run", or it never reached the database), or an enabled
  * schedule a wake cannot plan, or whose jobs are refused (it would never
@@ -172,21 +189,9 @@ check_verdict(const stats_health *h, const check_limits *lim, buf *line)
 			}
 		}
 	}
-	if (h->unplannable > 0) {
-		buf_printf(&out, ", %" PRId64 " schedule%s cannot run (", h->unplannable,
-				   h->unplannable == 1 ? "" : "s");
-		put_clean(&out, h->unplannable_name);
-		buf_puts(&out, ")");
-		buf_printf(&perf, " unplannable=%" PRId64, h->unplannable);
-	}
-	if (h->refused > 0) {
-		/* The database's words, which may quote an author's payload. */
-		buf_printf(&out, ", %" PRId64 " schedule%s refused (", h->refused,
-				   h->refused == 1 ? "'s jobs are" : "s' jobs are");
-		put_clean(&out, h->refused_name);
-		buf_puts(&out, ")");
-		buf_printf(&perf, " refused=%" PRId64, h->refused);
-	}
+	put_schedules(&out, &perf, h->unplannable, " cannot run", "s cannot run", h->unplannable_name, "unplannable");
+	put_schedules(&out, &perf, h->refused, "'s jobs are refused", "s' jobs are refused", h->refused_name,
+				  "refused");
 	if (h->paused > 0) {
 		buf_printf(&out, ", %" PRId64 " key%s paused (%s%s)", h->paused, h->paused == 1 ? "" : "s",
 				   h->paused_key, h->paused > 1 ? ", ..." : "");
