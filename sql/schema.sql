@@ -1600,10 +1600,12 @@ ALTER FUNCTION cronq.jobs_plan() OWNER TO postgres;
 CREATE FUNCTION cronq.jobs_settle() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
+    AS $_$
 declare
     wanted bigint[];
     held bigint[];
+    budget integer;
+    over boolean;
 begin
     -- Nothing blocked below it, nothing to do: so a dependant the walk
     -- below cancelled (its trigger nested in the walk's update) returns at
@@ -1611,21 +1613,24 @@ begin
     if not exists (select 1 from cronq.jobs c where c.id = any(new.dependants) and c.status = 'blocked') then
         return null;
     end if;
-    if new.dependants is not null then
-        -- Dependants are a role's own rows, which it may hold locked (select
-        -- ... for update, an open cancel): the statement recording an
-        -- outcome, and the rescue, must never wait for them (a role kept
-        -- every runner from recording and rescuing anything). Those held
-        -- are left in cronq.settle_later: each wake settles them again from
-        -- their parents (lib/queue/settle.sql).
-        if new.status in ('dead', 'cancelled') then
-            -- Every blocked job down the chain in one statement: a trigger
-            -- per level nested as deep as the chain, and a chain of a few
-            -- hundred jobs exhausted the stack (stack depth limit exceeded)
-            -- in the statement recording the outcome, and in every rescue
-            -- after it. Each job once (a union of ids: a job of many
-            -- parents is not walked again from each), so the work is the
-            -- graph's edges; the dependants' own jobs_settle return at once.
+    -- The budget left to this transaction: cronq.settle_left once set (by
+    -- its first jobs_settle), else 10,000. Only the transaction's own
+    -- statements can set it: another role's session never reaches a
+    -- runner's.
+    budget := case when coalesce(current_setting('cronq.settle_left', true), '') ~ '^[0-9]{1,6}$'
+                   then current_setting('cronq.settle_left', true)::integer else 10000 end;
+    if new.status in ('dead', 'cancelled') then
+        -- Every blocked job down the chain in one statement, up to the
+        -- budget: a trigger per level nested as deep as the chain, and a
+        -- chain of a few hundred jobs exhausted the stack (stack depth limit
+        -- exceeded). Each job once (a union of ids: a job of many parents
+        -- is not walked again from each), so the work is the graph's
+        -- edges; the dependants' own jobs_settle return at once. The walk
+        -- stops after budget + 1 jobs (a recursive query runs only as far
+        -- as it is read); in the order it reaches them, each job comes
+        -- after a parent it was reached from, so the first budget of them
+        -- are all below this one.
+        wanted := array(
             with recursive d(id) as (
                 select c.id from cronq.jobs c
                 where c.id = any(new.dependants) and c.status = 'blocked'
@@ -1634,53 +1639,76 @@ begin
                 from d join cronq.jobs p on p.id = d.id
                 join cronq.jobs c on c.id = any(p.dependants) and c.status = 'blocked'
             )
-            select array_agg(d.id order by d.id) into wanted from d;
-        else
-            wanted := array(select c.id from cronq.jobs c
-                            where c.id = any(new.dependants) and c.status = 'blocked'
-                            order by c.id);
+            select d.id from d limit budget + 1);
+        over := cardinality(wanted) > budget;
+        if over then
+            wanted := wanted[1:budget];
         end if;
-        if coalesce(cardinality(wanted), 0) = 0 then
-            return null;
+        wanted := array(select w from unnest(wanted) w order by w);
+    else
+        wanted := array(select c.id from cronq.jobs c
+                        where c.id = any(new.dependants) and c.status = 'blocked'
+                        order by c.id limit budget + 1);
+        -- a count down taken only in part could not be told from one not
+        -- taken: past the budget, none is, and the notes settle them all
+        over := cardinality(wanted) > budget;
+        if over then
+            wanted := '{}';
         end if;
-        held := array(select c.id from cronq.jobs c where c.id = any(wanted) and c.status = 'blocked'
-                      order by c.id for no key update skip locked);
-        if cardinality(held) < cardinality(wanted) then
-            -- In id order: two runners noting the same jobs never deadlock.
-            insert into cronq.settle_later (job_id)
-            select l.w from (select unnest(wanted) except select unnest(held)) l(w) order by l.w;
-        end if;
-        if new.status = 'succeeded' then
-            update cronq.jobs c
-            set waiting_for = c.waiting_for - 1,
-                status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
-                updated_at = now()
-            where c.id = any(held) and c.status = 'blocked';
-        elsif old.status = 'succeeded' then
-            -- retried after its success: its blocked dependants wait for it again
-            update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
-            where c.id = any(held) and c.status = 'blocked';
-        elsif new.status in ('dead', 'cancelled') then
-            -- Each names the first of its parents that ended: this job, or
-            -- one the walk cancels (found by a join, not by searching the
-            -- whole array for each parent).
-            update cronq.jobs c
-            set status = 'cancelled', error_code = 'dependency_failed',
-                last_error = format('job %s, which it depends on, ended %s', u.parent,
-                                    case when u.parent = new.id then new.status else 'cancelled' end),
-                finished_at = now(), updated_at = now()
-            from (select h.id, min(x.parent) as parent
-                  from unnest(held) h(id)
-                  join cronq.jobs j on j.id = h.id
-                  cross join lateral unnest(j.depends_on) x(parent)
-                  where x.parent = new.id or x.parent in (select unnest(wanted))
-                  group by h.id) u
-            where c.id = u.id and c.status = 'blocked';
-        end if;
+    end if;
+    -- The budget is spent before the update below, whose cancelled jobs'
+    -- own jobs_settle see what is left.
+    perform pg_catalog.set_config('cronq.settle_left', (budget - cardinality(wanted))::text, true);
+    if over then
+        insert into cronq.settle_parents (job_id) values (new.id);
+        insert into cronq.settle_later (job_id) values (new.id);
+    end if;
+    if cardinality(wanted) = 0 then
+        return null;
+    end if;
+    -- Dependants are a role's own rows, which it may hold locked (select
+    -- ... for update, an open cancel): the statement recording an
+    -- outcome, and the rescue, must never wait for them (a role kept
+    -- every runner from recording and rescuing anything). Those held
+    -- are left in cronq.settle_later: each wake settles them again from
+    -- their parents.
+    held := array(select c.id from cronq.jobs c where c.id = any(wanted) and c.status = 'blocked'
+                  order by c.id for no key update skip locked);
+    if cardinality(held) < cardinality(wanted) then
+        -- In id order: two runners noting the same jobs never deadlock.
+        insert into cronq.settle_later (job_id)
+        select l.w from (select unnest(wanted) except select unnest(held)) l(w) order by l.w;
+    end if;
+    if new.status = 'succeeded' then
+        update cronq.jobs c
+        set waiting_for = c.waiting_for - 1,
+            status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
+            updated_at = now()
+        where c.id = any(held) and c.status = 'blocked';
+    elsif old.status = 'succeeded' then
+        -- retried after its success: its blocked dependants wait for it again
+        update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
+        where c.id = any(held) and c.status = 'blocked';
+    elsif new.status in ('dead', 'cancelled') then
+        -- Each names the first of its parents that ended: this job, or
+        -- one the walk cancels (found by a join, not by searching the
+        -- whole array for each parent).
+        update cronq.jobs c
+        set status = 'cancelled', error_code = 'dependency_failed',
+            last_error = format('job %s, which it depends on, ended %s', u.parent,
+                                case when u.parent = new.id then new.status else 'cancelled' end),
+            finished_at = now(), updated_at = now()
+        from (select h.id, min(x.parent) as parent
+              from unnest(held) h(id)
+              join cronq.jobs j on j.id = h.id
+              cross join lateral unnest(j.depends_on) x(parent)
+              where x.parent = new.id or x.parent in (select unnest(wanted))
+              group by h.id) u
+        where c.id = u.id and c.status = 'blocked';
     end if;
     return null;
 end
-$$;
+$_$;
 
 ALTER FUNCTION cronq.jobs_settle() OWNER TO postgres;
 
@@ -2620,7 +2648,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 24;
+    RETURN 25;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -2650,6 +2678,87 @@ end
 $$;
 
 ALTER FUNCTION cronq.set_limit(key text, max_running integer, rate integer, per interval) OWNER TO postgres;
+
+--
+-- Name: settle_step(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.settle_step(OUT more boolean, OUT settled integer) RETURNS record
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    note record;
+    page bigint[];
+    locked bigint[];
+begin
+    more := false;
+    settled := 0;
+    select l.ctid as note_ctid, l.job_id, l.after_pos into note
+    from cronq.settle_parents l order by l.job_id, l.after_pos limit 1
+    for update skip locked;
+    if found then
+        more := true;
+        select j.dependants[note.after_pos + 1 : note.after_pos + 500] into page
+        from cronq.jobs j where j.id = note.job_id;
+        if coalesce(cardinality(page), 0) < 500 then
+            delete from cronq.settle_parents l where l.ctid = note.note_ctid;
+        else
+            update cronq.settle_parents l set after_pos = note.after_pos + 500 where l.ctid = note.note_ctid;
+        end if;
+        locked := array(select c.id from cronq.jobs c where c.id = any(page) and c.status = 'blocked'
+                        order by c.id for no key update skip locked);
+        insert into cronq.settle_later (job_id)
+        select c.id from cronq.jobs c
+        where c.id = any(page) and c.id <> all(locked) and c.status = 'blocked'
+        order by c.id;
+    else
+        locked := array(select j.id from cronq.jobs j
+                        where j.id in (select l.job_id from cronq.settle_later l) and j.status = 'blocked'
+                        order by j.id limit 500
+                        for no key update skip locked);
+        more := cardinality(locked) = 500;
+        -- the notes of the jobs settled, and those of jobs no longer
+        -- blocked (a parent's, once no parent's note is left)
+        delete from cronq.settle_later l
+        where l.job_id = any(locked)
+           or (not exists (select 1 from cronq.jobs j where j.id = l.job_id and j.status = 'blocked')
+               and not exists (select 1 from cronq.settle_parents p));
+    end if;
+    if coalesce(cardinality(locked), 0) = 0 then
+        return;
+    end if;
+    -- A statement after the lock, so a later snapshot: a parent's outcome
+    -- committed before the lock was taken is seen (its own settle skipped
+    -- the dependant this page held, or found it settled).
+    with n as (
+        select s.id, s.waiting_for,
+            (select count(*) from cronq.jobs p
+             where p.id = any(s.depends_on) and p.status <> 'succeeded') as waiting,
+            (select min(p.id) from cronq.jobs p
+             where p.id = any(s.depends_on) and p.status in ('dead', 'cancelled')) as failed_id
+        from cronq.jobs s
+        where s.id = any(locked) and s.status = 'blocked'
+    )
+    update cronq.jobs c set
+        status = case when n.failed_id is not null then 'cancelled'
+                      when n.waiting = 0 then 'queued' else 'blocked' end,
+        waiting_for = n.waiting,
+        error_code = case when n.failed_id is not null then 'dependency_failed' else c.error_code end,
+        last_error = case when n.failed_id is not null
+            then format('job %s, which it depends on, ended %s', n.failed_id,
+                        (select p.status from cronq.jobs p where p.id = n.failed_id))
+            else c.last_error end,
+        finished_at = case when n.failed_id is not null then now() else c.finished_at end,
+        updated_at = now()
+    from n
+    where c.id = n.id
+      and (n.failed_id is not null or n.waiting = 0 or n.waiting is distinct from n.waiting_for);
+    get diagnostics settled = row_count;
+end
+$$;
+
+ALTER FUNCTION cronq.settle_step(OUT more boolean, OUT settled integer) OWNER TO postgres;
 
 --
 -- Name: task_rules(text, jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -2784,6 +2893,17 @@ CREATE TABLE cronq.settle_later (
 );
 
 ALTER TABLE cronq.settle_later OWNER TO postgres;
+
+--
+-- Name: settle_parents; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE TABLE cronq.settle_parents (
+    job_id bigint NOT NULL,
+    after_pos integer DEFAULT 0 NOT NULL
+);
+
+ALTER TABLE cronq.settle_parents OWNER TO postgres;
 
 --
 -- Name: wakes; Type: TABLE; Schema: cronq; Owner: postgres
@@ -2962,6 +3082,12 @@ CREATE INDEX schedules_keep ON cronq.schedules USING btree (name) WHERE (keep IS
 --
 
 CREATE INDEX settle_later_job ON cronq.settle_later USING btree (job_id);
+
+--
+-- Name: settle_parents_job; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX settle_parents_job ON cronq.settle_parents USING btree (job_id);
 
 --
 -- Name: jobs jobs_admit; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -3785,6 +3911,12 @@ GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload js
 
 GRANT ALL ON FUNCTION cronq.set_limit(key text, max_running integer, rate integer, per interval) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.set_limit(key text, max_running integer, rate integer, per interval) TO cronq_admin;
+
+--
+-- Name: FUNCTION settle_step(OUT more boolean, OUT settled integer); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.settle_step(OUT more boolean, OUT settled integer) FROM PUBLIC;
 
 --
 -- Name: FUNCTION unique_key_in_use(p_key text); Type: ACL; Schema: cronq; Owner: postgres

@@ -750,10 +750,31 @@ said_settled(int n)
 	log_info("%d blocked job%s settled from %s parents", n, n == 1 ? "" : "s", n == 1 ? "its" : "their");
 }
 
+/*
+ * Pages of cronq.settle_step(), each its own transaction, until one says
+ * nothing more is to be had now (what is left is held locked by another
+ * transaction: a later wake's).
+ */
 int
 jobs_settle_later(PGconn *conn, int *settled, cq_err *err)
 {
-	return pages(conn, sql_queue_settle, 0, NULL, said_settled, settled, err);
+	*settled = 0;
+	for (;;) {
+		PGresult *res = pg_exec(conn, sql_queue_settle, 0, NULL, PG_ONE, err, NULL);
+		bool more;
+		int n;
+
+		if (res == NULL)
+			return err->code;
+		more = PQgetvalue(res, 0, 0)[0] == 't';
+		n = atoi(PQgetvalue(res, 0, 1));
+		PQclear(res);
+		*settled += n;
+		if (n > 0)
+			said_settled(n);
+		if (!more)
+			return 0;
+	}
 }
 
 static void
