@@ -93,6 +93,9 @@ begin
         -- (no more than run_schedule lets an admin do).
         grant execute on function cronq.fire_hooks(bigint[], text[], integer[], text[])
             to cronq_admin;
+        -- What the wake calls (0025) to settle the dependants an outcome's
+        -- transaction left, from their parents as they are.
+        grant execute on function cronq.settle_step() to cronq_admin;
     end if;
 end
 $$;

@@ -109,6 +109,10 @@ eq "the next wake: 14 queued, 15 blocked for the second parent, the held one sti
 wait "$locker"
 cronq run
 eq "a later wake settles the held one" "queued|0" "$(status_of "$held")|$(q "select count(*) from cronq.settle_later")"
+# What the wake calls: a cronq_admin member may run cronq run, a cronq_user
+# may not call it.
+eq "settle_step: a cronq_admin may call it" "false|0" "$(as tc_admin "select more || '|' || settled from cronq.settle_step()")"
+check "settle_step: a cronq_user may not" refused tc_mallory "select cronq.settle_step()"
 q "delete from cronq.jobs" >/dev/null
 
 # A cancel made from a trigger of the author's own (so nested like the
