@@ -1600,6 +1600,7 @@ ALTER FUNCTION cronq.jobs_plan() OWNER TO postgres;
 CREATE FUNCTION cronq.jobs_settle() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
     AS $_$
 declare
     wanted bigint[];
@@ -1636,8 +1637,9 @@ begin
                 where c.id = any(new.dependants) and c.status = 'blocked'
                 union
                 select c.id
-                from d join cronq.jobs p on p.id = d.id
-                join cronq.jobs c on c.id = any(p.dependants) and c.status = 'blocked'
+                from d cross join lateral (select p.dependants from cronq.jobs p where p.id = d.id offset 0) p
+                cross join lateral (select c.id from cronq.jobs c
+                                    where c.id = any(p.dependants) and c.status = 'blocked' offset 0) c
             )
             select d.id from d limit budget + 1);
         over := cardinality(wanted) > budget;
@@ -1691,20 +1693,18 @@ begin
         where c.id = any(held) and c.status = 'blocked';
     elsif new.status in ('dead', 'cancelled') then
         -- Each names the first of its parents that ended: this job, or
-        -- one the walk cancels (found by a join, not by searching the
-        -- whole array for each parent).
+        -- one the walk cancels (a lookup in a hash of the walk's jobs, not
+        -- a search of the whole array for each parent). No join: the
+        -- planner's count of rows, low in a table not yet analysed, made a
+        -- join of 10,000 jobs compare every pair (seconds).
         update cronq.jobs c
         set status = 'cancelled', error_code = 'dependency_failed',
-            last_error = format('job %s, which it depends on, ended %s', u.parent,
-                                case when u.parent = new.id then new.status else 'cancelled' end),
+            last_error = (select format('job %s, which it depends on, ended %s', min(x.parent),
+                                        case when min(x.parent) = new.id then new.status else 'cancelled' end)
+                          from unnest(c.depends_on) x(parent)
+                          where x.parent = new.id or x.parent in (select unnest(wanted))),
             finished_at = now(), updated_at = now()
-        from (select h.id, min(x.parent) as parent
-              from unnest(held) h(id)
-              join cronq.jobs j on j.id = h.id
-              cross join lateral unnest(j.depends_on) x(parent)
-              where x.parent = new.id or x.parent in (select unnest(wanted))
-              group by h.id) u
-        where c.id = u.id and c.status = 'blocked';
+        where c.id = any(held) and c.status = 'blocked';
     end if;
     return null;
 end
@@ -2686,6 +2686,7 @@ ALTER FUNCTION cronq.set_limit(key text, max_running integer, rate integer, per 
 CREATE FUNCTION cronq.settle_step(OUT more boolean, OUT settled integer) RETURNS record
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
     AS $$
 declare
     note record;
@@ -2730,30 +2731,25 @@ begin
     end if;
     -- A statement after the lock, so a later snapshot: a parent's outcome
     -- committed before the lock was taken is seen (its own settle skipped
-    -- the dependant this page held, or found it settled).
-    with n as (
-        select s.id, s.waiting_for,
-            (select count(*) from cronq.jobs p
-             where p.id = any(s.depends_on) and p.status <> 'succeeded') as waiting,
-            (select min(p.id) from cronq.jobs p
-             where p.id = any(s.depends_on) and p.status in ('dead', 'cancelled')) as failed_id
-        from cronq.jobs s
-        where s.id = any(locked) and s.status = 'blocked'
-    )
+    -- the dependant this page held, or found it settled). Each job's
+    -- parents are read by its own subqueries, by index: no join.
     update cronq.jobs c set
-        status = case when n.failed_id is not null then 'cancelled'
-                      when n.waiting = 0 then 'queued' else 'blocked' end,
-        waiting_for = n.waiting,
-        error_code = case when n.failed_id is not null then 'dependency_failed' else c.error_code end,
-        last_error = case when n.failed_id is not null
-            then format('job %s, which it depends on, ended %s', n.failed_id,
-                        (select p.status from cronq.jobs p where p.id = n.failed_id))
-            else c.last_error end,
-        finished_at = case when n.failed_id is not null then now() else c.finished_at end,
-        updated_at = now()
-    from n
-    where c.id = n.id
-      and (n.failed_id is not null or n.waiting = 0 or n.waiting is distinct from n.waiting_for);
+        (status, waiting_for, error_code, last_error, finished_at, updated_at) = (
+            select case when n.failed_id is not null then 'cancelled'
+                        when n.waiting = 0 then 'queued' else 'blocked' end,
+                   n.waiting,
+                   case when n.failed_id is not null then 'dependency_failed' else c.error_code end,
+                   case when n.failed_id is not null
+                        then format('job %s, which it depends on, ended %s', n.failed_id,
+                                    (select p.status from cronq.jobs p where p.id = n.failed_id))
+                        else c.last_error end,
+                   case when n.failed_id is not null then now() else c.finished_at end,
+                   now()
+            from (select (select count(*)::integer from cronq.jobs p
+                          where p.id = any(c.depends_on) and p.status <> 'succeeded') as waiting,
+                         (select min(p.id) from cronq.jobs p
+                          where p.id = any(c.depends_on) and p.status in ('dead', 'cancelled')) as failed_id) n)
+    where c.id = any(locked) and c.status = 'blocked';
     get diagnostics settled = row_count;
 end
 $$;
@@ -3917,6 +3913,7 @@ GRANT ALL ON FUNCTION cronq.set_limit(key text, max_running integer, rate intege
 --
 
 REVOKE ALL ON FUNCTION cronq.settle_step(OUT more boolean, OUT settled integer) FROM PUBLIC;
+GRANT ALL ON FUNCTION cronq.settle_step(OUT more boolean, OUT settled integer) TO cronq_admin;
 
 --
 -- Name: FUNCTION unique_key_in_use(p_key text); Type: ACL; Schema: cronq; Owner: postgres

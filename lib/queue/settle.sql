@@ -13,5 +13,9 @@
 --
 -- No parameters.
 --
--- Try it by hand: select * from cronq.settle_step();
+-- Try it by hand: paste this file after
+--   PREPARE settle AS
+-- then
+--   EXPLAIN EXECUTE settle;
+-- (the work is in the function: select * from cronq.settle_step() runs a page).
 select more, settled from cronq.settle_step();
