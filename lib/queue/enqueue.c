@@ -14,6 +14,7 @@
 #include "queue/compose.h"
 #include "queue/flow.h"
 #include "queue/payload.h"
+#include "time/rfc3339.h"
 #include "util/buf.h"
 #include "util/duration.h"
 #include "util/xalloc.h"
@@ -96,6 +97,7 @@ enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
 {
 	char why[1024];
 	json_t *payload = NULL;
+	int64_t t;
 	int rc = 0;
 
 	if (req->payload) {
@@ -105,6 +107,10 @@ enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
 	}
 	if (rules(req->type, payload, why, sizeof why) != 0)
 		rc = cq_fail(err, EX_DATAERR, "%s", why);
+	else if (req->run_at && rfc3339_parse(req->run_at, &t, why, sizeof why) == RFC3339_IMPOSSIBLE)
+		rc = cq_fail(err, EX_DATAERR, "invalid run time: %s", why);
+	else if (req->expires_at && rfc3339_parse(req->expires_at, &t, why, sizeof why) == RFC3339_IMPOSSIBLE)
+		rc = cq_fail(err, EX_DATAERR, "invalid start deadline: %s", why);
 	else if (req->opts.queue && (req->opts.queue[0] == '\0' || strlen(req->opts.queue) > ENQUEUE_MAX_NAME))
 		rc = cq_fail(err, EX_DATAERR, "queue name must be 1 to %d bytes", ENQUEUE_MAX_NAME);
 	else if (req->opts.queue && enqueue_has_control(req->opts.queue))

@@ -16,4 +16,22 @@ expect "check: three durations named whole" 3 'CRONQ UNKNOWN - invalid value "1m
 cronq check --max-stuck 1,x
 expect "check: the bad level is said" 3 'CRONQ UNKNOWN - invalid value "x" for the critical level of --max-stuck: must be an integer from 0 to 9223372036854775807' ""
 
+# Well-formed times that name no instant: not "not RFC 3339", and no
+# database is asked to read them.
+PGPORT=1 cronq schedule next '0 * * * *' --from 2026-02-30
+expect "next --from: February 30" 65 "" 'cronq: error: invalid value "2026-02-30" for --from: "2026-02-30" is not a valid date: February 2026 has 28 days'
+PGPORT=1 cronq schedule next '@every 1h' --anchor 2028-02-30T00:00:00Z
+expect "next --anchor: a leap year's February 30" 65 "" 'cronq: error: invalid value "2028-02-30T00:00:00Z" for --anchor: "2028-02-30T00:00:00Z" is not a valid date: February 2028 has 29 days'
+PGPORT=1 cronq schedule next '0 * * * *' --from 2026-01-01T24:30:00Z
+expect "next --from: hour 24" 65 "" 'cronq: error: invalid value "2026-01-01T24:30:00Z" for --from: "2026-01-01T24:30:00Z" is not a valid time of day'
+cronq enqueue noop --run-at 2026-04-31T00:00:00Z
+expect "enqueue --run-at: April 31" 65 "" 'cronq: error: invalid run time: "2026-04-31T00:00:00Z" is not a valid date: April 2026 has 30 days'
+cronq enqueue noop --expires-at 2026-13-01
+expect "enqueue --expires-at: month 13" 65 "" 'cronq: error: invalid start deadline: "2026-13-01" is not a valid date'
+cronq_in '{"type":"noop"}
+{"type":"noop","run_at":"2027-02-29"}
+' enqueue --jsonl
+expect "jsonl run_at: February 29 of a common year" 65 "" 'cronq: error: line 2: invalid run time: "2027-02-29" is not a valid date: February 2027 has 28 days'
+eq "impossible dates wrote nothing" "$before" "$(counts)"
+
 done_testing
