@@ -322,7 +322,7 @@ enqueue_parse_line(const char *line, size_t len, enqueue_rules_fn rules, json_t 
 	memset(req, 0, sizeof *req);
 	req->in_ms = -1;
 	memset(own, 0, sizeof *own);
-	*obj = json_loadb(line, len, 0, &jerr);
+	*obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (*obj == NULL)
 		return cq_fail(err, EX_DATAERR, "malformed JSON at column %d: %s", jerr.column, jerr.text);
 	json_object_foreach(*obj, key, v) {

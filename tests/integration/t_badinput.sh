@@ -34,4 +34,16 @@ cronq_in '{"type":"noop"}
 expect "jsonl run_at: February 29 of a common year" 65 "" 'cronq: error: line 2: invalid run time: "2027-02-29" is not a valid date: February 2027 has 28 days'
 eq "impossible dates wrote nothing" "$before" "$(counts)"
 
+# The same key twice in a JSON object: refused, the key named, not the last
+# one silently kept.
+cronq enqueue noop '{"a": 1, "a": 2}'
+expect "payload: a duplicate key" 65 "" "cronq: error: invalid payload: malformed JSON at line 1, column 12: duplicate object key near '\"a\"'"
+cronq_in '{"type":"noop","type":"sql"}' enqueue --jsonl
+expect "jsonl: a duplicate field" 65 "" "cronq: error: line 1: malformed JSON at column 21: duplicate object key near '\"type\"'"
+cronq_in '{"type":"noop","payload":{"x":{"y":1,"y":2}}}' enqueue --jsonl
+expect "jsonl: a duplicate key deep in the payload" 65 "" "cronq: error: line 1: malformed JSON at column 40: duplicate object key near '\"y\"'"
+cronq schedule add dup '0 * * * *' noop '{"k": 1, "k": 1}'
+expect "schedule add: a duplicate payload key" 65 "" "cronq: error: invalid payload: malformed JSON at line 1, column 12: duplicate object key near '\"k\"'"
+eq "duplicate keys wrote nothing" "$before" "$(counts)"
+
 done_testing
