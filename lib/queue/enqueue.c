@@ -369,9 +369,13 @@ enqueue_parse_line(const char *line, size_t len, enqueue_rules_fn rules, json_t 
 	if ((v = json_object_get(*obj, "timeout")) != NULL && !json_is_null(v)) {
 		char why[256];
 
+		/* A number of seconds, fractions too, as "3.5s" is for --timeout. */
 		if (json_is_integer(v) && json_integer_value(v) > 0 &&
 			json_integer_value(v) <= DURATION_MAX_MS / 1000)
 			req->opts.timeout_ms = json_integer_value(v) * 1000;
+		else if (json_is_real(v) && json_real_value(v) * 1000 >= 1 &&
+				 json_real_value(v) * 1000 <= (double) DURATION_MAX_MS)
+			req->opts.timeout_ms = (int64_t) (json_real_value(v) * 1000 + 0.5);
 		else if (!json_is_string(v) ||
 				 duration_parse(json_string_value(v), &req->opts.timeout_ms, why, sizeof why) != 0 ||
 				 req->opts.timeout_ms <= 0)

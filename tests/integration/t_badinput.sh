@@ -46,4 +46,19 @@ cronq schedule add dup '0 * * * *' noop '{"k": 1, "k": 1}'
 expect "schedule add: a duplicate payload key" 65 "" "cronq: error: invalid payload: malformed JSON at line 1, column 12: duplicate object key near '\"k\"'"
 eq "duplicate keys wrote nothing" "$before" "$(counts)"
 
+# JSONL's timeout is a duration or a number of seconds, fractions too,
+# as --timeout takes "3.5s".
+cronq_in '{"type":"noop","timeout":3.5,"key":"t-frac"}
+{"type":"noop","timeout":"3.5s","key":"t-text"}
+{"type":"noop","timeout":2,"key":"t-int"}
+' enqueue --jsonl
+eq "jsonl: fractional seconds accepted" 0 "$RC"
+eq "jsonl: 3.5 is 3.5 s, as \"3.5s\" is" "t-frac|3.5
+t-int|2
+t-text|3.5" "$(q "select idempotency_key, extract(epoch from timeout)::float8 from cronq.jobs where idempotency_key like 't-%' order by 1")"
+q "delete from cronq.jobs where idempotency_key like 't-%'" >/dev/null
+cronq_in '{"type":"noop","timeout":-0.5}' enqueue --jsonl
+expect "jsonl: a negative number of seconds" 65 "" 'cronq: error: line 1: "timeout" must be a positive duration such as "90s" or a number of seconds'
+eq "timeouts wrote nothing more" "$before" "$(counts)"
+
 done_testing
