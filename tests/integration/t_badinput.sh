@@ -61,4 +61,19 @@ cronq_in '{"type":"noop","timeout":-0.5}' enqueue --jsonl
 expect "jsonl: a negative number of seconds" 65 "" 'cronq: error: line 1: "timeout" must be a positive duration such as "90s" or a number of seconds'
 eq "timeouts wrote nothing more" "$before" "$(counts)"
 
+# Invalid UTF-8 never reaches the server: the flag (or argument) is named.
+cronq enqueue noop --queue $'\xff'
+expect "--queue not UTF-8" 64 "" 'cronq: error: --queue is not valid UTF-8'
+CRONQ_QUEUE=$'q\xc3' cronq enqueue noop
+expect "CRONQ_QUEUE not UTF-8" 64 "" 'cronq: error: CRONQ_QUEUE is not valid UTF-8'
+cronq run --worker-id $'w\xed\xa0\x80'
+expect "--worker-id: a surrogate is not UTF-8" 64 "" 'cronq: error: --worker-id is not valid UTF-8'
+cronq schedule show $'nightly\xc0\xaf'
+expect "schedule name: an overlong form is not UTF-8" 64 "" 'cronq: error: argument 1 is not valid UTF-8'
+cronq list --type $'\xfe'
+expect "list --type not UTF-8" 64 "" 'cronq: error: --type is not valid UTF-8'
+cronq enqueue noop --queue 'café'
+eq "UTF-8 itself is fine" 0 "$RC"
+q "delete from cronq.jobs where queue = 'café'" >/dev/null
+
 done_testing
