@@ -76,4 +76,26 @@ cronq enqueue noop --queue 'café'
 eq "UTF-8 itself is fine" 0 "$RC"
 q "delete from cronq.jobs where queue = 'café'" >/dev/null
 
+# Bidirectional overrides and zero-width characters in names cronq prints
+# are refused where control characters are.
+for c in $'\u202e' $'\u202a' $'\u2066' $'\u2069' $'\u200b' $'\u200f'; do
+    cronq enqueue noop --queue "evil${c}txt"
+    expect "queue name with U+$(printf '%s' "$c" | iconv -f UTF-8 -t UTF-32BE | od -An -tx1 | tr -d ' \n' | sed 's/^0*//')" 65 "" \
+        'cronq: error: queue name must be printable text without control characters'
+done
+cronq run --worker-id $'host\u202e1'
+expect "worker id with a right-to-left override" 64 "" 'cronq: error: invalid value for --worker-id: must be 1 to 200 bytes of printable text without control characters'
+cronq_in '{"type":"noop","queue":"a\u2067b"}' enqueue --jsonl
+expect "jsonl queue with an isolate" 65 "" 'cronq: error: line 1: queue name must be printable text without control characters'
+cronq enqueue noop --unique-key $'k\u200d'
+expect "unique key with a zero-width joiner" 65 "" 'cronq: error: unique key may not contain control characters'
+cronq limit $'tenant:\u202e42' --max-running 1
+expect "limit key with an override" 64 "" $'cronq: error: a key may not contain control characters\nTry "cronq limit --help" for more information.'
+cronq enqueue noop --queue $'arabic\u0627\u200c'
+eq "a zero-width non-joiner (U+200C) is refused" 65 "$RC"
+cronq enqueue noop --queue $'\u2010dash'
+eq "U+2010, next to the range, is fine" 0 "$RC"
+q "delete from cronq.jobs where queue like '%dash'" >/dev/null
+eq "invisible characters wrote nothing" "$before" "$(counts)"
+
 done_testing
