@@ -226,6 +226,7 @@ common_option(int opt, const char *arg, const cli_src *src, cli_common *common)
 	switch (opt) {
 		case OPT_DB:
 			common->conninfo = arg;
+			pg_set_conninfo_origin(src->name);
 			return 0;
 		case OPT_VERBOSE:
 			common->verbose++;

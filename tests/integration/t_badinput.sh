@@ -98,4 +98,25 @@ eq "U+2010, next to the range, is fine" 0 "$RC"
 q "delete from cronq.jobs where queue like '%dash'" >/dev/null
 eq "invisible characters wrote nothing" "$before" "$(counts)"
 
+# A connection string libpq refuses before it tries a server is a usage
+# error naming where it came from; a server that cannot be reached stays 69.
+cronq list --db "port=abc"
+expect "--db port=abc" 64 "" 'cronq: error: invalid connection string in --db: invalid integer value "abc" for connection option "port"'
+CRONQ_DATABASE_URL="port=abc" cronq status
+expect "CRONQ_DATABASE_URL port=abc" 64 "" 'cronq: error: invalid connection string in CRONQ_DATABASE_URL: invalid integer value "abc" for connection option "port"'
+CRONQ_DB="port=abc" cronq list
+expect "CRONQ_DB port=abc" 64 "" 'cronq: error: invalid connection string in CRONQ_DB: invalid integer value "abc" for connection option "port"'
+cronq enqueue noop --db "host=$PGHOST port=$PGPORT sslmode=foo"
+expect "--db sslmode=foo" 64 "" 'cronq: error: invalid connection string in --db: invalid sslmode value: "foo"'
+cronq run --db 'postgresql://localhost:99999/x'
+expect "run --db: a port out of range" 64 "" 'cronq: error: invalid connection string in --db: invalid port number: "99999"'
+cronq migrate --db "host=$PGHOST port=$PGPORT,5432"
+expect "migrate --db: ports and hosts that do not pair" 64 "" 'cronq: error: invalid connection string in --db: could not match 2 port numbers to 1 hosts'
+cronq check --db "port=abc"
+expect "check --db port=abc: UNKNOWN" 3 'CRONQ UNKNOWN - invalid connection string in --db: invalid integer value "abc" for connection option "port"' ""
+cronq list --db "bogus=1"
+expect "--db: an unknown keyword" 64 "" 'cronq: error: invalid connection string in --db: invalid connection option "bogus"'
+cronq list --db "host=$T_DIR port=$PGPORT"
+expect_rc_err "no server there: still unreachable" 69 '^cronq: error: could not connect to database: connection to server on socket'
+
 done_testing
