@@ -109,6 +109,12 @@ cli_check_args(const char *cmd, int argc, char **argv, int first, int min, int m
 {
 	int n = argc - first;
 
+	/* Names and ids go to the server and back to terminals: text only. */
+	for (int i = first; i < argc; i++)
+		if (!utf8_valid(argv[i])) {
+			cli_error("argument %d is not valid UTF-8", i - first + 1);
+			return EX_USAGE;
+		}
 	if (n > max)
 		return cli_usage_error(cmd, "too many command-line arguments (first is \"%s\")", argv[first + max]);
 	if (n < min)
@@ -220,6 +226,7 @@ common_option(int opt, const char *arg, const cli_src *src, cli_common *common)
 	switch (opt) {
 		case OPT_DB:
 			common->conninfo = arg;
+			pg_set_conninfo_origin(src->name);
 			return 0;
 		case OPT_VERBOSE:
 			common->verbose++;
@@ -246,8 +253,14 @@ static int
 dispatch(int opt, const char *arg, const cli_src *src, cli_handler handler,
 		 void *state, cli_common *common)
 {
-	int rc = common_option(opt, arg, src, common);
+	int rc;
 
+	/* Every value is text the server, a log line or a terminal gets. */
+	if (arg && !utf8_valid(arg)) {
+		cli_error("%s is not valid UTF-8", src->name);
+		return EX_USAGE;
+	}
+	rc = common_option(opt, arg, src, common);
 	return rc >= 0 ? rc : handler(opt, arg, src, state);
 }
 

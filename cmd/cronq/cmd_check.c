@@ -79,11 +79,15 @@ parse_level(const cli_src *src, const char *text, bool duration, int64_t *out)
 	return cli_int(src, text, 0, INT64_MAX, out);
 }
 
-/* "CRIT" or "WARN,CRIT"; a warning level above the critical one is refused. */
+/*
+ * "CRIT" or "WARN,CRIT"; a warning level above the critical one is refused.
+ * A message about one level of two says which level it is.
+ */
 static int
 parse_limit(const cli_src *src, const char *arg, bool duration, check_limit *lim)
 {
 	const char *comma = strchr(arg, ',');
+	cli_src level;
 	int rc;
 
 	memset(lim, 0, sizeof *lim);
@@ -93,14 +97,22 @@ parse_limit(const cli_src *src, const char *arg, bool duration, check_limit *lim
 		lim->has_crit = true;
 		return 0;
 	}
+	if (strchr(comma + 1, ',') != NULL) {
+		cli_error("invalid value \"%s\" for %s: must be CRIT or WARN,CRIT (one or two levels)",
+				  arg, src->name);
+		return EX_USAGE;
+	}
 	{
 		char *warn = xstrndup(arg, (size_t) (comma - arg));
 
-		rc = parse_level(src, warn, duration, &lim->warn);
+		snprintf(level.name, sizeof level.name, "the warning level of %.64s", src->name);
+		rc = parse_level(&level, warn, duration, &lim->warn);
 		free(warn);
 	}
-	if (rc == 0)
-		rc = parse_level(src, comma + 1, duration, &lim->crit);
+	if (rc == 0) {
+		snprintf(level.name, sizeof level.name, "the critical level of %.64s", src->name);
+		rc = parse_level(&level, comma + 1, duration, &lim->crit);
+	}
 	if (rc != 0)
 		return rc;
 	lim->has_warn = lim->has_crit = true;

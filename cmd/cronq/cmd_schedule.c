@@ -262,8 +262,13 @@ resolve_time(const char *opt, const char *text, const cli_common *common, PGconn
 {
 	char why[256];
 	cq_err err = {0};
+	int rc;
 
-	if (rfc3339_parse(text, t, why, sizeof why) != 0) {
+	if ((rc = rfc3339_parse(text, t, why, sizeof why)) == RFC3339_IMPOSSIBLE) {
+		log_error("invalid value \"%s\" for %s: %s", text, opt, why);
+		return EX_DATAERR;
+	}
+	if (rc != 0) {
 		if (*conn == NULL && (*conn = pg_connect(cli_conninfo(common), &err)) == NULL) {
 			log_full(LOG_ERROR, NULL, err.msg, NULL, "invalid value \"%s\" for %s: not RFC 3339 (such as"
 					 " 2026-03-08T10:00:00Z), and no database to read it as PostgreSQL's timestamptz",

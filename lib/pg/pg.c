@@ -182,13 +182,78 @@ connect_timeout_ms(PGconn *conn, char *text, size_t len)
 	return ms;
 }
 
+/* Where the connection string came from: see pg_set_conninfo_origin(). */
+static char conninfo_origin[96];
+
+void
+pg_set_conninfo_origin(const char *name)
+{
+	snprintf(conninfo_origin, sizeof conninfo_origin, "%s", name ? name : "");
+}
+
+/*
+ * A connection string (or, conninfo NULL, libpq's PG* environment) that
+ * cannot be used whatever the server does: EX_USAGE, naming where the
+ * string came from and why (already without its passwords).
+ */
+static int
+conninfo_refused(const char *conninfo, const char *why, cq_err *err)
+{
+	const char *env = NULL;
+
+	if (conninfo == NULL)
+		return cq_fail(err, EX_USAGE, "invalid connection settings: %s", why);
+	if (conninfo_origin[0])
+		env = conninfo_origin;
+	else if (getenv("CRONQ_DATABASE_URL") && strcmp(getenv("CRONQ_DATABASE_URL"), conninfo) == 0)
+		env = "CRONQ_DATABASE_URL";
+	else if (getenv("DATABASE_URL") && strcmp(getenv("DATABASE_URL"), conninfo) == 0)
+		env = "DATABASE_URL";
+	if (env)
+		return cq_fail(err, EX_USAGE, "invalid connection string in %s: %s", env, why);
+	return cq_fail(err, EX_USAGE, "invalid connection string: %s", why);
+}
+
+/*
+ * Whether libpq's message says it refused an option's value, which it does
+ * before it tries to reach a server: a port or timeout that is no number
+ * or out of range, a value outside a keyword's set (sslmode,
+ * target_session_attrs…), hosts and ports that do not pair up. A usage
+ * error, not an unreachable database. These are libpq's own words: cronq
+ * never sets a locale for messages, so they are not translated.
+ */
+static bool
+option_refused(const char *msg)
+{
+	static const char *const phrases[] = {
+		"invalid integer value \"", "invalid port number", "could not match ",
+		"invalid connection option \"", "invalid SSL protocol version range",
+	};
+
+	for (size_t i = 0; i < sizeof phrases / sizeof phrases[0]; i++)
+		if (strstr(msg, phrases[i]))
+			return true;
+	/* "invalid sslmode value: \"x\"", and so for every keyword with a set of values */
+	for (const char *p = msg; (p = strstr(p, "invalid ")) != NULL; p++) {
+		const char *word = p + strlen("invalid ");
+		size_t n = strspn(word, "abcdefghijklmnopqrstuvwxyz_");
+
+		if (n > 0 && strncmp(word + n, " value: \"", strlen(" value: \"")) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* The connection failed: err from libpq's message, without a password. */
 static void
 connect_failed(PGconn *conn, const char *conninfo, cq_err *err)
 {
 	char *msg = pg_redact(PQerrorMessage(conn), conninfo);
 
-	cq_fail(err, EX_UNAVAILABLE, "could not connect to database: %s", msg);
+	if (option_refused(msg))
+		conninfo_refused(conninfo, msg, err);
+	else
+		cq_fail(err, EX_UNAVAILABLE, "could not connect to database: %s", msg);
 	free(msg);
 }
 
@@ -206,9 +271,13 @@ connect_wait(PGconn *conn, const char *conninfo, cq_err *err)
 	char text[32], host[300] = "", now_host[300];
 	int64_t limit = connect_timeout_ms(conn, text, sizeof text), start = mono_ms(), began = start;
 
-	if (limit < 0)
-		return cq_fail(err, EX_USAGE, "invalid connection string: invalid integer value \"%s\" for "
-					   "connection option \"connect_timeout\"", text);
+	if (limit < 0) {
+		char why[128];
+
+		snprintf(why, sizeof why, "invalid integer value \"%.32s\" for connection option \"connect_timeout\"",
+				 text);
+		return conninfo_refused(conninfo, why, err);
+	}
 	for (;;) {
 		struct pollfd pfd;
 		int64_t now, wait = CONNECT_TICK_MS;
@@ -322,7 +391,7 @@ parse_conninfo(const char *conninfo, cq_err *err)
 	if (opts)
 		return opts;
 	msg = why ? pg_redact(why, conninfo) : NULL;
-	cq_fail(err, EX_USAGE, "invalid connection string: %s", msg ? msg : "out of memory");
+	conninfo_refused(conninfo, msg ? msg : "out of memory", err);
 	free(msg);
 	PQfreemem(why);
 	return NULL;

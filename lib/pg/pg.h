@@ -27,6 +27,15 @@ typedef enum pg_shape {
 const char *pg_default_conninfo(void);
 
 /*
+ * Name where the connection string handed to pg_connect*() came from
+ * ("--db", "CRONQ_DB"), for the message about one libpq refuses ("invalid
+ * connection string in --db: …"); NULL or never called: the environment
+ * variable pg_default_conninfo() read it from, if it did. Once, before any
+ * thread starts.
+ */
+void pg_set_conninfo_origin(const char *name);
+
+/*
  * Once, before the first connection and before any thread starts: sets
  * $PGTZ, which libpq reads at every connection (setenv while another
  * thread reads the environment is a data race).
@@ -43,7 +52,8 @@ void pg_init(void);
  * otherwise, an attempt gives up after PG_DEFAULT_CONNECT_TIMEOUT seconds,
  * and TCP keepalives and tcp_user_timeout are on, so that a server gone
  * silent later is noticed too. NULL with EX_USAGE when conninfo is a
- * connection string libpq cannot parse, EX_TEMPFAIL when the stop
+ * connection string libpq cannot parse or whose option values it refuses
+ * before it tries a server (port=abc, sslmode=foo), EX_TEMPFAIL when the stop
  * function (pg_set_wait_stop) said to give up, else EX_UNAVAILABLE on
  * failure. No message holds a password of conninfo (pg/redact.h).
  */

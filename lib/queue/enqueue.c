@@ -14,6 +14,7 @@
 #include "queue/compose.h"
 #include "queue/flow.h"
 #include "queue/payload.h"
+#include "time/rfc3339.h"
 #include "util/buf.h"
 #include "util/duration.h"
 #include "util/xalloc.h"
@@ -62,9 +63,14 @@ static const char stage_insert_sql[] =
 bool
 enqueue_has_control(const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+	for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
 		if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
 			return true;
+		/* U+200B-U+200F, U+202A-U+202E (E2 80 ..), U+2066-U+2069 (E2 81 ..) */
+		if (p[0] == 0xe2 && ((p[1] == 0x80 && ((p[2] >= 0x8b && p[2] <= 0x8f) || (p[2] >= 0xaa && p[2] <= 0xae))) ||
+							 (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)))
+			return true;
+	}
 	return false;
 }
 
@@ -96,6 +102,7 @@ enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
 {
 	char why[1024];
 	json_t *payload = NULL;
+	int64_t t;
 	int rc = 0;
 
 	if (req->payload) {
@@ -105,6 +112,10 @@ enqueue_check(const enqueue_req *req, enqueue_rules_fn rules, cq_err *err)
 	}
 	if (rules(req->type, payload, why, sizeof why) != 0)
 		rc = cq_fail(err, EX_DATAERR, "%s", why);
+	else if (req->run_at && rfc3339_parse(req->run_at, &t, why, sizeof why) == RFC3339_IMPOSSIBLE)
+		rc = cq_fail(err, EX_DATAERR, "invalid run time: %s", why);
+	else if (req->expires_at && rfc3339_parse(req->expires_at, &t, why, sizeof why) == RFC3339_IMPOSSIBLE)
+		rc = cq_fail(err, EX_DATAERR, "invalid start deadline: %s", why);
 	else if (req->opts.queue && (req->opts.queue[0] == '\0' || strlen(req->opts.queue) > ENQUEUE_MAX_NAME))
 		rc = cq_fail(err, EX_DATAERR, "queue name must be 1 to %d bytes", ENQUEUE_MAX_NAME);
 	else if (req->opts.queue && enqueue_has_control(req->opts.queue))
@@ -316,7 +327,7 @@ enqueue_parse_line(const char *line, size_t len, enqueue_rules_fn rules, json_t 
 	memset(req, 0, sizeof *req);
 	req->in_ms = -1;
 	memset(own, 0, sizeof *own);
-	*obj = json_loadb(line, len, 0, &jerr);
+	*obj = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (*obj == NULL)
 		return cq_fail(err, EX_DATAERR, "malformed JSON at column %d: %s", jerr.column, jerr.text);
 	json_object_foreach(*obj, key, v) {
@@ -363,9 +374,13 @@ enqueue_parse_line(const char *line, size_t len, enqueue_rules_fn rules, json_t 
 	if ((v = json_object_get(*obj, "timeout")) != NULL && !json_is_null(v)) {
 		char why[256];
 
+		/* A number of seconds, fractions too, as "3.5s" is for --timeout. */
 		if (json_is_integer(v) && json_integer_value(v) > 0 &&
 			json_integer_value(v) <= DURATION_MAX_MS / 1000)
 			req->opts.timeout_ms = json_integer_value(v) * 1000;
+		else if (json_is_real(v) && json_real_value(v) * 1000 >= 1 &&
+				 json_real_value(v) * 1000 <= (double) DURATION_MAX_MS)
+			req->opts.timeout_ms = (int64_t) (json_real_value(v) * 1000 + 0.5);
 		else if (!json_is_string(v) ||
 				 duration_parse(json_string_value(v), &req->opts.timeout_ms, why, sizeof why) != 0 ||
 				 req->opts.timeout_ms <= 0)

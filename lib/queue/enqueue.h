@@ -73,7 +73,13 @@ typedef enum enqueue_note {
  */
 typedef int (*enqueue_rules_fn) (const char *type, const json_t *payload, char *err, size_t errlen);
 
-/* Whether s holds a control character, C0, DEL or C1 (as PostgreSQL's [[:cntrl:]] in UTF-8). */
+/*
+ * Whether s holds a control character, C0, DEL or C1 (as PostgreSQL's
+ * [[:cntrl:]] in UTF-8), or a character that is invisible yet reorders or
+ * hides what a terminal shows around it: zero-width (U+200B-U+200F) and
+ * bidirectional embeddings, overrides and isolates (U+202A-U+202E,
+ * U+2066-U+2069).
+ */
 bool enqueue_has_control(const char *s);
 
 /*

@@ -8,6 +8,7 @@
 
 #include "pg/literal.h"
 #include "pg/pg.h"
+#include "queue/enqueue.h"
 #include "util/buf.h"
 
 #define KEY_FORMS "keys are queue:NAME, type:NAME, schedule:NAME or a limit key PREFIX:NAME (such as tenant:42)"
@@ -19,14 +20,13 @@ flow_key_invalid(const char *key, char *why, size_t len)
 	size_t prefix = strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-");
 	size_t chars = 0;
 
-	for (const unsigned char *p = (const unsigned char *) key; *p; p++) {
-		/* C0, DEL and C1 (U+0080-U+009F, as UTF-8): PostgreSQL's [[:cntrl:]] */
-		if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)) {
-			snprintf(why, len, "a key may not contain control characters");
-			return true;
-		}
-		chars += (*p & 0xc0) != 0x80;
+	/* PostgreSQL's [[:cntrl:]], and the invisible characters that reorder a line */
+	if (enqueue_has_control(key)) {
+		snprintf(why, len, "a key may not contain control characters");
+		return true;
 	}
+	for (const unsigned char *p = (const unsigned char *) key; *p; p++)
+		chars += (*p & 0xc0) != 0x80;
 	if (key[0] == '\0')
 		snprintf(why, len, "a key is required");
 	else if (prefix == 0 || key[prefix] != ':')

@@ -48,7 +48,7 @@ payload_parse(const char *text, size_t len, char *err, size_t errlen)
 		snprintf(err, errlen, "invalid payload: nested deeper than %d levels", PAYLOAD_MAX_DEPTH);
 		return NULL;
 	}
-	v = json_loadb(text, len, JSON_DECODE_ANY, &jerr);
+	v = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
 	if (v == NULL) {
 		/* jansson's own wording names a C flag; say what the rule is instead. */
 		if (strstr(jerr.text, "\\u0000") != NULL)

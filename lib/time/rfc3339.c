@@ -20,6 +20,11 @@ digits(const char **p, int n, int *v)
 	return true;
 }
 
+static const char *const months[] = {
+	"January", "February", "March", "April", "May", "June", "July", "August", "September",
+	"October", "November", "December",
+};
+
 int
 rfc3339_parse(const char *text, int64_t *t, char *err, size_t errlen)
 {
@@ -59,10 +64,17 @@ rfc3339_parse(const char *text, int64_t *t, char *err, size_t errlen)
 	}
 	if (*p != '\0')
 		goto bad;
-	if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > tz_month_days(y, mo) || h > 23 || mi > 59 ||
-		s > 60 || oh > 23 || om > 59) {
-		snprintf(err, errlen, "time \"%s\" is out of range", text);
-		return -1;
+	if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > tz_month_days(y, mo)) {
+		if (y >= 1 && mo >= 1 && mo <= 12 && d > tz_month_days(y, mo))
+			snprintf(err, errlen, "\"%s\" is not a valid date: %s %04d has %d days", text,
+					 months[mo - 1], y, tz_month_days(y, mo));
+		else
+			snprintf(err, errlen, "\"%s\" is not a valid date", text);
+		return RFC3339_IMPOSSIBLE;
+	}
+	if (h > 23 || mi > 59 || s > 60 || oh > 23 || om > 59) {
+		snprintf(err, errlen, "\"%s\" is not a valid time of day", text);
+		return RFC3339_IMPOSSIBLE;
 	}
 	*t = tz_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + (s == 60 ? 59 : s)
 		- sign * (oh * 3600 + om * 60);
@@ -70,7 +82,7 @@ rfc3339_parse(const char *text, int64_t *t, char *err, size_t errlen)
 
 bad:
 	snprintf(err, errlen, "invalid time \"%s\": expected RFC 3339, such as 2026-03-08T10:00:00Z", text);
-	return -1;
+	return RFC3339_MALFORMED;
 }
 
 void

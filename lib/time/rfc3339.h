@@ -12,7 +12,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* 0 and *t (epoch seconds), or -1 with the reason in err. */
+/*
+ * 0 and *t (epoch seconds); RFC3339_MALFORMED when text is not RFC 3339
+ * (other input forms may still read it); RFC3339_IMPOSSIBLE when it is,
+ * but names no instant ("2026-02-30", "25:00"): nothing reads it. The
+ * reason in err either way.
+ */
+#define RFC3339_MALFORMED (-1)
+#define RFC3339_IMPOSSIBLE (-2)
 int rfc3339_parse(const char *text, int64_t *t, char *err, size_t errlen);
 
 /* Size rfc3339_format needs: "2026-03-08T07:00:00Z" and its NUL. */

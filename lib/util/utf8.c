@@ -55,6 +55,17 @@ utf8_cut(const char *s, size_t len)
 	return len - start < need ? start : len;
 }
 
+bool
+utf8_valid(const char *s)
+{
+	size_t len = strlen(s), n;
+
+	for (size_t i = 0; i < len; i += n)
+		if ((n = valid_seq((const unsigned char *) s + i, len - i)) == 0)
+			return false;
+	return true;
+}
+
 char *
 utf8_sanitize(const char *s, size_t len)
 {

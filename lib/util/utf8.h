@@ -13,6 +13,10 @@
  * cuts short (len itself when the last character is whole). */
 size_t utf8_cut(const char *s, size_t len);
 
+/* Whether the NUL-terminated s is well-formed UTF-8 (no overlong forms,
+ * surrogates or code points above U+10FFFF). */
+bool utf8_valid(const char *s);
+
 /* A new NUL-terminated string (xmalloc) holding the cleaned bytes. */
 char *utf8_sanitize(const char *s, size_t len);
 

@@ -25,7 +25,7 @@ forms=(
     "64|S3cretPw|password=S3cretPw junk"
     "69|S3cret Pw|$nohost password='S3cret Pw'"
     "69|S3cretPw|$nohost password=S3cretPw"
-    "69|S3cretPw|$nohost password=S3cretPw port=abc"
+    "64|S3cretPw|$nohost password=S3cretPw port=abc"
     "69|S3cretPw|postgresql://u:S3cretPw@127.0.0.1:1/db"
     "69|S3cretPw|postgresql://u:S3cr%65tPw@127.0.0.1:1/db"
     "69|S3c|postgresql://u:S3c@retPw@127.0.0.1:1/db"
@@ -47,7 +47,7 @@ for form in "${forms[@]}"; do
 ]+$' "$OUT"
             eq "$cmd --db '$conninfo': exit 3" 3 "$RC"
         else
-            expect_rc_err "$cmd --db '$conninfo'" "$code" '^cronq: error: (invalid connection string|could not connect to database): '
+            expect_rc_err "$cmd --db '$conninfo'" "$code" '^cronq: error: (invalid connection string in --db|could not connect to database): '
         fi
     done
     CRONQ_DATABASE_URL=$conninfo cronq status
@@ -59,13 +59,13 @@ done
 # fault stays findable.
 cronq status --db 'postgresql://u:S3cretPw@[bad'
 expect "a URI that does not parse is shown without its password" 64 "" \
-    'cronq: error: invalid connection string: end of string reached when looking for matching "]" in IPv6 host address in URI: "postgresql://u:****@[bad"'
+    'cronq: error: invalid connection string in --db: end of string reached when looking for matching "]" in IPv6 host address in URI: "postgresql://u:****@[bad"'
 cronq check --db 'postgresql://u:S3cr%zzPw@localhost/db'
 expect "check: the token libpq quotes is the password" 3 \
-    'CRONQ UNKNOWN - invalid connection string: invalid percent-encoded token: "****"' ""
+    'CRONQ UNKNOWN - invalid connection string in --db: invalid percent-encoded token: "****"' ""
 cronq status --db 'postgresql://u@localhost/db?password=x&bogus=1'
 expect "a query parameter libpq refuses is named" 64 "" \
-    'cronq: error: invalid connection string: invalid URI query parameter: "bogus"'
+    'cronq: error: invalid connection string in --db: invalid URI query parameter: "bogus"'
 
 # A database name is not a connection string: libpq takes it whole.
 cronq status --db "no_such_db_$T_NAME"

@@ -140,7 +140,13 @@ expect "check: warning above critical" 3 'CRONQ UNKNOWN - invalid value "10,5" f
 cronq check --max-dead many
 expect "check: not a number" 3 'CRONQ UNKNOWN - invalid value "many" for --max-dead: must be an integer from 0 to 9223372036854775807' ""
 cronq check --max-stuck 1,2,3
-expect "check: three levels" 3 'CRONQ UNKNOWN - invalid value "2,3" for --max-stuck: must be an integer from 0 to 9223372036854775807' ""
+expect "check: three levels" 3 'CRONQ UNKNOWN - invalid value "1,2,3" for --max-stuck: must be CRIT or WARN,CRIT (one or two levels)' ""
+CRONQ_MAX_DEAD=1,2,3 cronq check
+expect "check: three levels from the environment" 3 'CRONQ UNKNOWN - invalid value "1,2,3" for CRONQ_MAX_DEAD: must be CRIT or WARN,CRIT (one or two levels)' ""
+cronq check --max-failed 1,x
+expect "check: a bad critical level" 3 'CRONQ UNKNOWN - invalid value "x" for the critical level of --max-failed: must be an integer from 0 to 9223372036854775807' ""
+cronq check --max-silence 1x,1h
+expect "check: a bad warning level" 3 'CRONQ UNKNOWN - invalid value "1x" for the warning level of --max-silence: invalid duration "1x": unrecognized unit "x"' ""
 cronq check --max-lag 5x
 expect "check: bad duration" 3 'CRONQ UNKNOWN - invalid value "5x" for --max-lag: invalid duration "5x": unrecognized unit "x"' ""
 cronq check --timeout 500ms
