@@ -11,6 +11,17 @@ q "grant cronq_user to tc_mallory, tc_alice; grant cronq_admin to tc_admin" >/de
 as() { PGUSER=$1 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "$2"; }
 status_of() { q "select status from cronq.jobs where id = $1"; }
 refused() { ! as "$@" 2>/dev/null; }
+# hold_locked IDS SECONDS WHAT: tc_mallory holds its jobs IDS locked from an
+# open transaction for SECONDS, in the background (its pid in locker).
+hold_locked() {
+    PGUSER=tc_mallory "$PSQL" -XAtq -c "begin" \
+        -c "select 1 from cronq.jobs where id in ($1) for update" -c "select pg_sleep($2)" \
+        -c "commit" >/dev/null &
+    locker=$!
+    check "the author holds $3 locked" wait_for - 5 \
+        "select exists (select 1 from pg_stat_activity where usename = 'tc_mallory'
+                        and state = 'active' and query like '%pg_sleep%')"
+}
 
 # --- 1. a long chain of dependants ends cancelled in the recording statement
 # A trigger per level used to nest as deep as the chain: a few hundred jobs
@@ -95,13 +106,7 @@ eq "budget 20, 30 dependants: the parent succeeded, none counted down, the paren
     "succeeded|30|30|1" \
     "$(status_of "$p")|$(q "select count(*) from cronq.jobs where status = 'blocked' and waiting_for = cardinality(depends_on)")|$(q "select count(*) from cronq.jobs where depends_on[1] = $p")|$(q "select count(*) from cronq.settle_parents where job_id = $p")"
 held=$(q "select min(id) from cronq.jobs where depends_on = array[$p]::bigint[]")
-PGUSER=tc_mallory "$PSQL" -XAtq -c "begin" \
-    -c "select 1 from cronq.jobs where id = $held for update" -c "select pg_sleep(4)" \
-    -c "commit" >/dev/null &
-locker=$!
-check "the author holds one dependant locked" wait_for - 5 \
-    "select exists (select 1 from pg_stat_activity where usename = 'tc_mallory'
-                    and state = 'active' and query like '%pg_sleep%')"
+hold_locked "$held" 4 "one dependant"
 PGOPTIONS="-c cronq.settle_left=20" cronq run
 eq "the next wake: 14 queued, 15 blocked for the second parent, the held one still blocked and noted" \
     "0|14|15|1|1|0" \
@@ -189,13 +194,7 @@ parent=$(as tc_mallory "select cronq.enqueue('noop')")
 child=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$parent])")
 dead=$(as tc_mallory "select cronq.enqueue('fail', '{\"permanent\": true}', max_attempts => 1)")
 orphan=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$dead])")
-PGUSER=tc_mallory "$PSQL" -XAtq -c "begin" \
-    -c "select 1 from cronq.jobs where id in ($child, $orphan) for update" -c "select pg_sleep(6)" \
-    -c "commit" >/dev/null &
-locker=$!
-check "the author holds its dependants locked" wait_for - 5 \
-    "select exists (select 1 from pg_stat_activity where usename = 'tc_mallory'
-                    and state = 'active' and query like '%pg_sleep%')"
+hold_locked "$child, $orphan" 6 "its dependants"
 victim=$(as tc_alice "select cronq.enqueue('noop')")
 start=$SECONDS
 cronq run --lease 3s
