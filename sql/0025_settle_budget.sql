@@ -9,42 +9,53 @@
 -- under one parent that failed took ~8 s of that statement (~25 us a job),
 -- and with a short lease the rescue was cancelled at every wake.
 --
--- Now one transaction settles at most 10,000 dependants inline (its
--- budget, cronq.settle_left, counted down across every parent it
+-- Now a runner's transaction settles at most 10,000 dependants inline
+-- (its budget, cronq.settle_left, counted down across every parent it
 -- records). Past it:
 -- - a dead or cancelled parent's walk cancels the first jobs it reaches,
---   as many as the budget has left; a job so cancelled whose own blocked
---   dependants remain, and the parent if it has some, is noted in
---   cronq.settle_parents;
--- - a succeeded parent, or one retried after its success, is noted whole.
--- The runners settle the notes (cronq.settle_step(), a page of 500
--- dependants a transaction) at their next wake, which a note in
--- cronq.settle_later (the parent's id, a job that is not blocked, which
--- settle_step deletes once the parents' notes are done) makes look. A
--- dependant is settled from its parents as they are then, as settle.sql
--- did: the same job settled twice ends the same.
+--   as many as the budget has left; the parent, and each job so cancelled
+--   whose own blocked dependants remain, is noted in cronq.settle_parents;
+-- - a succeeded parent, or one retried after its success, is noted whole,
+--   none of its dependants counted in part.
+-- A note says what the change was (down, up, dead, cancelled); the
+-- runners apply it at their next wake (cronq.settle_step(), 500 of the
+-- parent's dependants a transaction, each page once: the note's row is
+-- locked and its position moved in the page's transaction), as the
+-- trigger would have. A dependant held locked goes to settle_later, to be
+-- settled from its parents as they are then.
 --
--- settle_step also fixes settle.sql's read of the parents: the statement
--- read their statuses from a snapshot taken before it locked the
--- dependant, so a parent's success committed in between (its own settle
--- skipped the dependant, locked) was not counted, and the dependant stayed
--- blocked for ever. The dependants are locked first, then their parents
--- read by a later statement.
+-- A runner's transaction is one whose statements say so (set_config
+-- 'cronq.settling' to on: the outcome, rescue and expiry statements of
+-- this binary, and settle_step) in a session of the tables' owner, a
+-- cronq_admin or a superuser. Any other (an author's cancel or retry, a
+-- binary before this one, which cannot settle notes) settles inline
+-- whatever the graph, as before: the author's own transaction pays for
+-- the author's graph, and no author can leave work to the runners.
 --
--- Nothing a binary reads changes; a binary before this one does not
--- settle cronq.settle_parents (its wake deletes the note that asks for
--- it: the next wake of a later binary that has other work settles them).
+-- settle_step's recount of a job in settle_later also fixes settle.sql's
+-- read of the parents: the statement read their statuses from a snapshot
+-- taken before it locked the dependant, so a parent's success committed
+-- in between (its own settle skipped the dependant, locked) was not
+-- counted, and the dependant stayed blocked for ever. The dependants are
+-- locked first, then their parents read by a later statement.
+--
+-- Nothing a binary reads changes (a binary before this one never sets
+-- cronq.settling, so never leaves a note).
 -- compatible-from: 10
 --
 -- As 0006 asks: search_path pinned on PL/pgSQL bodies. Every statement may
 -- run again.
 
 -- Parents whose dependants a transaction's budget left unsettled: those at
--- positions after after_pos in the parent's dependants. No key, as
+-- positions after after_pos in the parent's dependants, to be counted down
+-- (the parent succeeded), up (retried after its success) or cancelled
+-- (the parent ended dead or cancelled). No key, as
 -- settle_later has none (0021): the outcome statement's insert must never
 -- wait for another transaction's note. The runner's alone.
 create table if not exists cronq.settle_parents (
+    seq bigint generated always as identity,
     job_id bigint not null,
+    change text not null check (change in ('down', 'up', 'dead', 'cancelled')),
     after_pos integer not null default 0
 );
 create index if not exists settle_parents_job on cronq.settle_parents (job_id);
@@ -63,12 +74,20 @@ begin
     if not exists (select 1 from cronq.jobs c where c.id = any(new.dependants) and c.status = 'blocked') then
         return null;
     end if;
-    -- The budget left to this transaction: cronq.settle_left once set (by
-    -- its first jobs_settle), else 10,000. Only the transaction's own
-    -- statements can set it: another role's session never reaches a
-    -- runner's.
-    budget := case when coalesce(current_setting('cronq.settle_left', true), '') ~ '^[0-9]{1,6}$'
-                   then current_setting('cronq.settle_left', true)::integer else 10000 end;
+    -- The budget left to a runner's transaction (see the top of this
+    -- file): cronq.settle_left once set (by its first jobs_settle, or on
+    -- the runner's session), else 10,000. Any other transaction's is
+    -- unbounded: it settles its own graph inline.
+    if coalesce(current_setting('cronq.settling', true), '') = 'on'
+       and (pg_has_role(session_user, (select c.relowner from pg_class c
+                                       where c.oid = 'cronq.jobs'::regclass), 'MEMBER')
+            or (exists (select 1 from pg_roles r where r.rolname = 'cronq_admin')
+                and pg_has_role(session_user, 'cronq_admin', 'MEMBER'))) then
+        budget := case when coalesce(current_setting('cronq.settle_left', true), '') ~ '^[0-9]{1,6}$'
+                       then current_setting('cronq.settle_left', true)::integer else 10000 end;
+    else
+        budget := 2147483646;
+    end if;
     if new.status in ('dead', 'cancelled') then
         -- Every blocked job down the chain in one statement, up to the
         -- budget: a trigger per level nested as deep as the chain, and a
@@ -111,8 +130,13 @@ begin
     -- own jobs_settle see what is left.
     perform pg_catalog.set_config('cronq.settle_left', (budget - cardinality(wanted))::text, true);
     if over then
-        insert into cronq.settle_parents (job_id) values (new.id);
-        insert into cronq.settle_later (job_id) values (new.id);
+        -- once: a note of the same change not yet begun would do the same
+        insert into cronq.settle_parents (job_id, change)
+        select new.id, x.change
+        from (select case when new.status in ('dead', 'cancelled') then new.status
+                          when new.status = 'succeeded' then 'down' else 'up' end as change) x
+        where not exists (select 1 from cronq.settle_parents l
+                          where l.job_id = new.id and l.change = x.change and l.after_pos = 0);
     end if;
     if cardinality(wanted) = 0 then
         return null;
@@ -161,15 +185,18 @@ $$;
 
 -- One page of the settling left to the runners, in a transaction of its
 -- own: the oldest parent's note not being settled by another runner (500
--- of its dependants, from after_pos), else up to 500 of the blocked jobs
--- noted in cronq.settle_later. Each blocked job of the page that no other
--- transaction holds locked is settled from its parents as they are now:
--- cancelled (dependency_failed) when one ended dead or cancelled, else
--- queued when none is left to succeed (a parent gone, purged, counts as
--- succeeded, as in jobs_wait), else blocked with the count corrected. One
--- held locked is noted in settle_later for a later page. more: whether
--- another page may have work now (a parent's note was taken, or a page of
--- settle_later was full); settled: how many jobs' status or count changed.
+-- of its dependants, from after_pos: each blocked one counted down,
+-- counted up or cancelled, as jobs_settle would have; the note moves on
+-- in the same transaction, so a page is applied once), else up to 500 of
+-- the blocked jobs noted in cronq.settle_later, each settled from its
+-- parents as they are now: cancelled (dependency_failed) when one ended
+-- dead or cancelled, else queued when none is left to succeed (a parent
+-- gone, purged, counts as succeeded, as in jobs_wait), else blocked with
+-- the count corrected. A job another transaction holds locked is noted in
+-- settle_later for a later page. more: whether another page may have work
+-- now (a parent's note was taken, or a page of settle_later was full);
+-- settled: how many jobs' status or count changed. A runner's transaction:
+-- the cancellations' own settling is budgeted.
 create or replace function cronq.settle_step(out more boolean, out settled integer)
 language plpgsql security definer set search_path = pg_catalog, pg_temp set enable_seqscan = off as $$
 declare
@@ -179,17 +206,18 @@ declare
 begin
     more := false;
     settled := 0;
-    select l.ctid as note_ctid, l.job_id, l.after_pos into note
-    from cronq.settle_parents l order by l.job_id, l.after_pos limit 1
+    perform pg_catalog.set_config('cronq.settling', 'on', true);
+    select l.seq, l.job_id, l.change, l.after_pos into note
+    from cronq.settle_parents l order by l.seq limit 1
     for update skip locked;
     if found then
         more := true;
         select j.dependants[note.after_pos + 1 : note.after_pos + 500] into page
         from cronq.jobs j where j.id = note.job_id;
         if coalesce(cardinality(page), 0) < 500 then
-            delete from cronq.settle_parents l where l.ctid = note.note_ctid;
+            delete from cronq.settle_parents l where l.seq = note.seq;
         else
-            update cronq.settle_parents l set after_pos = note.after_pos + 500 where l.ctid = note.note_ctid;
+            update cronq.settle_parents l set after_pos = note.after_pos + 500 where l.seq = note.seq;
         end if;
         locked := array(select c.id from cronq.jobs c where c.id = any(page) and c.status = 'blocked'
                         order by c.id for no key update skip locked);
@@ -197,43 +225,68 @@ begin
         select c.id from cronq.jobs c
         where c.id = any(page) and c.id <> all(locked) and c.status = 'blocked'
         order by c.id;
-    else
-        locked := array(select j.id from cronq.jobs j
-                        where j.id in (select l.job_id from cronq.settle_later l) and j.status = 'blocked'
-                        order by j.id limit 500
-                        for no key update skip locked);
-        more := cardinality(locked) = 500;
-        -- the notes of the jobs settled, and those of jobs no longer
-        -- blocked (a parent's, once no parent's note is left)
-        delete from cronq.settle_later l
-        where l.job_id = any(locked)
-           or (not exists (select 1 from cronq.jobs j where j.id = l.job_id and j.status = 'blocked')
-               and not exists (select 1 from cronq.settle_parents p));
+        if note.change = 'down' then
+            update cronq.jobs c
+            set waiting_for = c.waiting_for - 1,
+                status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
+                updated_at = now()
+            where c.id = any(locked) and c.status = 'blocked';
+        elsif note.change = 'up' then
+            update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
+            where c.id = any(locked) and c.status = 'blocked';
+        else
+            update cronq.jobs c
+            set status = 'cancelled', error_code = 'dependency_failed',
+                last_error = format('job %s, which it depends on, ended %s', note.job_id, note.change),
+                finished_at = now(), updated_at = now()
+            where c.id = any(locked) and c.status = 'blocked';
+        end if;
+        get diagnostics settled = row_count;
+        return;
     end if;
-    if coalesce(cardinality(locked), 0) = 0 then
+    locked := array(select j.id from cronq.jobs j
+                    where j.id in (select l.job_id from cronq.settle_later l) and j.status = 'blocked'
+                    order by j.id limit 500
+                    for no key update skip locked);
+    more := cardinality(locked) = 500;
+    -- the notes of the jobs settled, and those of jobs no longer blocked
+    delete from cronq.settle_later l
+    where l.job_id = any(locked)
+       or not exists (select 1 from cronq.jobs j where j.id = l.job_id and j.status = 'blocked');
+    if cardinality(locked) = 0 then
         return;
     end if;
     -- A statement after the lock, so a later snapshot: a parent's outcome
     -- committed before the lock was taken is seen (its own settle skipped
     -- the dependant this page held, or found it settled). Each job's
-    -- parents are read by its own subqueries, by index: no join.
+    -- parents are read by its own subqueries, by index: no join. Only a
+    -- job whose status or count changes is written.
+    with n as (
+        select s.id, s.waiting_for,
+            (select count(*)::integer from cronq.jobs p
+             where p.id = any(s.depends_on) and p.status <> 'succeeded') as waiting,
+            (select min(p.id) from cronq.jobs p
+             where p.id = any(s.depends_on) and p.status in ('dead', 'cancelled')) as failed_id
+        from cronq.jobs s
+        where s.id = any(locked) and s.status = 'blocked'
+    ), ch as materialized (
+        select n.id, n.waiting, n.failed_id from n
+        where n.failed_id is not null or n.waiting = 0 or n.waiting is distinct from n.waiting_for
+    )
     update cronq.jobs c set
         (status, waiting_for, error_code, last_error, finished_at, updated_at) = (
-            select case when n.failed_id is not null then 'cancelled'
-                        when n.waiting = 0 then 'queued' else 'blocked' end,
-                   n.waiting,
-                   case when n.failed_id is not null then 'dependency_failed' else c.error_code end,
-                   case when n.failed_id is not null
-                        then format('job %s, which it depends on, ended %s', n.failed_id,
-                                    (select p.status from cronq.jobs p where p.id = n.failed_id))
+            select case when x.failed_id is not null then 'cancelled'
+                        when x.waiting = 0 then 'queued' else 'blocked' end,
+                   x.waiting,
+                   case when x.failed_id is not null then 'dependency_failed' else c.error_code end,
+                   case when x.failed_id is not null
+                        then format('job %s, which it depends on, ended %s', x.failed_id,
+                                    (select p.status from cronq.jobs p where p.id = x.failed_id))
                         else c.last_error end,
-                   case when n.failed_id is not null then now() else c.finished_at end,
+                   case when x.failed_id is not null then now() else c.finished_at end,
                    now()
-            from (select (select count(*)::integer from cronq.jobs p
-                          where p.id = any(c.depends_on) and p.status <> 'succeeded') as waiting,
-                         (select min(p.id) from cronq.jobs p
-                          where p.id = any(c.depends_on) and p.status in ('dead', 'cancelled')) as failed_id) n)
-    where c.id = any(locked) and c.status = 'blocked';
+            from ch x where x.id = c.id)
+    where c.id = any(array(select ch.id from ch)) and c.status = 'blocked';
     get diagnostics settled = row_count;
 end
 $$;

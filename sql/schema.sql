@@ -1614,12 +1614,20 @@ begin
     if not exists (select 1 from cronq.jobs c where c.id = any(new.dependants) and c.status = 'blocked') then
         return null;
     end if;
-    -- The budget left to this transaction: cronq.settle_left once set (by
-    -- its first jobs_settle), else 10,000. Only the transaction's own
-    -- statements can set it: another role's session never reaches a
-    -- runner's.
-    budget := case when coalesce(current_setting('cronq.settle_left', true), '') ~ '^[0-9]{1,6}$'
-                   then current_setting('cronq.settle_left', true)::integer else 10000 end;
+    -- The budget left to a runner's transaction (see the top of this
+    -- file): cronq.settle_left once set (by its first jobs_settle, or on
+    -- the runner's session), else 10,000. Any other transaction's is
+    -- unbounded: it settles its own graph inline.
+    if coalesce(current_setting('cronq.settling', true), '') = 'on'
+       and (pg_has_role(session_user, (select c.relowner from pg_class c
+                                       where c.oid = 'cronq.jobs'::regclass), 'MEMBER')
+            or (exists (select 1 from pg_roles r where r.rolname = 'cronq_admin')
+                and pg_has_role(session_user, 'cronq_admin', 'MEMBER'))) then
+        budget := case when coalesce(current_setting('cronq.settle_left', true), '') ~ '^[0-9]{1,6}$'
+                       then current_setting('cronq.settle_left', true)::integer else 10000 end;
+    else
+        budget := 2147483646;
+    end if;
     if new.status in ('dead', 'cancelled') then
         -- Every blocked job down the chain in one statement, up to the
         -- budget: a trigger per level nested as deep as the chain, and a
@@ -1662,8 +1670,13 @@ begin
     -- own jobs_settle see what is left.
     perform pg_catalog.set_config('cronq.settle_left', (budget - cardinality(wanted))::text, true);
     if over then
-        insert into cronq.settle_parents (job_id) values (new.id);
-        insert into cronq.settle_later (job_id) values (new.id);
+        -- once: a note of the same change not yet begun would do the same
+        insert into cronq.settle_parents (job_id, change)
+        select new.id, x.change
+        from (select case when new.status in ('dead', 'cancelled') then new.status
+                          when new.status = 'succeeded' then 'down' else 'up' end as change) x
+        where not exists (select 1 from cronq.settle_parents l
+                          where l.job_id = new.id and l.change = x.change and l.after_pos = 0);
     end if;
     if cardinality(wanted) = 0 then
         return null;
@@ -2695,17 +2708,18 @@ declare
 begin
     more := false;
     settled := 0;
-    select l.ctid as note_ctid, l.job_id, l.after_pos into note
-    from cronq.settle_parents l order by l.job_id, l.after_pos limit 1
+    perform pg_catalog.set_config('cronq.settling', 'on', true);
+    select l.seq, l.job_id, l.change, l.after_pos into note
+    from cronq.settle_parents l order by l.seq limit 1
     for update skip locked;
     if found then
         more := true;
         select j.dependants[note.after_pos + 1 : note.after_pos + 500] into page
         from cronq.jobs j where j.id = note.job_id;
         if coalesce(cardinality(page), 0) < 500 then
-            delete from cronq.settle_parents l where l.ctid = note.note_ctid;
+            delete from cronq.settle_parents l where l.seq = note.seq;
         else
-            update cronq.settle_parents l set after_pos = note.after_pos + 500 where l.ctid = note.note_ctid;
+            update cronq.settle_parents l set after_pos = note.after_pos + 500 where l.seq = note.seq;
         end if;
         locked := array(select c.id from cronq.jobs c where c.id = any(page) and c.status = 'blocked'
                         order by c.id for no key update skip locked);
@@ -2713,43 +2727,68 @@ begin
         select c.id from cronq.jobs c
         where c.id = any(page) and c.id <> all(locked) and c.status = 'blocked'
         order by c.id;
-    else
-        locked := array(select j.id from cronq.jobs j
-                        where j.id in (select l.job_id from cronq.settle_later l) and j.status = 'blocked'
-                        order by j.id limit 500
-                        for no key update skip locked);
-        more := cardinality(locked) = 500;
-        -- the notes of the jobs settled, and those of jobs no longer
-        -- blocked (a parent's, once no parent's note is left)
-        delete from cronq.settle_later l
-        where l.job_id = any(locked)
-           or (not exists (select 1 from cronq.jobs j where j.id = l.job_id and j.status = 'blocked')
-               and not exists (select 1 from cronq.settle_parents p));
+        if note.change = 'down' then
+            update cronq.jobs c
+            set waiting_for = c.waiting_for - 1,
+                status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
+                updated_at = now()
+            where c.id = any(locked) and c.status = 'blocked';
+        elsif note.change = 'up' then
+            update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
+            where c.id = any(locked) and c.status = 'blocked';
+        else
+            update cronq.jobs c
+            set status = 'cancelled', error_code = 'dependency_failed',
+                last_error = format('job %s, which it depends on, ended %s', note.job_id, note.change),
+                finished_at = now(), updated_at = now()
+            where c.id = any(locked) and c.status = 'blocked';
+        end if;
+        get diagnostics settled = row_count;
+        return;
     end if;
-    if coalesce(cardinality(locked), 0) = 0 then
+    locked := array(select j.id from cronq.jobs j
+                    where j.id in (select l.job_id from cronq.settle_later l) and j.status = 'blocked'
+                    order by j.id limit 500
+                    for no key update skip locked);
+    more := cardinality(locked) = 500;
+    -- the notes of the jobs settled, and those of jobs no longer blocked
+    delete from cronq.settle_later l
+    where l.job_id = any(locked)
+       or not exists (select 1 from cronq.jobs j where j.id = l.job_id and j.status = 'blocked');
+    if cardinality(locked) = 0 then
         return;
     end if;
     -- A statement after the lock, so a later snapshot: a parent's outcome
     -- committed before the lock was taken is seen (its own settle skipped
     -- the dependant this page held, or found it settled). Each job's
-    -- parents are read by its own subqueries, by index: no join.
+    -- parents are read by its own subqueries, by index: no join. Only a
+    -- job whose status or count changes is written.
+    with n as (
+        select s.id, s.waiting_for,
+            (select count(*)::integer from cronq.jobs p
+             where p.id = any(s.depends_on) and p.status <> 'succeeded') as waiting,
+            (select min(p.id) from cronq.jobs p
+             where p.id = any(s.depends_on) and p.status in ('dead', 'cancelled')) as failed_id
+        from cronq.jobs s
+        where s.id = any(locked) and s.status = 'blocked'
+    ), ch as materialized (
+        select n.id, n.waiting, n.failed_id from n
+        where n.failed_id is not null or n.waiting = 0 or n.waiting is distinct from n.waiting_for
+    )
     update cronq.jobs c set
         (status, waiting_for, error_code, last_error, finished_at, updated_at) = (
-            select case when n.failed_id is not null then 'cancelled'
-                        when n.waiting = 0 then 'queued' else 'blocked' end,
-                   n.waiting,
-                   case when n.failed_id is not null then 'dependency_failed' else c.error_code end,
-                   case when n.failed_id is not null
-                        then format('job %s, which it depends on, ended %s', n.failed_id,
-                                    (select p.status from cronq.jobs p where p.id = n.failed_id))
+            select case when x.failed_id is not null then 'cancelled'
+                        when x.waiting = 0 then 'queued' else 'blocked' end,
+                   x.waiting,
+                   case when x.failed_id is not null then 'dependency_failed' else c.error_code end,
+                   case when x.failed_id is not null
+                        then format('job %s, which it depends on, ended %s', x.failed_id,
+                                    (select p.status from cronq.jobs p where p.id = x.failed_id))
                         else c.last_error end,
-                   case when n.failed_id is not null then now() else c.finished_at end,
+                   case when x.failed_id is not null then now() else c.finished_at end,
                    now()
-            from (select (select count(*)::integer from cronq.jobs p
-                          where p.id = any(c.depends_on) and p.status <> 'succeeded') as waiting,
-                         (select min(p.id) from cronq.jobs p
-                          where p.id = any(c.depends_on) and p.status in ('dead', 'cancelled')) as failed_id) n)
-    where c.id = any(locked) and c.status = 'blocked';
+            from ch x where x.id = c.id)
+    where c.id = any(array(select ch.id from ch)) and c.status = 'blocked';
     get diagnostics settled = row_count;
 end
 $$;
@@ -2895,11 +2934,27 @@ ALTER TABLE cronq.settle_later OWNER TO postgres;
 --
 
 CREATE TABLE cronq.settle_parents (
+    seq bigint NOT NULL,
     job_id bigint NOT NULL,
-    after_pos integer DEFAULT 0 NOT NULL
+    change text NOT NULL,
+    after_pos integer DEFAULT 0 NOT NULL,
+    CONSTRAINT settle_parents_change_check CHECK ((change = ANY (ARRAY['down'::text, 'up'::text, 'dead'::text, 'cancelled'::text])))
 );
 
 ALTER TABLE cronq.settle_parents OWNER TO postgres;
+
+--
+-- Name: settle_parents_seq_seq; Type: SEQUENCE; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE cronq.settle_parents ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME cronq.settle_parents_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 
 --
 -- Name: wakes; Type: TABLE; Schema: cronq; Owner: postgres

@@ -15,8 +15,13 @@
 --   PREPARE expire AS
 -- then
 --   EXPLAIN EXECUTE expire('me');
+with runner as materialized (
+    -- a runner's transaction: its settling of dependants is budgeted (sql/0025)
+    select pg_catalog.set_config('cronq.settling', 'on', true)
+)
 select cronq.expire_jobs($1, array(
     select id from cronq.jobs
     where status in ('queued', 'failed') and expires_at <= now()
     order by expires_at limit 500
-    for no key update skip locked));
+    for no key update skip locked))
+from runner;

@@ -15,6 +15,7 @@
 #include "pg/pg.h"
 #include "schema/embedded.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/log.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
@@ -152,6 +153,8 @@ typedef struct claim_params {
 } claim_params;
 
 #define CLAIM_NPARAMS 6
+/* How long a wake settles the dependants left to it, at most (sql/0025). */
+#define SETTLE_MAX_MS 5000
 
 /*
  * Fill cp and point params[0..5] (worker, lease, limit, queues, types,
@@ -753,13 +756,16 @@ said_settled(int n)
 /*
  * Pages of cronq.settle_step(), each its own transaction, until one says
  * nothing more is to be had now (what is left is held locked by another
- * transaction: a later wake's).
+ * transaction: a later wake's), or for SETTLE_MAX_MS at most: a graph
+ * too big for that is the next wakes' to go on with, and this wake claims.
  */
 int
 jobs_settle_later(PGconn *conn, int *settled, cq_err *err)
 {
+	int64_t start = mono_ms();
+
 	*settled = 0;
-	for (;;) {
+	while (mono_ms() - start < SETTLE_MAX_MS) {
 		PGresult *res = pg_exec(conn, sql_queue_settle, 0, NULL, PG_ONE, err, NULL);
 		bool more;
 		int n;
@@ -775,6 +781,8 @@ jobs_settle_later(PGconn *conn, int *settled, cq_err *err)
 		if (!more)
 			return 0;
 	}
+	log_info("settling goes on at the next wake: %d s spent", SETTLE_MAX_MS / 1000);
+	return 0;
 }
 
 static void

@@ -54,7 +54,10 @@
 --     '{"it broke"}', '{null}', '{10000}', array[now()], '{0}', '{25}', false,
 --     '{null}', '{null}', '{}');
 with lt as (
-    select pg_catalog.set_config('lock_timeout', '2s', true) as v
+    -- rows held locked are waited for 2 s at most; and this is a runner's
+    -- transaction, whose settling of dependants is budgeted (sql/0025)
+    select pg_catalog.set_config('lock_timeout', '2s', true)
+        || pg_catalog.set_config('cronq.settling', 'on', true) as v
 ), o as (
     select * from unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::bool[],
         $6::text[], $7::text[], $8::text[], $9::bigint[], $10::timestamptz[],

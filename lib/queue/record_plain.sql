@@ -25,7 +25,10 @@
 -- then
 --   EXPLAIN EXECUTE record_plain('{1,2}', '{1,1}', now(), '{0,5}', '{5,9}', 'me');
 with lt as (
-    select pg_catalog.set_config('lock_timeout', '2s', true) as v
+    -- rows held locked are waited for 2 s at most; and this is a runner's
+    -- transaction, whose settling of dependants is budgeted (sql/0025)
+    select pg_catalog.set_config('lock_timeout', '2s', true)
+        || pg_catalog.set_config('cronq.settling', 'on', true) as v
 ), t as (
     select o.id, o.attempt, $3::timestamptz + o.start_ms * interval '1 millisecond' as started,
         $3::timestamptz + o.end_ms * interval '1 millisecond' as finished

@@ -17,7 +17,7 @@
  * (cronq.schema_version() and cronq.schema_compatible_from(), constants
  * that migrate writes: no table to open, folded when the statement is
  * planned), and whether any lease has expired or any blocked job waits
- * to be settled (cronq.settle_later, 0017), any waiting job is past
+ * to be settled (cronq.settle_later, 0017; cronq.settle_parents, 0025), any waiting job is past
  * its deadline (jobs_expiring, an empty index's probe when no job has
  * one), any schedule is due, any job is due (under the claim's filters). Ordering by jobs_due's first
  * column keeps that last check on jobs_due whatever the statistics say: a
@@ -38,7 +38,8 @@
 	" f as (select v.version, v.compat," \
 	"   v.version = $4::int or (v.version > $4::int and v.compat <= $4::int) as current," \
 	"   (exists (select 1 from cronq.jobs where status = 'running' and locked_until < now())" \
-	"    or exists (select 1 from cronq.settle_later)) as rescue," \
+	"    or exists (select 1 from cronq.settle_later) or exists (select 1 from cronq.settle_parents))" \
+	"    as rescue," \
 	"   exists (select 1 from cronq.jobs where status in ('queued', 'failed') and expires_at <= now())" \
 	"    as expire," \
 	"   (exists (select 1 from cronq.schedules where enabled and next_run_at <= now())" \

@@ -85,7 +85,7 @@ cronq run
 eq "budget: the run succeeds" 0 "$RC"
 eq "budget: the root dead, 10,000 cancelled in its outcome's transaction, 200 left blocked and noted, another role's job ran" \
     "dead|10000|200|t|succeeded" \
-    "$(status_of "$root")|$(q "select count(*) from cronq.jobs where enqueued_by = 'tc_mallory' and status = 'cancelled'")|$(q "select count(*) from cronq.jobs where status = 'blocked'")|$(q "select exists (select 1 from cronq.settle_parents) and exists (select 1 from cronq.settle_later)")|$(status_of "$victim")"
+    "$(status_of "$root")|$(q "select count(*) from cronq.jobs where enqueued_by = 'tc_mallory' and status = 'cancelled'")|$(q "select count(*) from cronq.jobs where status = 'blocked'")|$(q "select exists (select 1 from cronq.settle_parents)")|$(status_of "$victim")"
 cronq run
 eq "budget: the next wake cancels the rest, each naming its own parent; nothing left noted" \
     "0|10200|0|0|0" \
@@ -114,6 +114,33 @@ eq "the next wake: 14 queued, 15 blocked for the second parent, the held one sti
 wait "$locker"
 cronq run
 eq "a later wake settles the held one" "queued|0" "$(status_of "$held")|$(q "select count(*) from cronq.settle_later")"
+# A note of 1,100 dependants is three pages, each applied once.
+p=$(as tc_mallory "select cronq.enqueue('noop')")
+as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p], run_at => now() + interval '1 hour'))
+               from generate_series(1, 1100)" >/dev/null
+PGOPTIONS="-c cronq.settle_left=20" cronq run
+PGOPTIONS="-c cronq.settle_left=20" cronq run
+eq "1,100 dependants past the budget: each counted down once, nothing left noted" "1100|0|0" \
+    "$(q "select count(*) from cronq.jobs where status = 'queued' and waiting_for = 0 and depends_on = array[$p]::bigint[]")|$(q "select count(*) from cronq.settle_parents")|$(q "select count(*) from cronq.jobs where status = 'blocked' and depends_on = array[$p]::bigint[]")"
+q "delete from cronq.jobs" >/dev/null
+
+# Only a runner's transaction is budgeted: an author who says it is one, in
+# its own session, with a budget of 0, still settles its own graph inline
+# (else each of its cancels would leave the runners work for nothing);
+# so does a transaction that does not say it (a binary before schema 25,
+# which cannot settle notes), even the owner's.
+p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p])) from generate_series(1, 30)" >/dev/null
+as tc_mallory "set cronq.settling = on; set cronq.settle_left = 0; select cronq.cancel_jobs(array[$p::bigint])" >/dev/null
+eq "an author's cancel settles its 30 dependants inline, whatever its settings; nothing noted" "30|0" \
+    "$(q "select count(*) from cronq.jobs where status = 'cancelled' and error_code = 'dependency_failed'")|$(q "select count(*) from cronq.settle_parents")"
+p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p])) from generate_series(1, 30)" >/dev/null
+PGOPTIONS="-c cronq.settle_left=0" q "update cronq.jobs set status = 'cancelled', finished_at = now() where id = $p" >/dev/null
+eq "the owner's own statement, not a runner's: inline too" "60|0" \
+    "$(q "select count(*) from cronq.jobs where status = 'cancelled' and error_code = 'dependency_failed'")|$(q "select count(*) from cronq.settle_parents")"
+q "delete from cronq.jobs" >/dev/null
+
 # What the wake calls: a cronq_admin member may run cronq run, a cronq_user
 # may not call it.
 eq "settle_step: a cronq_admin may call it" "false|0" "$(as tc_admin "select more || '|' || settled from cronq.settle_step()")"
