@@ -17,12 +17,12 @@
 --   whose own blocked dependants remain, is noted in cronq.settle_parents;
 -- - a succeeded parent, or one retried after its success, is noted whole,
 --   none of its dependants counted in part.
--- A note says what the change was (down, up, dead, cancelled); the
--- runners apply it at their next wake (cronq.settle_step(), 500 of the
--- parent's dependants a transaction, each page once: the note's row is
--- locked and its position moved in the page's transaction), as the
--- trigger would have. A dependant held locked goes to settle_later, to be
--- settled from its parents as they are then.
+-- The runners settle the noted parents' dependants at their next wake
+-- (cronq.settle_step(), 500 dependants a transaction), each from its
+-- parents as they are then, as settle_later's are: a recount, so a retry,
+-- an enqueue or another runner's recount made meanwhile, or a second
+-- change of the parent, counts nothing twice. A dependant held locked
+-- goes to settle_later.
 --
 -- A runner's transaction is one whose statements say so (set_config
 -- 'cronq.settling' to on: the outcome, rescue and expiry statements of
@@ -46,22 +46,24 @@
 -- As 0006 asks: search_path pinned on PL/pgSQL bodies. Every statement may
 -- run again.
 
--- Parents whose dependants a transaction's budget left unsettled: those at
--- positions after after_pos in the parent's dependants, to be counted down
--- (the parent succeeded), up (retried after its success) or cancelled
--- (the parent ended dead or cancelled). No key, as
--- settle_later has none (0021): the outcome statement's insert must never
--- wait for another transaction's note. The runner's alone.
+-- Parents whose dependants a runner's transaction left unsettled, past
+-- its budget: those at positions after after_pos in the parent's
+-- dependants, each to be settled again from its parents as they are when
+-- its page runs (a recount, not the parent's change applied blindly: a
+-- recount made meanwhile by a retry, an enqueue or another runner, or a
+-- second change of the parent, then counts nothing twice). The key is an
+-- identity, which never conflicts: the outcome statement's insert never
+-- waits for another transaction's note. The runner's alone.
 create table if not exists cronq.settle_parents (
-    seq bigint generated always as identity,
+    seq bigint generated always as identity primary key,
     job_id bigint not null,
-    change text not null check (change in ('down', 'up', 'dead', 'cancelled')),
     after_pos integer not null default 0
 );
 create index if not exists settle_parents_job on cronq.settle_parents (job_id);
 
 create or replace function cronq.jobs_settle() returns trigger
-language plpgsql security definer set search_path = pg_catalog, pg_temp set enable_seqscan = off as $$
+language plpgsql security definer set search_path = pg_catalog, pg_temp set enable_seqscan = off
+set jit = off as $$
 declare
     wanted bigint[];
     held bigint[];
@@ -130,13 +132,7 @@ begin
     -- own jobs_settle see what is left.
     perform pg_catalog.set_config('cronq.settle_left', (budget - cardinality(wanted))::text, true);
     if over then
-        -- once: a note of the same change not yet begun would do the same
-        insert into cronq.settle_parents (job_id, change)
-        select new.id, x.change
-        from (select case when new.status in ('dead', 'cancelled') then new.status
-                          when new.status = 'succeeded' then 'down' else 'up' end as change) x
-        where not exists (select 1 from cronq.settle_parents l
-                          where l.job_id = new.id and l.change = x.change and l.after_pos = 0);
+        insert into cronq.settle_parents (job_id) values (new.id);
     end if;
     if cardinality(wanted) = 0 then
         return null;
@@ -184,75 +180,68 @@ end
 $$;
 
 -- One page of the settling left to the runners, in a transaction of its
--- own: the oldest parent's note not being settled by another runner (500
--- of its dependants, from after_pos: each blocked one counted down,
--- counted up or cancelled, as jobs_settle would have; the note moves on
--- in the same transaction, so a page is applied once), else up to 500 of
--- the blocked jobs noted in cronq.settle_later, each settled from its
--- parents as they are now: cancelled (dependency_failed) when one ended
--- dead or cancelled, else queued when none is left to succeed (a parent
--- gone, purged, counts as succeeded, as in jobs_wait), else blocked with
--- the count corrected. A job another transaction holds locked is noted in
+-- own: 500 dependants of the oldest parents' notes not being settled by
+-- another runner (from each note's after_pos; a note whose dependants are
+-- all taken goes, one taken in part moves on, in the same transaction),
+-- else up to 500 of the blocked jobs noted in cronq.settle_later. Each
+-- blocked job of the page that no other transaction holds locked is
+-- settled from its parents as they are now: cancelled (dependency_failed)
+-- when one ended dead or cancelled, else queued when none is left to
+-- succeed (a parent gone, purged, counts as succeeded, as in jobs_wait),
+-- else blocked with the count corrected. One held locked is noted in
 -- settle_later for a later page. more: whether another page may have work
--- now (a parent's note was taken, or a page of settle_later was full);
--- settled: how many jobs' status or count changed. A runner's transaction:
--- the cancellations' own settling is budgeted.
+-- now (a note was taken, or a page of settle_later was full); settled: how
+-- many jobs' status or count changed. A runner's transaction: the
+-- cancellations' own settling is budgeted. No JIT: its statements are
+-- small, and costed high by enable_seqscan = off.
 create or replace function cronq.settle_step(out more boolean, out settled integer)
-language plpgsql security definer set search_path = pg_catalog, pg_temp set enable_seqscan = off as $$
+language plpgsql security definer set search_path = pg_catalog, pg_temp set enable_seqscan = off
+set jit = off as $$
 declare
     note record;
-    page bigint[];
+    page bigint[] := '{}';
+    slice bigint[];
+    room integer := 500;
+    notes integer := 0;
     locked bigint[];
 begin
     more := false;
     settled := 0;
     perform pg_catalog.set_config('cronq.settling', 'on', true);
-    select l.seq, l.job_id, l.change, l.after_pos into note
-    from cronq.settle_parents l order by l.seq limit 1
-    for update skip locked;
-    if found then
-        more := true;
-        select j.dependants[note.after_pos + 1 : note.after_pos + 500] into page
+    for note in select l.seq, l.job_id, l.after_pos from cronq.settle_parents l
+                order by l.seq for update skip locked loop
+        notes := notes + 1;
+        select j.dependants[note.after_pos + 1 : note.after_pos + room] into slice
         from cronq.jobs j where j.id = note.job_id;
-        if coalesce(cardinality(page), 0) < 500 then
+        slice := coalesce(slice, '{}');
+        if cardinality(slice) < room then
             delete from cronq.settle_parents l where l.seq = note.seq;
         else
-            update cronq.settle_parents l set after_pos = note.after_pos + 500 where l.seq = note.seq;
+            update cronq.settle_parents l set after_pos = note.after_pos + room where l.seq = note.seq;
         end if;
+        page := page || slice;
+        room := room - cardinality(slice);
+        exit when room = 0 or notes >= 500;
+    end loop;
+    if notes > 0 then
+        more := true;
         locked := array(select c.id from cronq.jobs c where c.id = any(page) and c.status = 'blocked'
                         order by c.id for no key update skip locked);
         insert into cronq.settle_later (job_id)
         select c.id from cronq.jobs c
         where c.id = any(page) and c.id <> all(locked) and c.status = 'blocked'
         order by c.id;
-        if note.change = 'down' then
-            update cronq.jobs c
-            set waiting_for = c.waiting_for - 1,
-                status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
-                updated_at = now()
-            where c.id = any(locked) and c.status = 'blocked';
-        elsif note.change = 'up' then
-            update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
-            where c.id = any(locked) and c.status = 'blocked';
-        else
-            update cronq.jobs c
-            set status = 'cancelled', error_code = 'dependency_failed',
-                last_error = format('job %s, which it depends on, ended %s', note.job_id, note.change),
-                finished_at = now(), updated_at = now()
-            where c.id = any(locked) and c.status = 'blocked';
-        end if;
-        get diagnostics settled = row_count;
-        return;
+    else
+        locked := array(select j.id from cronq.jobs j
+                        where j.id in (select l.job_id from cronq.settle_later l) and j.status = 'blocked'
+                        order by j.id limit 500
+                        for no key update skip locked);
+        more := cardinality(locked) = 500;
+        -- the notes of the jobs settled, and those of jobs no longer blocked
+        delete from cronq.settle_later l
+        where l.job_id = any(locked)
+           or not exists (select 1 from cronq.jobs j where j.id = l.job_id and j.status = 'blocked');
     end if;
-    locked := array(select j.id from cronq.jobs j
-                    where j.id in (select l.job_id from cronq.settle_later l) and j.status = 'blocked'
-                    order by j.id limit 500
-                    for no key update skip locked);
-    more := cardinality(locked) = 500;
-    -- the notes of the jobs settled, and those of jobs no longer blocked
-    delete from cronq.settle_later l
-    where l.job_id = any(locked)
-       or not exists (select 1 from cronq.jobs j where j.id = l.job_id and j.status = 'blocked');
     if cardinality(locked) = 0 then
         return;
     end if;

@@ -1601,6 +1601,7 @@ CREATE FUNCTION cronq.jobs_settle() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_seqscan TO 'off'
+    SET jit TO 'off'
     AS $_$
 declare
     wanted bigint[];
@@ -1670,13 +1671,7 @@ begin
     -- own jobs_settle see what is left.
     perform pg_catalog.set_config('cronq.settle_left', (budget - cardinality(wanted))::text, true);
     if over then
-        -- once: a note of the same change not yet begun would do the same
-        insert into cronq.settle_parents (job_id, change)
-        select new.id, x.change
-        from (select case when new.status in ('dead', 'cancelled') then new.status
-                          when new.status = 'succeeded' then 'down' else 'up' end as change) x
-        where not exists (select 1 from cronq.settle_parents l
-                          where l.job_id = new.id and l.change = x.change and l.after_pos = 0);
+        insert into cronq.settle_parents (job_id) values (new.id);
     end if;
     if cardinality(wanted) = 0 then
         return null;
@@ -2700,61 +2695,53 @@ CREATE FUNCTION cronq.settle_step(OUT more boolean, OUT settled integer) RETURNS
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_seqscan TO 'off'
+    SET jit TO 'off'
     AS $$
 declare
     note record;
-    page bigint[];
+    page bigint[] := '{}';
+    slice bigint[];
+    room integer := 500;
+    notes integer := 0;
     locked bigint[];
 begin
     more := false;
     settled := 0;
     perform pg_catalog.set_config('cronq.settling', 'on', true);
-    select l.seq, l.job_id, l.change, l.after_pos into note
-    from cronq.settle_parents l order by l.seq limit 1
-    for update skip locked;
-    if found then
-        more := true;
-        select j.dependants[note.after_pos + 1 : note.after_pos + 500] into page
+    for note in select l.seq, l.job_id, l.after_pos from cronq.settle_parents l
+                order by l.seq for update skip locked loop
+        notes := notes + 1;
+        select j.dependants[note.after_pos + 1 : note.after_pos + room] into slice
         from cronq.jobs j where j.id = note.job_id;
-        if coalesce(cardinality(page), 0) < 500 then
+        slice := coalesce(slice, '{}');
+        if cardinality(slice) < room then
             delete from cronq.settle_parents l where l.seq = note.seq;
         else
-            update cronq.settle_parents l set after_pos = note.after_pos + 500 where l.seq = note.seq;
+            update cronq.settle_parents l set after_pos = note.after_pos + room where l.seq = note.seq;
         end if;
+        page := page || slice;
+        room := room - cardinality(slice);
+        exit when room = 0 or notes >= 500;
+    end loop;
+    if notes > 0 then
+        more := true;
         locked := array(select c.id from cronq.jobs c where c.id = any(page) and c.status = 'blocked'
                         order by c.id for no key update skip locked);
         insert into cronq.settle_later (job_id)
         select c.id from cronq.jobs c
         where c.id = any(page) and c.id <> all(locked) and c.status = 'blocked'
         order by c.id;
-        if note.change = 'down' then
-            update cronq.jobs c
-            set waiting_for = c.waiting_for - 1,
-                status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
-                updated_at = now()
-            where c.id = any(locked) and c.status = 'blocked';
-        elsif note.change = 'up' then
-            update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
-            where c.id = any(locked) and c.status = 'blocked';
-        else
-            update cronq.jobs c
-            set status = 'cancelled', error_code = 'dependency_failed',
-                last_error = format('job %s, which it depends on, ended %s', note.job_id, note.change),
-                finished_at = now(), updated_at = now()
-            where c.id = any(locked) and c.status = 'blocked';
-        end if;
-        get diagnostics settled = row_count;
-        return;
+    else
+        locked := array(select j.id from cronq.jobs j
+                        where j.id in (select l.job_id from cronq.settle_later l) and j.status = 'blocked'
+                        order by j.id limit 500
+                        for no key update skip locked);
+        more := cardinality(locked) = 500;
+        -- the notes of the jobs settled, and those of jobs no longer blocked
+        delete from cronq.settle_later l
+        where l.job_id = any(locked)
+           or not exists (select 1 from cronq.jobs j where j.id = l.job_id and j.status = 'blocked');
     end if;
-    locked := array(select j.id from cronq.jobs j
-                    where j.id in (select l.job_id from cronq.settle_later l) and j.status = 'blocked'
-                    order by j.id limit 500
-                    for no key update skip locked);
-    more := cardinality(locked) = 500;
-    -- the notes of the jobs settled, and those of jobs no longer blocked
-    delete from cronq.settle_later l
-    where l.job_id = any(locked)
-       or not exists (select 1 from cronq.jobs j where j.id = l.job_id and j.status = 'blocked');
     if cardinality(locked) = 0 then
         return;
     end if;
@@ -2936,9 +2923,7 @@ ALTER TABLE cronq.settle_later OWNER TO postgres;
 CREATE TABLE cronq.settle_parents (
     seq bigint NOT NULL,
     job_id bigint NOT NULL,
-    change text NOT NULL,
-    after_pos integer DEFAULT 0 NOT NULL,
-    CONSTRAINT settle_parents_change_check CHECK ((change = ANY (ARRAY['down'::text, 'up'::text, 'dead'::text, 'cancelled'::text])))
+    after_pos integer DEFAULT 0 NOT NULL
 );
 
 ALTER TABLE cronq.settle_parents OWNER TO postgres;
@@ -3042,6 +3027,13 @@ ALTER TABLE ONLY cronq.schedules
 
 ALTER TABLE ONLY cronq.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+
+--
+-- Name: settle_parents settle_parents_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE ONLY cronq.settle_parents
+    ADD CONSTRAINT settle_parents_pkey PRIMARY KEY (seq);
 
 --
 -- Name: wakes wakes_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
@@ -3998,6 +3990,12 @@ GRANT SELECT ON TABLE cronq.limits_now TO cronq_admin;
 
 GRANT SELECT ON TABLE cronq.schema_migrations TO cronq_user;
 GRANT SELECT ON TABLE cronq.schema_migrations TO cronq_admin;
+
+--
+-- Name: TABLE settle_parents; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT SELECT ON TABLE cronq.settle_parents TO cronq_admin;
 
 --
 -- Name: TABLE wakes; Type: ACL; Schema: cronq; Owner: postgres

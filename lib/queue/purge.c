@@ -15,7 +15,9 @@
  * their runs in one statement. The jobs of a schedule with a keep,
  * enqueued in its author's name, are left to keep_sql: their age does not
  * count (a probe of the index schedules_keep, empty when no schedule has
- * a keep, for each scheduled row only).
+ * a keep, for each scheduled row only). A parent whose dependants a
+ * runner left to the next wake (cronq.settle_parents, sql/0025) stays
+ * until they are settled: they are found through its row.
  */
 static const char purge_sql[] =
 	"with victims as ("
@@ -24,6 +26,8 @@ static const char purge_sql[] =
 	"   and (schedule is null"
 	"        or not exists (select 1 from cronq.schedules s where s.keep is not null"
 	"                       and s.name = cronq.jobs.schedule and s.created_by = cronq.jobs.enqueued_by))"
+	"   and (dependants is null"
+	"        or not exists (select 1 from cronq.settle_parents n where n.job_id = cronq.jobs.id))"
 	" order by finished_at limit $3::int for update skip locked"
 	"), runs as ("
 	" delete from cronq.job_runs r using victims v where r.job_id = v.id"
@@ -54,6 +58,8 @@ static const char keep_sql[] =
 	"), victims as ("
 	" select id from cronq.jobs"
 	" where id = any (array(select id from beyond)) and status = $1"
+	"   and (dependants is null"
+	"        or not exists (select 1 from cronq.settle_parents n where n.job_id = cronq.jobs.id))"
 	" for update skip locked"
 	"), runs as ("
 	" delete from cronq.job_runs r using victims v where r.job_id = v.id"

@@ -27,7 +27,10 @@
 --   PREPARE release AS
 -- then
 --   EXPLAIN EXECUTE release('me', '{2,3}', '{1,1}', 1, 1, now(), 250);
-with back as (
+with runner as (
+    -- a runner's transaction: its settling of dependants is budgeted (sql/0025)
+    select pg_catalog.set_config('cronq.settling', 'on', true) as v
+), back as (
     update cronq.jobs j set
         status = case when j.cancel_requested then 'cancelled' else 'queued' end,
         attempts = j.attempts - 1, locked_by = null, locked_until = null,
@@ -41,6 +44,7 @@ with back as (
         and j.id = any(array(select id from cronq.jobs where id = any($2::bigint[])
                              for no key update skip locked))
         and j.status = 'running' and j.locked_by = $1 and j.attempts = b.attempt
+        and (select v from runner) is not null
     returning j.id
 ), cur as (
     -- run whether or not the query below reads it, like every data-modifying WITH

@@ -124,6 +124,32 @@ eq "1,100 dependants past the budget: each counted down once, nothing left noted
     "$(q "select count(*) from cronq.jobs where status = 'queued' and waiting_for = 0 and depends_on = array[$p]::bigint[]")|$(q "select count(*) from cronq.settle_parents")|$(q "select count(*) from cronq.jobs where status = 'blocked' and depends_on = array[$p]::bigint[]")"
 q "delete from cronq.jobs" >/dev/null
 
+# A page recounts each dependant from its parents as they are, so nothing
+# is counted twice: D waits for P and Q; P succeeds past the budget; the
+# author cancels and retries D (which recounts it: P done, Q not) before
+# the wake. A count down applied blindly then made D queued (and run)
+# while Q had not run. And P, whose dependants are still to settle, is
+# not purged meanwhile (they are found through its row).
+p=$(as tc_mallory "select cronq.enqueue('noop')")
+qq=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p], run_at => now() + interval '1 hour'))
+               from generate_series(1, 25)" >/dev/null
+d=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$p, $qq])")
+PGOPTIONS="-c cronq.settle_left=20" cronq run
+as tc_mallory "select cronq.cancel_jobs(array[$d::bigint]); select cronq.retry_jobs(array[$d::bigint])" >/dev/null
+q "update cronq.jobs set finished_at = now() - interval '1 hour' where id = $p" >/dev/null
+cronq purge --older-than 1s --status succeeded
+eq "noted, recounted by a retry, not purged: D blocked for Q alone, P kept" "blocked|1|1|1" \
+    "$(status_of "$d")|$(q "select waiting_for from cronq.jobs where id = $d")|$(q "select count(*) from cronq.settle_parents where job_id = $p")|$(q "select count(*) from cronq.jobs where id = $p")"
+PGOPTIONS="-c cronq.settle_left=20" cronq run
+eq "the next wake: D still blocked for Q alone, the 25 queued, nothing noted" "blocked|1|25|0" \
+    "$(status_of "$d")|$(q "select waiting_for from cronq.jobs where id = $d")|$(q "select count(*) from cronq.jobs where status = 'queued' and depends_on = array[$p]::bigint[]")|$(q "select count(*) from cronq.settle_parents")"
+# A recount that changes nothing writes nothing.
+q "insert into cronq.settle_later (job_id) values ($d)" >/dev/null
+eq "settle_step: an unchanged job is not written" "0|0" \
+    "$(q "select settled from cronq.settle_step()")|$(q "select count(*) from cronq.settle_later")"
+q "delete from cronq.jobs" >/dev/null
+
 # Only a runner's transaction is budgeted: an author who says it is one, in
 # its own session, with a budget of 0, still settles its own graph inline
 # (else each of its cancels would leave the runners work for nothing);
