@@ -167,6 +167,26 @@ eq "the owner's own statement, not a runner's: inline too" "60|0" \
     "$(q "select count(*) from cronq.jobs where status = 'cancelled' and error_code = 'dependency_failed'")|$(q "select count(*) from cronq.settle_parents")"
 q "delete from cronq.jobs" >/dev/null
 
+# A give-back (fair sharing, release.sql) of a job an operator asked to
+# cancel is a runner's transaction too: the job ends cancelled there, and
+# the settling of its chain is budgeted like an outcome's. A first claim
+# takes one job (F, quick: the next takes the batch); S sleeps 1 s first in
+# the next batch; X, claimed behind it with its cancel asked (as by an
+# operator once claimed), is given back, not started.
+f=$(as tc_mallory "select cronq.enqueue('noop', priority => 1)")
+s=$(as tc_mallory "select cronq.enqueue('sleep', '{\"seconds\": 1}', priority => 2)")
+x=$(as tc_mallory "select cronq.enqueue('noop', priority => 3)")
+as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$x])) from generate_series(1, 30)" >/dev/null
+q "update cronq.jobs set cancel_requested = true where id = $x" >/dev/null
+PGOPTIONS="-c cronq.settle_left=20" cronq run --batch 2 --concurrency 1
+eq "give-back of a job asked to cancel: it ends cancelled, 20 of its 30 dependants in that transaction, the rest noted" \
+    "0|succeeded|succeeded|cancelled|cancelled by an operator|20|1" \
+    "$RC|$(status_of "$f")|$(status_of "$s")|$(status_of "$x")|$(q "select last_error from cronq.jobs where id = $x")|$(q "select count(*) from cronq.jobs where status = 'cancelled' and error_code = 'dependency_failed'")|$(q "select count(*) from cronq.settle_parents where job_id = $x")"
+cronq run
+eq "give-back past the budget: the next wake cancels the other 10" "30|0" \
+    "$(q "select count(*) from cronq.jobs where status = 'cancelled' and error_code = 'dependency_failed'")|$(q "select count(*) from cronq.settle_parents")"
+q "delete from cronq.jobs" >/dev/null
+
 # What the wake calls: a cronq_admin member may run cronq run, a cronq_user
 # may not call it.
 eq "settle_step: a cronq_admin may call it" "false|0" "$(as tc_admin "select more || '|' || settled from cronq.settle_step()")"
