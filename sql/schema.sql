@@ -671,6 +671,7 @@ CREATE FUNCTION cronq.expire_holder(p_key text) RETURNS void
 declare
     h bigint;
     locked boolean := false;
+    grant_token text;
 begin
     select j.id into h from cronq.jobs j
     where j.unique_key = p_key and j.status in ('queued', 'failed', 'running')
@@ -684,7 +685,12 @@ begin
         perform pg_catalog.pg_sleep(0.05);
     end loop;
     if locked then
+        grant_token := pg_catalog.gen_random_uuid()::text;
+        insert into cronq.settle_grants (token) values (grant_token);
+        perform pg_catalog.set_config('cronq.settle_grant', grant_token, true);
         perform cronq.expire_jobs('enqueue', array[h]);
+        perform pg_catalog.set_config('cronq.settle_grant', '', true);
+        delete from cronq.settle_grants g where g.token = grant_token;
     end if;
 end
 $$;
@@ -1615,15 +1621,19 @@ begin
     if not exists (select 1 from cronq.jobs c where c.id = any(new.dependants) and c.status = 'blocked') then
         return null;
     end if;
-    -- The budget left to a runner's transaction (see the top of this
-    -- file): cronq.settle_left once set (by its first jobs_settle, or on
-    -- the runner's session), else 10,000. Any other transaction's is
-    -- unbounded: it settles its own graph inline.
-    if coalesce(current_setting('cronq.settling', true), '') = 'on'
-       and (pg_has_role(session_user, (select c.relowner from pg_class c
-                                       where c.oid = 'cronq.jobs'::regclass), 'MEMBER')
-            or (exists (select 1 from pg_roles r where r.rolname = 'cronq_admin')
-                and pg_has_role(session_user, 'cronq_admin', 'MEMBER'))) then
+    -- The budget left to a runner's transaction (0025), or to an
+    -- enqueue or retry ending a late holder (expire_holder, above):
+    -- cronq.settle_left once set (by its first jobs_settle, or on the
+    -- session), else 10,000. Any other transaction's is unbounded: it
+    -- settles its own graph inline.
+    if (coalesce(current_setting('cronq.settling', true), '') = 'on'
+        and (pg_has_role(session_user, (select c.relowner from pg_class c
+                                        where c.oid = 'cronq.jobs'::regclass), 'MEMBER')
+             or (exists (select 1 from pg_roles r where r.rolname = 'cronq_admin')
+                 and pg_has_role(session_user, 'cronq_admin', 'MEMBER'))))
+       or (coalesce(current_setting('cronq.settle_grant', true), '') <> ''
+           and exists (select 1 from cronq.settle_grants g
+                       where g.token = current_setting('cronq.settle_grant', true))) then
         budget := case when coalesce(current_setting('cronq.settle_left', true), '') ~ '^[0-9]{1,6}$'
                        then current_setting('cronq.settle_left', true)::integer else 10000 end;
     else
@@ -2656,7 +2666,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 25;
+    RETURN 26;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -2907,6 +2917,16 @@ CREATE TABLE cronq.schema_migrations (
 ALTER TABLE cronq.schema_migrations OWNER TO postgres;
 
 --
+-- Name: settle_grants; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE TABLE cronq.settle_grants (
+    token text NOT NULL
+);
+
+ALTER TABLE cronq.settle_grants OWNER TO postgres;
+
+--
 -- Name: settle_later; Type: TABLE; Schema: cronq; Owner: postgres
 --
 
@@ -3027,6 +3047,13 @@ ALTER TABLE ONLY cronq.schedules
 
 ALTER TABLE ONLY cronq.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+
+--
+-- Name: settle_grants settle_grants_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE ONLY cronq.settle_grants
+    ADD CONSTRAINT settle_grants_pkey PRIMARY KEY (token);
 
 --
 -- Name: settle_parents settle_parents_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres

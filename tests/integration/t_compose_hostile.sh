@@ -187,6 +187,34 @@ eq "give-back past the budget: the next wake cancels the other 10" "30|0" \
     "$(q "select count(*) from cronq.jobs where status = 'cancelled' and error_code = 'dependency_failed'")|$(q "select count(*) from cronq.settle_parents")"
 q "delete from cronq.jobs" >/dev/null
 
+# An enqueue of a unique key that another role's late holder holds ends
+# the holder first, in the enqueuer's transaction: its chain's settling
+# there is budgeted as a runner's is (sql/0026), so one role cannot make
+# another's enqueue pay for its whole graph. tc_mallory's holder H of key
+# K, past its deadline, with 30 dependants; tc_alice (budget 20 in its
+# session) enqueues K.
+h=$(as tc_mallory "select cronq.enqueue('noop', unique_key => 'tc:shared', expires_at => now() + interval '1 hour',
+                                        run_at => now() + interval '1 minute')")
+as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$h])) from generate_series(1, 30)" >/dev/null
+q "update cronq.jobs set expires_at = now() - interval '1 second', run_at = now() - interval '2 seconds' where id = $h" >/dev/null
+new_job=$(PGOPTIONS="-c cronq.settle_left=20" as tc_alice "select cronq.enqueue('noop', unique_key => 'tc:shared')")
+eq "another role's late holder ended by an enqueue: expired, 20 of its 30 dependants cancelled there, the rest noted; the new job made" \
+    "cancelled|expired|20|1|queued|tc_alice|0" \
+    "$(status_of "$h")|$(q "select error_code from cronq.jobs where id = $h")|$(q "select count(*) from cronq.jobs where status = 'cancelled' and error_code = 'dependency_failed'")|$(q "select count(*) from cronq.settle_parents where job_id = $h")|$(status_of "$new_job")|$(q "select enqueued_by from cronq.jobs where id = $new_job")|$(q "select count(*) from cronq.settle_grants")"
+cronq run
+eq "ended holder past the budget: the next wake cancels the other 10" "30|0" \
+    "$(q "select count(*) from cronq.jobs where status = 'cancelled' and error_code = 'dependency_failed'")|$(q "select count(*) from cronq.settle_parents")"
+# A role that names a grant in its own session is not granted anything:
+# its own cancel settles inline.
+p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p])) from generate_series(1, 30)" >/dev/null
+as tc_mallory "set cronq.settle_grant = 'forged'; set cronq.settle_left = 0; select cronq.cancel_jobs(array[$p::bigint])" >/dev/null
+eq "a forged grant: the author's cancel settles its 30 dependants inline; nothing noted" "60|0" \
+    "$(q "select count(*) from cronq.jobs where status = 'cancelled' and error_code = 'dependency_failed'")|$(q "select count(*) from cronq.settle_parents")"
+check "settle_grants: a cronq_user may not read it" refused tc_mallory "select count(*) from cronq.settle_grants"
+check "settle_grants: a cronq_user may not write it" refused tc_mallory "insert into cronq.settle_grants values ('x')"
+q "delete from cronq.jobs" >/dev/null
+
 # What the wake calls: a cronq_admin member may run cronq run, a cronq_user
 # may not call it.
 eq "settle_step: a cronq_admin may call it" "false|0" "$(as tc_admin "select more || '|' || settled from cronq.settle_step()")"

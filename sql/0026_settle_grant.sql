@@ -1,0 +1,186 @@
+-- 0026_settle_grant.sql — an enqueue that ends another role's late
+-- holder no longer pays for that role's whole dependency graph.
+--
+-- An enqueue (or a retry) of a unique key that a waiting job past its
+-- deadline holds ends that holder first, whoever's it is (0013), in the
+-- enqueuer's transaction; a holder with blocked dependants then had its
+-- whole chain cancelled there, inline (0025 budgets only the runners'
+-- transactions): one role could make another's enqueue of a key it
+-- expects take seconds to minutes (10,000 dependants cost ~0.3 s).
+--
+-- Now the settling of the holder's chain in that transaction is budgeted
+-- as a runner's is: at most cronq.settle_left (10,000 by default)
+-- dependants, the rest noted in cronq.settle_parents for the next wake.
+-- That is no more than a holder that fails at a runner leaves the
+-- runners: the chain is cancelled once, and expiry is one way (no cycle
+-- of the holder's status makes work again).
+--
+-- How jobs_settle knows: expire_holder, the owner's, writes a random
+-- token in cronq.settle_grants (the owner's alone: no role may read or
+-- write it) and names it in cronq.settle_grant for the length of its call
+-- to expire_jobs, then removes both. The row is never committed, so no
+-- other transaction sees it; a role that names a token in its own
+-- session finds no row, and settles its graph inline as before.
+-- compatible-from: 10
+--
+-- As 0006 asks: search_path pinned on PL/pgSQL bodies. Every statement may
+-- run again.
+
+create table if not exists cronq.settle_grants (
+    token text primary key
+);
+
+-- As 0022's, the holder's ending budgeted (above).
+create or replace function cronq.expire_holder(p_key text) returns void
+language plpgsql volatile security definer
+set search_path = pg_catalog, pg_temp set enable_seqscan = off as $$
+declare
+    h bigint;
+    locked boolean := false;
+    grant_token text;
+begin
+    select j.id into h from cronq.jobs j
+    where j.unique_key = p_key and j.status in ('queued', 'failed', 'running')
+      and j.status <> 'running' and j.expires_at <= now();
+    if h is null then
+        return;
+    end if;
+    for i in 1..40 loop
+        locked := exists (select 1 from cronq.jobs j where j.id = h for no key update skip locked);
+        exit when locked;
+        perform pg_catalog.pg_sleep(0.05);
+    end loop;
+    if locked then
+        grant_token := pg_catalog.gen_random_uuid()::text;
+        insert into cronq.settle_grants (token) values (grant_token);
+        perform pg_catalog.set_config('cronq.settle_grant', grant_token, true);
+        perform cronq.expire_jobs('enqueue', array[h]);
+        perform pg_catalog.set_config('cronq.settle_grant', '', true);
+        delete from cronq.settle_grants g where g.token = grant_token;
+    end if;
+end
+$$;
+revoke execute on function cronq.expire_holder(text) from public;
+
+-- As 0025's, budgeted also inside expire_holder's grant (above).
+create or replace function cronq.jobs_settle() returns trigger
+language plpgsql security definer set search_path = pg_catalog, pg_temp set enable_seqscan = off
+set jit = off as $$
+declare
+    wanted bigint[];
+    held bigint[];
+    budget integer;
+    over boolean;
+begin
+    -- Nothing blocked below it, nothing to do: so a dependant the walk
+    -- below cancelled (its trigger nested in the walk's update) returns at
+    -- once, the walk having reached everything below it.
+    if not exists (select 1 from cronq.jobs c where c.id = any(new.dependants) and c.status = 'blocked') then
+        return null;
+    end if;
+    -- The budget left to a runner's transaction (0025), or to an
+    -- enqueue or retry ending a late holder (expire_holder, above):
+    -- cronq.settle_left once set (by its first jobs_settle, or on the
+    -- session), else 10,000. Any other transaction's is unbounded: it
+    -- settles its own graph inline.
+    if (coalesce(current_setting('cronq.settling', true), '') = 'on'
+        and (pg_has_role(session_user, (select c.relowner from pg_class c
+                                        where c.oid = 'cronq.jobs'::regclass), 'MEMBER')
+             or (exists (select 1 from pg_roles r where r.rolname = 'cronq_admin')
+                 and pg_has_role(session_user, 'cronq_admin', 'MEMBER'))))
+       or (coalesce(current_setting('cronq.settle_grant', true), '') <> ''
+           and exists (select 1 from cronq.settle_grants g
+                       where g.token = current_setting('cronq.settle_grant', true))) then
+        budget := case when coalesce(current_setting('cronq.settle_left', true), '') ~ '^[0-9]{1,6}$'
+                       then current_setting('cronq.settle_left', true)::integer else 10000 end;
+    else
+        budget := 2147483646;
+    end if;
+    if new.status in ('dead', 'cancelled') then
+        -- Every blocked job down the chain in one statement, up to the
+        -- budget: a trigger per level nested as deep as the chain, and a
+        -- chain of a few hundred jobs exhausted the stack (stack depth limit
+        -- exceeded). Each job once (a union of ids: a job of many parents
+        -- is not walked again from each), so the work is the graph's
+        -- edges; the dependants' own jobs_settle return at once. The walk
+        -- stops after budget + 1 jobs (a recursive query runs only as far
+        -- as it is read); in the order it reaches them, each job comes
+        -- after a parent it was reached from, so the first budget of them
+        -- are all below this one.
+        wanted := array(
+            with recursive d(id) as (
+                select c.id from cronq.jobs c
+                where c.id = any(new.dependants) and c.status = 'blocked'
+                union
+                select c.id
+                from d cross join lateral (select p.dependants from cronq.jobs p where p.id = d.id offset 0) p
+                cross join lateral (select c.id from cronq.jobs c
+                                    where c.id = any(p.dependants) and c.status = 'blocked' offset 0) c
+            )
+            select d.id from d limit budget + 1);
+        over := cardinality(wanted) > budget;
+        if over then
+            wanted := wanted[1:budget];
+        end if;
+        wanted := array(select w from unnest(wanted) w order by w);
+    else
+        wanted := array(select c.id from cronq.jobs c
+                        where c.id = any(new.dependants) and c.status = 'blocked'
+                        order by c.id limit budget + 1);
+        -- a count down taken only in part could not be told from one not
+        -- taken: past the budget, none is, and the notes settle them all
+        over := cardinality(wanted) > budget;
+        if over then
+            wanted := '{}';
+        end if;
+    end if;
+    -- The budget is spent before the update below, whose cancelled jobs'
+    -- own jobs_settle see what is left.
+    perform pg_catalog.set_config('cronq.settle_left', (budget - cardinality(wanted))::text, true);
+    if over then
+        insert into cronq.settle_parents (job_id) values (new.id);
+    end if;
+    if cardinality(wanted) = 0 then
+        return null;
+    end if;
+    -- Dependants are a role's own rows, which it may hold locked (select
+    -- ... for update, an open cancel): the statement recording an
+    -- outcome, and the rescue, must never wait for them (a role kept
+    -- every runner from recording and rescuing anything). Those held
+    -- are left in cronq.settle_later: each wake settles them again from
+    -- their parents.
+    held := array(select c.id from cronq.jobs c where c.id = any(wanted) and c.status = 'blocked'
+                  order by c.id for no key update skip locked);
+    if cardinality(held) < cardinality(wanted) then
+        -- In id order: two runners noting the same jobs never deadlock.
+        insert into cronq.settle_later (job_id)
+        select l.w from (select unnest(wanted) except select unnest(held)) l(w) order by l.w;
+    end if;
+    if new.status = 'succeeded' then
+        update cronq.jobs c
+        set waiting_for = c.waiting_for - 1,
+            status = case when c.waiting_for <= 1 then 'queued' else 'blocked' end,
+            updated_at = now()
+        where c.id = any(held) and c.status = 'blocked';
+    elsif old.status = 'succeeded' then
+        -- retried after its success: its blocked dependants wait for it again
+        update cronq.jobs c set waiting_for = c.waiting_for + 1, updated_at = now()
+        where c.id = any(held) and c.status = 'blocked';
+    elsif new.status in ('dead', 'cancelled') then
+        -- Each names the first of its parents that ended: this job, or
+        -- one the walk cancels (a lookup in a hash of the walk's jobs, not
+        -- a search of the whole array for each parent). No join: the
+        -- planner's count of rows, low in a table not yet analysed, made a
+        -- join of 10,000 jobs compare every pair (seconds).
+        update cronq.jobs c
+        set status = 'cancelled', error_code = 'dependency_failed',
+            last_error = (select format('job %s, which it depends on, ended %s', min(x.parent),
+                                        case when min(x.parent) = new.id then new.status else 'cancelled' end)
+                          from unnest(c.depends_on) x(parent)
+                          where x.parent = new.id or x.parent in (select unnest(wanted))),
+            finished_at = now(), updated_at = now()
+        where c.id = any(held) and c.status = 'blocked';
+    end if;
+    return null;
+end
+$$;
