@@ -5,8 +5,9 @@
 -- A row a claim (or anyone) holds locked is skipped, not waited for, and
 -- cronq.expire_jobs (0013: the update and the history, shared with an
 -- enqueue whose unique key a late job holds) looks again at what it
--- locked: a job claimed meanwhile is running, and stays so. Returns how
--- many were expired.
+-- locked: a job claimed meanwhile is running, and stays so. Returns
+-- whether the page was full (another may have work) and how many were
+-- expired.
 --
 -- Parameters:
 --   $1  text   the worker's name (job_runs.worker)
@@ -18,10 +19,13 @@
 with runner as materialized (
     -- a runner's transaction: its settling of dependants is budgeted (sql/0025)
     select pg_catalog.set_config('cronq.settling', 'on', true)
+), page as materialized (
+    select array(
+        select id from cronq.jobs
+        where status in ('queued', 'failed') and expires_at <= now()
+        order by expires_at limit 500
+        for no key update skip locked) as ids
+    from runner
 )
-select cronq.expire_jobs($1, array(
-    select id from cronq.jobs
-    where status in ('queued', 'failed') and expires_at <= now()
-    order by expires_at limit 500
-    for no key update skip locked))
-from runner;
+select cardinality(page.ids) = 500, cronq.expire_jobs($1, page.ids)
+from page;

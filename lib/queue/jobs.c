@@ -153,8 +153,8 @@ typedef struct claim_params {
 } claim_params;
 
 #define CLAIM_NPARAMS 6
-/* How long a wake settles the dependants left to it, at most (sql/0025). */
-#define SETTLE_MAX_MS 5000
+/* How long a wake settles the dependants left to it, or expires late jobs, at most (pages()). */
+#define PAGES_MAX_MS 5000
 
 /*
  * Fill cp and point params[0..5] (worker, lease, limit, queues, types,
@@ -721,30 +721,37 @@ jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 }
 
 /*
- * Run sql, which handles a page of up to 500 rows and returns how many it
- * handled, until a page comes back short: none left but those another
- * transaction holds locked (a later wake's). said(n) hears of each page's
- * count; *total gets their sum.
+ * Run sql, a page a transaction, while its answer (more, n) says another
+ * page may have work now, for PAGES_MAX_MS at most: a backlog too big for
+ * that is the next wakes' to go on with (what, in the line that says so),
+ * and this wake claims. said(n) hears of each page's count; *total gets
+ * their sum.
  */
 static int
-pages(PGconn *conn, const char *sql, int nparams, const char *const *params, void (*said)(int n),
-	  int *total, cq_err *err)
+pages(PGconn *conn, const char *sql, int nparams, const char *const *params, const char *what,
+	  void (*said)(int n), int *total, cq_err *err)
 {
+	int64_t start = mono_ms();
+
 	*total = 0;
-	for (;;) {
+	while (mono_ms() - start < PAGES_MAX_MS) {
 		PGresult *res = pg_exec(conn, sql, nparams, params, PG_ONE, err, NULL);
+		bool more;
 		int n;
 
 		if (res == NULL)
 			return err->code;
-		n = atoi(PQgetvalue(res, 0, 0));
+		more = PQgetvalue(res, 0, 0)[0] == 't';
+		n = atoi(PQgetvalue(res, 0, 1));
 		PQclear(res);
 		*total += n;
 		if (n > 0)
 			said(n);
-		if (n < 500)
+		if (!more)
 			return 0;
 	}
+	log_info("%s goes on at the next wake: %d s spent", what, PAGES_MAX_MS / 1000);
+	return 0;
 }
 
 static void
@@ -754,35 +761,14 @@ said_settled(int n)
 }
 
 /*
- * Pages of cronq.settle_step(), each its own transaction, until one says
- * nothing more is to be had now (what is left is held locked by another
- * transaction: a later wake's), or for SETTLE_MAX_MS at most: a graph
- * too big for that is the next wakes' to go on with, and this wake claims.
+ * Pages of cronq.settle_step() until one says nothing more is to be had
+ * now (what is left is held locked by another transaction: a later
+ * wake's).
  */
 int
 jobs_settle_later(PGconn *conn, int *settled, cq_err *err)
 {
-	int64_t start = mono_ms();
-
-	*settled = 0;
-	while (mono_ms() - start < SETTLE_MAX_MS) {
-		PGresult *res = pg_exec(conn, sql_queue_settle, 0, NULL, PG_ONE, err, NULL);
-		bool more;
-		int n;
-
-		if (res == NULL)
-			return err->code;
-		more = PQgetvalue(res, 0, 0)[0] == 't';
-		n = atoi(PQgetvalue(res, 0, 1));
-		PQclear(res);
-		*settled += n;
-		if (n > 0)
-			said_settled(n);
-		if (!more)
-			return 0;
-	}
-	log_info("settling goes on at the next wake: %d s spent", SETTLE_MAX_MS / 1000);
-	return 0;
+	return pages(conn, sql_queue_settle, 0, NULL, "settling", said_settled, settled, err);
 }
 
 static void
@@ -794,5 +780,5 @@ said_expired(int n)
 int
 jobs_expire(PGconn *conn, const char *worker, int *expired, cq_err *err)
 {
-	return pages(conn, sql_queue_expire, 1, (const char *[]) {worker}, said_expired, expired, err);
+	return pages(conn, sql_queue_expire, 1, (const char *[]) {worker}, "expiring", said_expired, expired, err);
 }

@@ -99,6 +99,18 @@ eq "retry clears the deadline: the operator asked for it" "queued|" \
 run
 eq "and the retried job runs" succeeded "$(q "select status from cronq.jobs where id = $late")"
 
+# The sweep goes page after page (500 a statement) while pages come back
+# full: 1,100 late jobs end in one wake, the other job runs.
+q "insert into cronq.jobs (type, payload, run_at, expires_at)
+   select 'noop', '{}', now() + interval '1 hour', now() + interval '2 hours' from generate_series(1, 1100)" >/dev/null
+q "update cronq.jobs set run_at = now() - interval '2 seconds', expires_at = now() - interval '1 second'
+   where status = 'queued' and type = 'noop'" >/dev/null
+other=$(q "insert into cronq.jobs (type, payload) values ('noop', '{}') returning id")
+run
+eq "1,100 late jobs: all expired by one wake's sweep, in three pages; the other ran" "0|1100|succeeded" \
+    "$?|$(q "select count(*) from cronq.jobs where status = 'cancelled' and error_code = 'expired' and type = 'noop'")|$(q "select status from cronq.jobs where id = $other")"
+q "delete from cronq.jobs where type = 'noop'" >/dev/null
+
 # The claim itself never takes a job past its deadline: one made due and
 # expired while a runner lingers (its wake's sweep long done) stays queued
 # and never runs; the next wake expires it.
