@@ -62,7 +62,8 @@ end
 $$;
 revoke execute on function cronq.expire_holder(text) from public;
 
--- As 0025's, budgeted also inside expire_holder's grant (above).
+-- As 0025's, budgeted also inside expire_holder's grant (above); an
+-- unbounded transaction no longer writes cronq.settle_left.
 create or replace function cronq.jobs_settle() returns trigger
 language plpgsql security definer set search_path = pg_catalog, pg_temp set enable_seqscan = off
 set jit = off as $$
@@ -135,8 +136,11 @@ begin
         end if;
     end if;
     -- The budget is spent before the update below, whose cancelled jobs'
-    -- own jobs_settle see what is left.
-    perform pg_catalog.set_config('cronq.settle_left', (budget - cardinality(wanted))::text, true);
+    -- own jobs_settle see what is left (an unbounded one has nothing to
+    -- keep).
+    if budget < 2147483646 then
+        perform pg_catalog.set_config('cronq.settle_left', (budget - cardinality(wanted))::text, true);
+    end if;
     if over then
         insert into cronq.settle_parents (job_id) values (new.id);
     end if;

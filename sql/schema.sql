@@ -1678,8 +1678,11 @@ begin
         end if;
     end if;
     -- The budget is spent before the update below, whose cancelled jobs'
-    -- own jobs_settle see what is left.
-    perform pg_catalog.set_config('cronq.settle_left', (budget - cardinality(wanted))::text, true);
+    -- own jobs_settle see what is left (an unbounded one has nothing to
+    -- keep).
+    if budget < 2147483646 then
+        perform pg_catalog.set_config('cronq.settle_left', (budget - cardinality(wanted))::text, true);
+    end if;
     if over then
         insert into cronq.settle_parents (job_id) values (new.id);
     end if;
