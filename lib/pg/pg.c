@@ -996,6 +996,12 @@ pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 	return rc;
 }
 
+bool
+pg_bad_time(const char *sqlstate)
+{
+	return strcmp(sqlstate, "22007") == 0 || strcmp(sqlstate, "22008") == 0 || strcmp(sqlstate, "22009") == 0;
+}
+
 int
 pg_run(PGconn *conn, const char *sql, int nparams, const char *const *values,
 	   cq_err *err)

@@ -126,6 +126,14 @@ int pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 	__attribute__((warn_unused_result));
 
 /* Run a statement whose result is not needed; 0 or the error code. */
+/*
+ * Whether a statement failed for a time the server could not read (its
+ * SQLSTATE: invalid_datetime_format, datetime_field_overflow,
+ * invalid_time_zone_displacement_value): the input's fault, worth naming
+ * the flag it came from.
+ */
+bool pg_bad_time(const char *sqlstate);
+
 int pg_run(PGconn *conn, const char *sql, int nparams,
 		   const char *const *values, cq_err *err) __attribute__((warn_unused_result));
 

@@ -83,6 +83,8 @@ flow_call(PGconn *conn, const char *sql, const char *const *keys, int n, const c
 		/* No such schedule (for this role): the input's fault. */
 		if (strcmp(sqlstate, "P0002") == 0)
 			err->code = EX_DATAERR;
+		else if (until && pg_bad_time(sqlstate))
+			cq_prefix(err, "invalid value \"%s\" for --until: ", until);
 		return err->code;
 	}
 	for (int i = 0; i < n && i < PQntuples(res); i++)

@@ -257,8 +257,13 @@ schedule_why(PGconn *conn, const char *name, const char *at, cq_err *err)
 	tz *zone;
 	json_t *out;
 
-	if ((res = pg_exec(conn, schedule_sql, 2, params, PG_MAYBE_ONE, err, NULL)) == NULL)
+	char sqlstate[6];
+
+	if ((res = pg_exec(conn, schedule_sql, 2, params, PG_MAYBE_ONE, err, sqlstate)) == NULL) {
+		if (at && pg_bad_time(sqlstate))
+			cq_prefix(err, "invalid value \"%s\" for --at: ", at);
 		return NULL;
+	}
 	if (PQntuples(res) == 0) {
 		PQclear(res);
 		cq_fail(err, EX_DATAERR, "schedule \"%s\" does not exist", name);

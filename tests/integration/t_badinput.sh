@@ -32,6 +32,15 @@ cronq_in '{"type":"noop"}
 {"type":"noop","run_at":"2027-02-29"}
 ' enqueue --jsonl
 expect "jsonl run_at: February 29 of a common year" 65 "" 'cronq: error: line 2: invalid run time: "2027-02-29" is not a valid date: February 2027 has 28 days'
+# Times the database reads (PostgreSQL's syntax is accepted there): one it
+# cannot read is named with its flag, 65, and nothing is paused.
+cronq pause queue:reports --until 2026-02-30
+expect "pause --until: February 30, the flag named" 65 "" 'cronq: error: invalid value "2026-02-30" for --until: date/time field value out of range: "2026-02-30"'
+cronq pause queue:reports --until soon
+expect "pause --until: not a time, the flag named" 65 "" 'cronq: error: invalid value "soon" for --until: invalid input syntax for type timestamp with time zone: "soon"'
+eq "a pause with a bad --until wrote nothing" 0 "$(q "select count(*) from cronq.pauses")"
+cronq why nightly --at 2026-02-30T00:00:00Z
+expect "why --at: February 30, the flag named" 65 "" 'cronq: error: invalid value "2026-02-30T00:00:00Z" for --at: date/time field value out of range: "2026-02-30T00:00:00Z"'
 eq "impossible dates wrote nothing" "$before" "$(counts)"
 
 # The same key twice in a JSON object: refused, the key named, not the last
