@@ -17,6 +17,7 @@
 #include "time/rfc3339.h"
 #include "util/buf.h"
 #include "util/duration.h"
+#include "util/utf8.h"
 #include "util/xalloc.h"
 
 /* A line longer than this cannot hold a valid job (the payload limit is 1 MiB). */
@@ -66,9 +67,7 @@ enqueue_has_control(const char *s)
 	for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
 		if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
 			return true;
-		/* U+200B-U+200F, U+202A-U+202E (E2 80 ..), U+2066-U+2069 (E2 81 ..) */
-		if (p[0] == 0xe2 && ((p[1] == 0x80 && ((p[2] >= 0x8b && p[2] <= 0x8f) || (p[2] >= 0xaa && p[2] <= 0xae))) ||
-							 (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)))
+		if (utf8_format_mark((const char *) p))
 			return true;
 	}
 	return false;

@@ -89,6 +89,18 @@ utf8_sanitize(const char *s, size_t len)
 	return buf_steal(&b);
 }
 
+uint32_t
+utf8_format_mark(const char *s)
+{
+	const unsigned char *p = (const unsigned char *) s;
+
+	/* E2 80 8B-8F, E2 80 AA-AE, E2 81 A6-A9 */
+	if (p[0] != 0xe2 || !((p[1] == 0x80 && ((p[2] >= 0x8b && p[2] <= 0x8f) || (p[2] >= 0xaa && p[2] <= 0xae))) ||
+						  (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)))
+		return 0;
+	return (uint32_t) (p[0] & 0x0f) << 12 | (uint32_t) (p[1] & 0x3f) << 6 | (p[2] & 0x3f);
+}
+
 char *
 utf8_printable(const char *s, bool keep_lines)
 {
@@ -98,6 +110,7 @@ utf8_printable(const char *s, bool keep_lines)
 
 	for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
 		size_t n;
+		uint32_t cp;
 
 		if (*p == '\n' && keep_lines)
 			*o++ = '\n';
@@ -111,7 +124,10 @@ utf8_printable(const char *s, bool keep_lines)
 			o += sprintf(o, "\\x%02x", *p);	/* not UTF-8: a lone 0x9b is a CSI too */
 		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
 			o += sprintf(o, "\\x%02x", *++p);
-		else {
+		else if ((cp = utf8_format_mark((const char *) p)) != 0) {
+			o += sprintf(o, "\\u%04x", (unsigned) cp);
+			p += 2;
+		} else {
 			memcpy(o, p, n);
 			o += n;
 			p += n - 1;

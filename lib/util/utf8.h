@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The length of s[0..len) without a multibyte character that the end
  * cuts short (len itself when the last character is whole). */
@@ -21,12 +22,22 @@ bool utf8_valid(const char *s);
 char *utf8_sanitize(const char *s, size_t len);
 
 /*
+ * The code point at s when it is one of the invisible format marks a name
+ * may not hold and a terminal is not shown: U+200B-200F (zero-width
+ * spaces and joiners, direction marks), U+202A-202E and U+2066-2069
+ * (bidirectional embeddings, overrides and isolates); else 0.
+ */
+uint32_t utf8_format_mark(const char *s);
+
+/*
  * A new string (xmalloc): s fit for a terminal, cron mail or a log line,
  * whatever a job wrote in it. Control characters (C0, DEL, and C1 as UTF-8,
  * which some terminals obey) and bytes that are not UTF-8 (a lone 0x9b is
  * an 8-bit CSI) become \xNN, so no text can move the cursor,
- * recolour or retitle the reader's terminal, or forge a line. Tabs become
- * spaces; line breaks too unless keep_lines.
+ * recolour or retitle the reader's terminal, or forge a line; the
+ * format marks (utf8_format_mark), which hide characters or make a
+ * terminal that honours them show text in another order, become \uNNNN.
+ * Tabs become spaces; line breaks too unless keep_lines.
  */
 char *utf8_printable(const char *s, bool keep_lines);
 

@@ -105,6 +105,13 @@ main(void)
 	printable_case("8-bit csi \x9b" "31m caf\xe9", false, "8-bit csi \\x9b31m caf\\xe9");
 	printable_case("cut \xe2\x82", false, "cut \\xe2\\x82");
 	printable_case("\xe2\x82\xac \xf0\x9f\x98\x80 ok", false, "\xe2\x82\xac \xf0\x9f\x98\x80 ok");
+	/* format marks: shown as escapes, not obeyed (a right-to-left override reorders a name) */
+	printable_case("job \xe2\x80\xae" "cba\xe2\x80\xac end", false, "job \\u202ecba\\u202c end");
+	printable_case("de\xe2\x80\x8b" "fault \xe2\x81\xa6x\xe2\x81\xa9", false, "de\\u200bfault \\u2066x\\u2069");
+	printable_case("\xe2\x80\x8a \xe2\x80\x90 \xe2\x80\xa9 \xe2\x80\xaf \xe2\x81\xa5 \xe2\x81\xaa", false,
+				   "\xe2\x80\x8a \xe2\x80\x90 \xe2\x80\xa9 \xe2\x80\xaf \xe2\x81\xa5 \xe2\x81\xaa");
+	CHECK(utf8_format_mark("\xe2\x80\x8f") == 0x200f && utf8_format_mark("\xe2\x81\xa9") == 0x2069 &&
+		  utf8_format_mark("\xe2\x80\x8a") == 0 && utf8_format_mark("\xe2") == 0, "format marks' code points");
 
 	o = json_pack("{s:s, s:i, s:n, s:s}", "name", "nightly", "count", 42, "none", "text", "7");
 
