@@ -125,7 +125,6 @@ int pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 				 const char *const *const values[2], PGresult *res[2], cq_err *err, char *sqlstate)
 	__attribute__((warn_unused_result));
 
-/* Run a statement whose result is not needed; 0 or the error code. */
 /*
  * Whether a statement failed for a time the server could not read (its
  * SQLSTATE: invalid_datetime_format, datetime_field_overflow,
@@ -134,6 +133,7 @@ int pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
  */
 bool pg_bad_time(const char *sqlstate);
 
+/* Run a statement whose result is not needed; 0 or the error code. */
 int pg_run(PGconn *conn, const char *sql, int nparams,
 		   const char *const *values, cq_err *err) __attribute__((warn_unused_result));
 

@@ -256,7 +256,6 @@ schedule_why(PGconn *conn, const char *name, const char *at, cq_err *err)
 	fire_def times;
 	tz *zone;
 	json_t *out;
-
 	char sqlstate[6];
 
 	if ((res = pg_exec(conn, schedule_sql, 2, params, PG_MAYBE_ONE, err, sqlstate)) == NULL) {
