@@ -9,11 +9,17 @@
 -- expects take seconds to minutes (10,000 dependants cost ~0.3 s).
 --
 -- Now the settling of the holder's chain in that transaction is budgeted
--- as a runner's is: at most cronq.settle_left (10,000 by default)
--- dependants, the rest noted in cronq.settle_parents for the next wake.
--- That is no more than a holder that fails at a runner leaves the
--- runners: the chain is cancelled once, and expiry is one way (no cycle
--- of the holder's status makes work again).
+-- as a runner's is: at most 10,000 dependants, the rest noted in
+-- cronq.settle_parents for the next wake. The budget is fixed there, not
+-- the session's cronq.settle_left: an author may end its own late holder
+-- (expire_holder is callable, and a holder may be retried and made late
+-- again, over and over), and a budget of 0 chosen in its own session made
+-- each such cycle note the whole chain for the runners at no cost to it
+-- (helper-55). With 10,000, a transaction leaves the runners only what is
+-- past 10,000 jobs it settled itself.
+--
+-- Binaries before 25 cannot settle notes, and any enqueue may now write
+-- one (before, only a runner of 25 or later did): compatible-from 25.
 --
 -- How jobs_settle knows: expire_holder, the owner's, writes a random
 -- token in cronq.settle_grants (the owner's alone: no role may read or
@@ -21,7 +27,7 @@
 -- to expire_jobs, then removes both. The row is never committed, so no
 -- other transaction sees it; a role that names a token in its own
 -- session finds no row, and settles its graph inline as before.
--- compatible-from: 10
+-- compatible-from: 25
 --
 -- As 0006 asks: search_path pinned on PL/pgSQL bodies. Every statement may
 -- run again.
@@ -38,6 +44,7 @@ declare
     h bigint;
     locked boolean := false;
     grant_token text;
+    outer_left text := current_setting('cronq.settle_left', true);
 begin
     select j.id into h from cronq.jobs j
     where j.unique_key = p_key and j.status in ('queued', 'failed', 'running')
@@ -54,7 +61,10 @@ begin
         grant_token := pg_catalog.gen_random_uuid()::text;
         insert into cronq.settle_grants (token) values (grant_token);
         perform pg_catalog.set_config('cronq.settle_grant', grant_token, true);
+        -- the window's budget, whatever the session set (above)
+        perform pg_catalog.set_config('cronq.settle_left', '10000', true);
         perform cronq.expire_jobs('enqueue', array[h]);
+        perform pg_catalog.set_config('cronq.settle_left', coalesce(outer_left, ''), true);
         perform pg_catalog.set_config('cronq.settle_grant', '', true);
         delete from cronq.settle_grants g where g.token = grant_token;
     end if;
@@ -80,9 +90,9 @@ begin
         return null;
     end if;
     -- The budget left to a runner's transaction (0025), or to an
-    -- enqueue or retry ending a late holder (expire_holder, above):
-    -- cronq.settle_left once set (by its first jobs_settle, or on the
-    -- session), else 10,000. Any other transaction's is unbounded: it
+    -- enqueue or retry ending a late holder (expire_holder, above, sets
+    -- it to 10,000): cronq.settle_left once set (by its first
+    -- jobs_settle, or on a runner's session), else 10,000. Any other transaction's is unbounded: it
     -- settles its own graph inline.
     if (coalesce(current_setting('cronq.settling', true), '') = 'on'
         and (pg_has_role(session_user, (select c.relowner from pg_class c

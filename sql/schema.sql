@@ -672,6 +672,7 @@ declare
     h bigint;
     locked boolean := false;
     grant_token text;
+    outer_left text := current_setting('cronq.settle_left', true);
 begin
     select j.id into h from cronq.jobs j
     where j.unique_key = p_key and j.status in ('queued', 'failed', 'running')
@@ -688,7 +689,10 @@ begin
         grant_token := pg_catalog.gen_random_uuid()::text;
         insert into cronq.settle_grants (token) values (grant_token);
         perform pg_catalog.set_config('cronq.settle_grant', grant_token, true);
+        -- the window's budget, whatever the session set (above)
+        perform pg_catalog.set_config('cronq.settle_left', '10000', true);
         perform cronq.expire_jobs('enqueue', array[h]);
+        perform pg_catalog.set_config('cronq.settle_left', coalesce(outer_left, ''), true);
         perform pg_catalog.set_config('cronq.settle_grant', '', true);
         delete from cronq.settle_grants g where g.token = grant_token;
     end if;
@@ -1622,9 +1626,9 @@ begin
         return null;
     end if;
     -- The budget left to a runner's transaction (0025), or to an
-    -- enqueue or retry ending a late holder (expire_holder, above):
-    -- cronq.settle_left once set (by its first jobs_settle, or on the
-    -- session), else 10,000. Any other transaction's is unbounded: it
+    -- enqueue or retry ending a late holder (expire_holder, above, sets
+    -- it to 10,000): cronq.settle_left once set (by its first
+    -- jobs_settle, or on a runner's session), else 10,000. Any other transaction's is unbounded: it
     -- settles its own graph inline.
     if (coalesce(current_setting('cronq.settling', true), '') = 'on'
         and (pg_has_role(session_user, (select c.relowner from pg_class c
@@ -2659,7 +2663,7 @@ ALTER FUNCTION cronq.schedules_spell() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_compatible_from() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 17;
+    RETURN 25;
 
 ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
