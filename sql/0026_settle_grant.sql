@@ -18,6 +18,9 @@
 -- (helper-55). With 10,000, a transaction leaves the runners only what is
 -- past 10,000 jobs it settled itself.
 --
+-- settle_later and settle_parents take a job, and a parent whose note has
+-- not begun, once (see jobs_settle below).
+--
 -- Binaries before 25 cannot settle notes, and any enqueue may now write
 -- one (before, only a runner of 25 or later did): compatible-from 25.
 --
@@ -73,7 +76,10 @@ $$;
 revoke execute on function cronq.expire_holder(text) from public;
 
 -- As 0025's, budgeted also inside expire_holder's grant (above); an
--- unbounded transaction no longer writes cronq.settle_left.
+-- unbounded transaction no longer writes cronq.settle_left; a job held
+-- locked is noted in settle_later once, and a parent once while its note
+-- has not begun (helper-56: an author holding its dependants locked while
+-- it ended their parent over and over grew both without bound).
 create or replace function cronq.jobs_settle() returns trigger
 language plpgsql security definer set search_path = pg_catalog, pg_temp set enable_seqscan = off
 set jit = off as $$
@@ -151,7 +157,10 @@ begin
     if budget < 2147483646 then
         perform pg_catalog.set_config('cronq.settle_left', (budget - cardinality(wanted))::text, true);
     end if;
-    if over then
+    -- A note not yet begun covers a second change of its parent (each
+    -- dependant is recounted when its page runs): one is enough, however
+    -- often the parent changes before a wake.
+    if over and not exists (select 1 from cronq.settle_parents n where n.job_id = new.id and n.after_pos = 0) then
         insert into cronq.settle_parents (job_id) values (new.id);
     end if;
     if cardinality(wanted) = 0 then
@@ -166,9 +175,14 @@ begin
     held := array(select c.id from cronq.jobs c where c.id = any(wanted) and c.status = 'blocked'
                   order by c.id for no key update skip locked);
     if cardinality(held) < cardinality(wanted) then
-        -- In id order: two runners noting the same jobs never deadlock.
+        -- In id order: two runners noting the same jobs never deadlock. A
+        -- job already noted is not noted again (an author holding its
+        -- dependants locked while it ends their parent over and over made
+        -- the table grow without bound, and every wake read it whole).
         insert into cronq.settle_later (job_id)
-        select l.w from (select unnest(wanted) except select unnest(held)) l(w) order by l.w;
+        select l.w from (select unnest(wanted) except select unnest(held)) l(w)
+        where not exists (select 1 from cronq.settle_later s where s.job_id = l.w)
+        order by l.w;
     end if;
     if new.status = 'succeeded' then
         update cronq.jobs c
@@ -198,3 +212,93 @@ begin
     return null;
 end
 $$;
+
+-- As 0025's, a job held locked noted in settle_later once (as in
+-- jobs_settle above).
+create or replace function cronq.settle_step(out more boolean, out settled integer)
+language plpgsql security definer set search_path = pg_catalog, pg_temp set enable_seqscan = off
+set jit = off as $$
+declare
+    note record;
+    page bigint[] := '{}';
+    slice bigint[];
+    room integer := 500;
+    notes integer := 0;
+    locked bigint[];
+begin
+    more := false;
+    settled := 0;
+    perform pg_catalog.set_config('cronq.settling', 'on', true);
+    for note in select l.seq, l.job_id, l.after_pos from cronq.settle_parents l
+                order by l.seq for update skip locked loop
+        notes := notes + 1;
+        select j.dependants[note.after_pos + 1 : note.after_pos + room] into slice
+        from cronq.jobs j where j.id = note.job_id;
+        slice := coalesce(slice, '{}');
+        if cardinality(slice) < room then
+            delete from cronq.settle_parents l where l.seq = note.seq;
+        else
+            update cronq.settle_parents l set after_pos = note.after_pos + room where l.seq = note.seq;
+        end if;
+        page := page || slice;
+        room := room - cardinality(slice);
+        exit when room = 0 or notes >= 500;
+    end loop;
+    if notes > 0 then
+        more := true;
+        locked := array(select c.id from cronq.jobs c where c.id = any(page) and c.status = 'blocked'
+                        order by c.id for no key update skip locked);
+        insert into cronq.settle_later (job_id)
+        select c.id from cronq.jobs c
+        where c.id = any(page) and c.id <> all(locked) and c.status = 'blocked'
+          and not exists (select 1 from cronq.settle_later s where s.job_id = c.id)
+        order by c.id;
+    else
+        locked := array(select j.id from cronq.jobs j
+                        where j.id in (select l.job_id from cronq.settle_later l) and j.status = 'blocked'
+                        order by j.id limit 500
+                        for no key update skip locked);
+        more := cardinality(locked) = 500;
+        -- the notes of the jobs settled, and those of jobs no longer blocked
+        delete from cronq.settle_later l
+        where l.job_id = any(locked)
+           or not exists (select 1 from cronq.jobs j where j.id = l.job_id and j.status = 'blocked');
+    end if;
+    if cardinality(locked) = 0 then
+        return;
+    end if;
+    -- A statement after the lock, so a later snapshot: a parent's outcome
+    -- committed before the lock was taken is seen (its own settle skipped
+    -- the dependant this page held, or found it settled). Each job's
+    -- parents are read by its own subqueries, by index: no join. Only a
+    -- job whose status or count changes is written.
+    with n as (
+        select s.id, s.waiting_for,
+            (select count(*)::integer from cronq.jobs p
+             where p.id = any(s.depends_on) and p.status <> 'succeeded') as waiting,
+            (select min(p.id) from cronq.jobs p
+             where p.id = any(s.depends_on) and p.status in ('dead', 'cancelled')) as failed_id
+        from cronq.jobs s
+        where s.id = any(locked) and s.status = 'blocked'
+    ), ch as materialized (
+        select n.id, n.waiting, n.failed_id from n
+        where n.failed_id is not null or n.waiting = 0 or n.waiting is distinct from n.waiting_for
+    )
+    update cronq.jobs c set
+        (status, waiting_for, error_code, last_error, finished_at, updated_at) = (
+            select case when x.failed_id is not null then 'cancelled'
+                        when x.waiting = 0 then 'queued' else 'blocked' end,
+                   x.waiting,
+                   case when x.failed_id is not null then 'dependency_failed' else c.error_code end,
+                   case when x.failed_id is not null
+                        then format('job %s, which it depends on, ended %s', x.failed_id,
+                                    (select p.status from cronq.jobs p where p.id = x.failed_id))
+                        else c.last_error end,
+                   case when x.failed_id is not null then now() else c.finished_at end,
+                   now()
+            from ch x where x.id = c.id)
+    where c.id = any(array(select ch.id from ch)) and c.status = 'blocked';
+    get diagnostics settled = row_count;
+end
+$$;
+revoke execute on function cronq.settle_step() from public;

@@ -1687,7 +1687,10 @@ begin
     if budget < 2147483646 then
         perform pg_catalog.set_config('cronq.settle_left', (budget - cardinality(wanted))::text, true);
     end if;
-    if over then
+    -- A note not yet begun covers a second change of its parent (each
+    -- dependant is recounted when its page runs): one is enough, however
+    -- often the parent changes before a wake.
+    if over and not exists (select 1 from cronq.settle_parents n where n.job_id = new.id and n.after_pos = 0) then
         insert into cronq.settle_parents (job_id) values (new.id);
     end if;
     if cardinality(wanted) = 0 then
@@ -1702,9 +1705,14 @@ begin
     held := array(select c.id from cronq.jobs c where c.id = any(wanted) and c.status = 'blocked'
                   order by c.id for no key update skip locked);
     if cardinality(held) < cardinality(wanted) then
-        -- In id order: two runners noting the same jobs never deadlock.
+        -- In id order: two runners noting the same jobs never deadlock. A
+        -- job already noted is not noted again (an author holding its
+        -- dependants locked while it ends their parent over and over made
+        -- the table grow without bound, and every wake read it whole).
         insert into cronq.settle_later (job_id)
-        select l.w from (select unnest(wanted) except select unnest(held)) l(w) order by l.w;
+        select l.w from (select unnest(wanted) except select unnest(held)) l(w)
+        where not exists (select 1 from cronq.settle_later s where s.job_id = l.w)
+        order by l.w;
     end if;
     if new.status = 'succeeded' then
         update cronq.jobs c
@@ -2747,6 +2755,7 @@ begin
         insert into cronq.settle_later (job_id)
         select c.id from cronq.jobs c
         where c.id = any(page) and c.id <> all(locked) and c.status = 'blocked'
+          and not exists (select 1 from cronq.settle_later s where s.job_id = c.id)
         order by c.id;
     else
         locked := array(select j.id from cronq.jobs j

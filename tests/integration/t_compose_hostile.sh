@@ -233,6 +233,35 @@ check "settle_grants: a cronq_user may not read it" refused tc_mallory "select c
 check "settle_grants: a cronq_user may not write it" refused tc_mallory "insert into cronq.settle_grants values ('x')"
 q "delete from cronq.jobs" >/dev/null
 
+# An author that holds its dependants locked while it ends their parent
+# over and over notes each of them in settle_later once, not once a time
+# (the table grew without bound, and every wake read it whole); and a
+# parent changed again before a wake is noted once.
+p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p])) from generate_series(1, 30)" >/dev/null
+hold_locked "$(q "select string_agg(id::text, ',') from cronq.jobs where depends_on = array[$p]::bigint[]")" 4 "30 dependants"
+for _ in 1 2 3; do
+    as tc_mallory "select cronq.cancel_jobs(array[$p::bigint]); select cronq.retry_jobs(array[$p::bigint])" >/dev/null
+done
+eq "three cancels of a parent whose 30 dependants are held locked: 30 notes, 30 jobs" "30|30" \
+    "$(q "select count(*) from cronq.settle_later")|$(q "select count(distinct job_id) from cronq.settle_later")"
+wait "$locker"
+cronq run
+eq "once the lock is gone, a wake settles them (the retried parent ran, then they did) and the notes go" "0|30|0" \
+    "$RC|$(q "select count(*) from cronq.jobs where status = 'succeeded' and depends_on = array[$p]::bigint[]")|$(q "select count(*) from cronq.settle_later")"
+p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p])) from generate_series(1, 30)" >/dev/null
+q "begin; select set_config('cronq.settling', 'on', true); set local cronq.settle_left = 0;
+   update cronq.jobs set status = 'succeeded', finished_at = now() where id = $p;
+   update cronq.jobs set status = 'queued', finished_at = null where id = $p;
+   update cronq.jobs set status = 'succeeded', finished_at = now() where id = $p; commit" >/dev/null
+eq "a parent changed three times past the budget before a wake: noted once" 1 \
+    "$(q "select count(*) from cronq.settle_parents where job_id = $p")"
+cronq run
+eq "the wake settles it: its 30 dependants queued (and run), nothing noted" "30|0" \
+    "$(q "select count(*) from cronq.jobs where status = 'succeeded' and depends_on = array[$p]::bigint[]")|$(q "select count(*) from cronq.settle_parents")"
+q "delete from cronq.jobs" >/dev/null
+
 # What the wake calls: a cronq_admin member may run cronq run, a cronq_user
 # may not call it.
 eq "settle_step: a cronq_admin may call it" "false|0" "$(as tc_admin "select more || '|' || settled from cronq.settle_step()")"
