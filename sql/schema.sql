@@ -1689,8 +1689,12 @@ begin
     end if;
     -- A note not yet begun covers a second change of its parent (each
     -- dependant is recounted when its page runs): one is enough, however
-    -- often the parent changes before a wake.
-    if over and not exists (select 1 from cronq.settle_parents n where n.job_id = new.id and n.after_pos = 0) then
+    -- often the parent changes before a wake. Not one a page is taking
+    -- now (locked: its recount may have read the parent as it was), and
+    -- the note found is held (key share) until this commits, so that no
+    -- page takes it before this change is seen.
+    if over and not exists (select 1 from cronq.settle_parents n where n.job_id = new.id and n.after_pos = 0
+                            for key share skip locked) then
         insert into cronq.settle_parents (job_id) values (new.id);
     end if;
     if cardinality(wanted) = 0 then
@@ -1709,9 +1713,13 @@ begin
         -- job already noted is not noted again (an author holding its
         -- dependants locked while it ends their parent over and over made
         -- the table grow without bound, and every wake read it whole).
+        -- A note another transaction is deleting (a page settling the
+        -- job, whose recount may not see this change) does not count; the
+        -- one found is held until this commits, and a page deletes only
+        -- notes it can lock.
         insert into cronq.settle_later (job_id)
         select l.w from (select unnest(wanted) except select unnest(held)) l(w)
-        where not exists (select 1 from cronq.settle_later s where s.job_id = l.w)
+        where not exists (select 1 from cronq.settle_later s where s.job_id = l.w for key share skip locked)
         order by l.w;
     end if;
     if new.status = 'succeeded' then
@@ -2755,7 +2763,7 @@ begin
         insert into cronq.settle_later (job_id)
         select c.id from cronq.jobs c
         where c.id = any(page) and c.id <> all(locked) and c.status = 'blocked'
-          and not exists (select 1 from cronq.settle_later s where s.job_id = c.id)
+          and not exists (select 1 from cronq.settle_later s where s.job_id = c.id for key share skip locked)
         order by c.id;
     else
         locked := array(select j.id from cronq.jobs j
@@ -2763,10 +2771,14 @@ begin
                         order by j.id limit 500
                         for no key update skip locked);
         more := cardinality(locked) = 500;
-        -- the notes of the jobs settled, and those of jobs no longer blocked
+        -- the notes of the jobs settled, and those of jobs no longer
+        -- blocked; not one another transaction holds (it counted on it
+        -- for a change this page's recount may not see: the next page's)
         delete from cronq.settle_later l
-        where l.job_id = any(locked)
-           or not exists (select 1 from cronq.jobs j where j.id = l.job_id and j.status = 'blocked');
+        where l.ctid in (select s.ctid from cronq.settle_later s
+                         where s.job_id = any(locked)
+                            or not exists (select 1 from cronq.jobs j where j.id = s.job_id and j.status = 'blocked')
+                         for update skip locked);
     end if;
     if cardinality(locked) = 0 then
         return;
