@@ -23,6 +23,13 @@ hold_locked() {
                         and state = 'active' and query like '%pg_sleep%')"
 }
 
+# parent_of_30: a job of tc_mallory's due in an hour, its id in p, with 30
+# blocked dependants.
+parent_of_30() {
+    p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+    as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p])) from generate_series(1, 30)" >/dev/null
+}
+
 # --- 1. a long chain of dependants ends cancelled in the recording statement
 # A trigger per level used to nest as deep as the chain: a few hundred jobs
 # exhausted the stack, and the outcome (then every rescue) failed for all.
@@ -155,13 +162,11 @@ q "delete from cronq.jobs" >/dev/null
 # (else each of its cancels would leave the runners work for nothing);
 # so does a transaction that does not say it (a binary before schema 25,
 # which cannot settle notes), even the owner's.
-p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
-as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p])) from generate_series(1, 30)" >/dev/null
+parent_of_30
 as tc_mallory "set cronq.settling = on; set cronq.settle_left = 0; select cronq.cancel_jobs(array[$p::bigint])" >/dev/null
 eq "an author's cancel settles its 30 dependants inline, whatever its settings; nothing noted" "30|0" \
     "$(q "select count(*) from cronq.jobs where status = 'cancelled' and error_code = 'dependency_failed'")|$(q "select count(*) from cronq.settle_parents")"
-p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
-as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p])) from generate_series(1, 30)" >/dev/null
+parent_of_30
 PGOPTIONS="-c cronq.settle_left=0" q "update cronq.jobs set status = 'cancelled', finished_at = now() where id = $p" >/dev/null
 eq "the owner's own statement, not a runner's: inline too" "60|0" \
     "$(q "select count(*) from cronq.jobs where status = 'cancelled' and error_code = 'dependency_failed'")|$(q "select count(*) from cronq.settle_parents")"
@@ -224,8 +229,7 @@ eq "an author's own holder ended with a budget of 0: its 30 dependants cancelled
 q "delete from cronq.jobs" >/dev/null
 # A role that names a grant in its own session is not granted anything:
 # its own cancel settles inline.
-p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
-as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p])) from generate_series(1, 30)" >/dev/null
+parent_of_30
 as tc_mallory "set cronq.settle_grant = 'forged'; set cronq.settle_left = 0; select cronq.cancel_jobs(array[$p::bigint])" >/dev/null
 eq "a forged grant: the author's cancel settles its 30 dependants inline; nothing noted" "30|0" \
     "$(q "select count(*) from cronq.jobs where status = 'cancelled' and error_code = 'dependency_failed'")|$(q "select count(*) from cronq.settle_parents")"
@@ -237,8 +241,7 @@ q "delete from cronq.jobs" >/dev/null
 # over and over notes each of them in settle_later once, not once a time
 # (the table grew without bound, and every wake read it whole); and a
 # parent changed again before a wake is noted once.
-p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
-as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p])) from generate_series(1, 30)" >/dev/null
+parent_of_30
 hold_locked "$(q "select string_agg(id::text, ',') from cronq.jobs where depends_on = array[$p]::bigint[]")" 8 "30 dependants"
 for _ in 1 2 3; do
     as tc_mallory "select cronq.cancel_jobs(array[$p::bigint]); select cronq.retry_jobs(array[$p::bigint])" >/dev/null
@@ -268,8 +271,7 @@ wait "$pager"
 cronq run
 eq "once the lock is gone, a wake settles them (the retried parent ran, then they did) and the notes go" "0|30|0" \
     "$RC|$(q "select count(*) from cronq.jobs where status = 'succeeded' and depends_on = array[$p]::bigint[]")|$(q "select count(*) from cronq.settle_later")"
-p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
-as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p])) from generate_series(1, 30)" >/dev/null
+parent_of_30
 q "begin; select set_config('cronq.settling', 'on', true); set local cronq.settle_left = 0;
    update cronq.jobs set status = 'succeeded', finished_at = now() where id = $p;
    update cronq.jobs set status = 'queued', finished_at = null where id = $p;
