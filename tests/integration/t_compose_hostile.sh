@@ -23,6 +23,16 @@ hold_locked() {
                         and state = 'active' and query like '%pg_sleep%')"
 }
 
+# tree_of_10200 ROOT: 100 jobs of tc_mallory's under ROOT, 101 under each
+# (10,200 blocked in all), the table analysed first.
+tree_of_10200() {
+    q "analyze cronq.jobs" >/dev/null
+    as tc_mallory "do \$\$ declare m bigint; begin
+        for i in 1..100 loop
+            m := cronq.enqueue('noop', depends_on => array[$1]);
+            perform cronq.enqueue('noop', depends_on => array[m]) from generate_series(1, 101);
+        end loop; end \$\$"
+}
 # parent_of_30: a job of tc_mallory's due in an hour, its id in p, with 30
 # blocked dependants.
 parent_of_30() {
@@ -80,12 +90,7 @@ q "delete from cronq.jobs" >/dev/null
 # cancels 10,000 at most; the rest are noted and the next wake settles
 # them, a page of 500 a transaction.
 root=$(as tc_mallory "select cronq.enqueue('fail', '{\"permanent\": true}', max_attempts => 1, run_at => now() + interval '1 hour')")
-q "analyze cronq.jobs" >/dev/null
-as tc_mallory "do \$\$ declare m bigint; begin
-    for i in 1..100 loop
-        m := cronq.enqueue('noop', depends_on => array[$root]);
-        perform cronq.enqueue('noop', depends_on => array[m]) from generate_series(1, 101);
-    end loop; end \$\$"
+tree_of_10200 "$root"
 q "update cronq.jobs set run_at = now() where id = $root" >/dev/null
 victim=$(as tc_alice "select cronq.enqueue('noop')")
 cronq run
@@ -199,12 +204,7 @@ q "delete from cronq.jobs" >/dev/null
 # K, past its deadline, with 10,200 jobs below it; tc_alice enqueues K.
 h=$(as tc_mallory "select cronq.enqueue('noop', unique_key => 'tc:shared', expires_at => now() + interval '1 hour',
                                         run_at => now() + interval '1 minute')")
-q "analyze cronq.jobs" >/dev/null
-as tc_mallory "do \$\$ declare m bigint; begin
-    for i in 1..100 loop
-        m := cronq.enqueue('noop', depends_on => array[$h]);
-        perform cronq.enqueue('noop', depends_on => array[m]) from generate_series(1, 101);
-    end loop; end \$\$"
+tree_of_10200 "$h"
 q "update cronq.jobs set expires_at = now() - interval '1 second', run_at = now() - interval '2 seconds' where id = $h" >/dev/null
 new_job=$(PGOPTIONS="-c cronq.settle_left=999999" as tc_alice "select cronq.enqueue('noop', unique_key => 'tc:shared')")
 eq "another role's late holder ended by an enqueue: expired, 10,000 below it cancelled there, 200 left noted; the new job made" \
