@@ -29,7 +29,12 @@
 -- entries already. A transaction that is not a runner's (an author's own
 -- cancel or retry) settles its graph inline, unbounded, as before.
 --
--- Only jobs_settle changes; the notes are 0025's and 0026's.
+-- settle_step reads each dependant's parents one by one, by key: its
+-- recount read them through jobs_finished when the statistics said few
+-- jobs had ended (every ended job for each dependant, ~0.7 ms each with
+-- 5,000 ended: 2,000 dependants took a wake past its 5 s).
+--
+-- jobs_settle and settle_step change; the notes are 0025's and 0026's.
 -- compatible-from: 25
 --
 -- As 0006 asks: search_path pinned on PL/pgSQL bodies. Every statement may
@@ -237,3 +242,101 @@ begin
     return null;
 end
 $$;
+
+-- As 0026's, each parent read by its key (above).
+create or replace function cronq.settle_step(out more boolean, out settled integer)
+language plpgsql security definer set search_path = pg_catalog, pg_temp set enable_seqscan = off
+set jit = off as $$
+declare
+    note record;
+    page bigint[] := '{}';
+    slice bigint[];
+    room integer := 500;
+    notes integer := 0;
+    locked bigint[];
+begin
+    more := false;
+    settled := 0;
+    perform pg_catalog.set_config('cronq.settling', 'on', true);
+    for note in select l.seq, l.job_id, l.after_pos from cronq.settle_parents l
+                order by l.seq for update skip locked loop
+        notes := notes + 1;
+        select j.dependants[note.after_pos + 1 : note.after_pos + room] into slice
+        from cronq.jobs j where j.id = note.job_id;
+        slice := coalesce(slice, '{}');
+        if cardinality(slice) < room then
+            delete from cronq.settle_parents l where l.seq = note.seq;
+        else
+            update cronq.settle_parents l set after_pos = note.after_pos + room where l.seq = note.seq;
+        end if;
+        page := page || slice;
+        room := room - cardinality(slice);
+        exit when room = 0 or notes >= 500;
+    end loop;
+    if notes > 0 then
+        more := true;
+        locked := array(select c.id from cronq.jobs c where c.id = any(page) and c.status = 'blocked'
+                        order by c.id for no key update skip locked);
+        insert into cronq.settle_later (job_id)
+        select c.id from cronq.jobs c
+        where c.id = any(page) and c.id <> all(locked) and c.status = 'blocked'
+          and not exists (select 1 from cronq.settle_later s where s.job_id = c.id for key share skip locked)
+        order by c.id;
+    else
+        locked := array(select j.id from cronq.jobs j
+                        where j.id in (select l.job_id from cronq.settle_later l) and j.status = 'blocked'
+                        order by j.id limit 500
+                        for no key update skip locked);
+        more := cardinality(locked) = 500;
+        -- the notes of the jobs settled, and those of jobs no longer
+        -- blocked; not one another transaction holds (it counted on it
+        -- for a change this page's recount may not see: the next page's)
+        delete from cronq.settle_later l
+        where l.ctid in (select s.ctid from cronq.settle_later s
+                         where s.job_id = any(locked)
+                            or not exists (select 1 from cronq.jobs j where j.id = s.job_id and j.status = 'blocked')
+                         for update skip locked);
+    end if;
+    if cardinality(locked) = 0 then
+        return;
+    end if;
+    -- A statement after the lock, so a later snapshot: a parent's outcome
+    -- committed before the lock was taken is seen (its own settle skipped
+    -- the dependant this page held, or found it settled). Each job's
+    -- parents are read by its own subqueries, by index: no join; a parent
+    -- at a time, by its key, in a scalar subquery that the planner does not
+    -- turn into a join (as p.id = any(depends_on), or an exists, a table whose
+    -- statistics said few jobs had ended was read through jobs_finished,
+    -- every ended job for each dependant: 0.7 ms each with 5,000 ended,
+    -- 2,000 dependants past a wake's 5 s). Only a job whose status or
+    -- count changes is written.
+    with n as materialized (
+        select s.id, s.waiting_for,
+            (select count(*)::integer from (select distinct unnest(s.depends_on)) x(id)
+             where (select p.status from cronq.jobs p where p.id = x.id) <> 'succeeded') as waiting,
+            (select min(x.id) from unnest(s.depends_on) x(id)
+             where (select p.status from cronq.jobs p where p.id = x.id) in ('dead', 'cancelled')) as failed_id
+        from cronq.jobs s
+        where s.id = any(locked) and s.status = 'blocked'
+    ), ch as materialized (
+        select n.id, n.waiting, n.failed_id from n
+        where n.failed_id is not null or n.waiting = 0 or n.waiting is distinct from n.waiting_for
+    )
+    update cronq.jobs c set
+        (status, waiting_for, error_code, last_error, finished_at, updated_at) = (
+            select case when x.failed_id is not null then 'cancelled'
+                        when x.waiting = 0 then 'queued' else 'blocked' end,
+                   x.waiting,
+                   case when x.failed_id is not null then 'dependency_failed' else c.error_code end,
+                   case when x.failed_id is not null
+                        then format('job %s, which it depends on, ended %s', x.failed_id,
+                                    (select p.status from cronq.jobs p where p.id = x.failed_id))
+                        else c.last_error end,
+                   case when x.failed_id is not null then now() else c.finished_at end,
+                   now()
+            from ch x where x.id = c.id)
+    where c.id = any(array(select ch.id from ch)) and c.status = 'blocked';
+    get diagnostics settled = row_count;
+end
+$$;
+revoke execute on function cronq.settle_step() from public;

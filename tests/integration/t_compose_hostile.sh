@@ -180,6 +180,24 @@ PGOPTIONS="-c cronq.settle_left=20" cronq run
 eq "ended entries count: the next wake queues the 3, nothing left noted" "3|0" \
     "$(q "select count(*) from cronq.jobs where status = 'queued' and waiting_for = 0 and depends_on = array[$p]::bigint[]")|$(q "select count(*) from cronq.settle_parents")"
 q "delete from cronq.jobs" >/dev/null
+# The budget is the transaction's, spent parent by parent: two parents of
+# 15 waiting dependants each, recorded in one statement with a budget of
+# 20 (a first job ahead of them takes the run's first claim of one): the
+# first parent's 15 are counted down there, the second's 15 are past the
+# 5 left, and it is noted.
+first=$(as tc_mallory "select cronq.enqueue('noop')")
+p1=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+p2=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+for x in "$p1" "$p2"; do
+    as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$x], run_at => now() + interval '1 hour')) from generate_series(1, 15)" >/dev/null
+done
+q "update cronq.jobs set run_at = now() - interval '1 minute' where id = $first;
+   update cronq.jobs set run_at = now() - interval '1 second' where id in ($p1, $p2)" >/dev/null
+PGOPTIONS="-c cronq.settle_left=20" cronq run
+eq "two parents in one statement, budget 20: 15 counted down, the other parent's 15 left waiting, one note" \
+    "0|succeeded|succeeded|15|1" \
+    "$RC|$(status_of "$p1")|$(status_of "$p2")|$(q "select count(*) from cronq.jobs where status = 'blocked' and waiting_for = 1")|$(q "select count(*) from cronq.settle_parents where job_id in ($p1, $p2)")"
+q "delete from cronq.jobs" >/dev/null
 # A dead parent's walk: P fails; C waits for P; 25 of C's dependants were
 # cancelled, 2 wait. The walk reads C, then 20 of C's entries, and stops:
 # C is cancelled in the outcome's transaction and noted (its entries not all
