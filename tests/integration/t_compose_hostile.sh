@@ -47,6 +47,13 @@ wide_graph() {
             perform cronq.enqueue('noop', depends_on => array[h]) from generate_series(1, 1000);
         end loop; end \$\$"
 }
+# ended_and_waiting PARENT N: below tc_mallory's job PARENT, 25 dependants
+# cancelled by their author (still entries of its dependants), then N that
+# wait (due in an hour once they may run).
+ended_and_waiting() {
+    as tc_mallory "select cronq.cancel_jobs(array(select cronq.enqueue('noop', depends_on => array[$1]) from generate_series(1, 25)))" >/dev/null
+    as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$1], run_at => now() + interval '1 hour')) from generate_series(1, $2)" >/dev/null
+}
 # parent_of_30: a job of tc_mallory's due in an hour, its id in p, with 30
 # blocked dependants.
 parent_of_30() {
@@ -169,8 +176,7 @@ q "delete from cronq.jobs" >/dev/null
 # down there, and the parent is noted. (Counted in jobs, the 3 were queued
 # in the outcome's transaction.)
 p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
-as tc_mallory "select cronq.cancel_jobs(array(select cronq.enqueue('noop', depends_on => array[$p]) from generate_series(1, 25)))" >/dev/null
-as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p], run_at => now() + interval '1 hour')) from generate_series(1, 3)" >/dev/null
+ended_and_waiting "$p" 3
 q "update cronq.jobs set run_at = now() where id = $p" >/dev/null
 PGOPTIONS="-c cronq.settle_left=20" cronq run
 eq "ended entries count: a parent of 25 ended and 3 waiting dependants succeeds past a budget of 20: none counted down, the parent noted" \
@@ -204,8 +210,7 @@ q "delete from cronq.jobs" >/dev/null
 # read), its 2 waiting dependants at the next wake, each naming C.
 p=$(as tc_mallory "select cronq.enqueue('fail', '{\"permanent\": true}', max_attempts => 1, run_at => now() + interval '1 hour')")
 c=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$p])")
-as tc_mallory "select cronq.cancel_jobs(array(select cronq.enqueue('noop', depends_on => array[$c]) from generate_series(1, 25)))" >/dev/null
-as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$c])) from generate_series(1, 2)" >/dev/null
+ended_and_waiting "$c" 2
 q "update cronq.jobs set run_at = now() where id = $p" >/dev/null
 PGOPTIONS="-c cronq.settle_left=20" cronq run
 eq "ended entries count: a dead parent's walk past a budget of 20 cancels C, leaves its 2 waiting dependants noted" \
