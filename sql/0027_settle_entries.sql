@@ -51,6 +51,9 @@ declare
     spent bigint := 0;
     over boolean := false;
     frontier bigint[] := '{}';
+    walked bigint[];
+    walked_read bigint[];
+    walked_card integer[];
     covered text;
 begin
     -- Cancelled by a walk that covered it (below): the walk read all its
@@ -97,32 +100,31 @@ begin
         -- In the order it reaches them, each job comes after a parent it
         -- was reached from, so the blocked jobs of the first budget rows
         -- are all below this one.
-        with recursive d(id, blocked, parent) as (
-            select e.id, exists (select 1 from cronq.jobs c where c.id = e.id and c.status = 'blocked'), new.id
+        with recursive d(id, blocked, parent, card) as (
+            select e.id, exists (select 1 from cronq.jobs c where c.id = e.id and c.status = 'blocked'), new.id,
+                   cardinality(new.dependants)
             from unnest(new.dependants[1:budget + 1]) e(id)
             union all
-            select e.id, exists (select 1 from cronq.jobs c where c.id = e.id and c.status = 'blocked'), d.id
-            from d cross join lateral (select p.dependants from cronq.jobs p where p.id = d.id offset 0) p
+            select e.id, exists (select 1 from cronq.jobs c where c.id = e.id and c.status = 'blocked'), d.id,
+                   p.card
+            from d cross join lateral (select p.dependants, cardinality(p.dependants) as card
+                                       from cronq.jobs p where p.id = d.id offset 0) p
             cross join lateral unnest(p.dependants[1:budget + 1]) e(id)
             where d.blocked
         ), r as materialized (
-            select d.id, d.blocked, d.parent, row_number() over () as n from (select * from d limit budget + 1) d
-        ), w as (
-            select distinct r.id from r where r.blocked and r.n <= budget
+            select d.id, d.blocked, d.parent, d.card, row_number() over () as n
+            from (select * from d limit budget + 1) d
         ), k as (
-            select r.parent, count(*) as k from r where r.n <= budget group by r.parent
+            select r.parent, count(*) as k, max(r.card) as card from r where r.n <= budget group by r.parent
         )
-        -- Past the budget, the frontier: the jobs reached whose entries
-        -- were not all read (only the last one walked can be part read:
-        -- rows come in order, and a walk stops only at the limit).
+        -- What each job walked had in its dependants then, and how many of
+        -- them were read (the frontier, below, is told from them).
         select (select count(*) from r),
-               coalesce((select array_agg(w.id order by w.id) from w), '{}'),
-               case when (select count(*) from r) > budget then
-                   coalesce((select array_agg(w.id order by w.id) from w left join k on k.parent = w.id
-                             where coalesce(k.k, 0) < (select cardinality(j.dependants) from cronq.jobs j
-                                                       where j.id = w.id)), '{}')
-               else '{}' end
-        into spent, wanted, frontier;
+               coalesce((select array_agg(distinct r.id) from r where r.blocked and r.n <= budget), '{}'),
+               coalesce((select array_agg(k.parent order by k.parent) from k), '{}'),
+               coalesce((select array_agg(k.k order by k.parent) from k), '{}'),
+               coalesce((select array_agg(k.card order by k.parent) from k), '{}')
+        into spent, wanted, walked, walked_read, walked_card;
         over := spent > budget;
     elsif new.status in ('dead', 'cancelled') then
         -- Unbounded (the author's own transaction): every blocked job down
@@ -130,8 +132,8 @@ begin
         -- the chain, and a chain of a few hundred jobs exhausted the stack
         -- (stack depth limit exceeded). Each job once (a union of ids: a
         -- job of many parents is not walked again from each), so the work
-        -- is the graph's edges; the dependants' own jobs_settle return at
-        -- once.
+        -- is the graph's edges; the dependants' own jobs_settle find
+        -- nothing blocked below them and return.
         wanted := array(
             with recursive d(id) as (
                 select c.id from cronq.jobs c
@@ -181,8 +183,18 @@ begin
     -- every runner from recording and rescuing anything). Those held
     -- are left in cronq.settle_later: each wake settles them again from
     -- their parents.
-    held := array(select c.id from cronq.jobs c where c.id = any(wanted) and c.status = 'blocked'
-                  order by c.id for no key update skip locked);
+    -- Except a count up (a parent retried after its success: only an
+    -- author's or an admin's transaction, unbounded, makes one): it waits
+    -- for the rows, as that transaction is the author's own. A count up
+    -- left to a note was lost when another parent's success counted the
+    -- job down inline first (helper-57): it was queued, a parent waiting.
+    if old.status = 'succeeded' and new.status <> 'succeeded' and budget = 2147483646 then
+        held := array(select c.id from cronq.jobs c where c.id = any(wanted) and c.status = 'blocked'
+                      order by c.id for no key update);
+    else
+        held := array(select c.id from cronq.jobs c where c.id = any(wanted) and c.status = 'blocked'
+                      order by c.id for no key update skip locked);
+    end if;
     if cardinality(held) < cardinality(wanted) then
         -- In id order: two runners noting the same jobs never deadlock. A
         -- job already noted is not noted again (an author holding its
@@ -197,13 +209,23 @@ begin
         where not exists (select 1 from cronq.settle_later s where s.job_id = l.w for key share skip locked)
         order by l.w;
     end if;
-    -- The frontier's jobs cancelled now are noted, as a parent past the
-    -- budget is (above); those held elsewhere are left to settle_later.
-    if cardinality(frontier) > 0 then
+    -- The frontier of a budgeted walk: the jobs it cancels now whose
+    -- dependants it did not all read (past the budget: only the last one
+    -- walked can be part read, rows coming in order), or whose dependants
+    -- grew since it read them (a job enqueued meanwhile, its parent one of
+    -- these: helper-58; read after the lock, which holds back any more).
+    -- Noted, as a parent past the budget is (above); their own settling,
+    -- nested in the update below, returns at once.
+    if walked is not null and cardinality(held) > 0 then
+        frontier := array(
+            select h.id from unnest(held) h(id)
+            cross join lateral (select cardinality(j.dependants) as now from cronq.jobs j where j.id = h.id) c
+            left join unnest(walked, walked_read, walked_card) w(id, k, card) on w.id = h.id
+            where c.now > 0 and (w.id is null or w.k < w.card or c.now > w.card)
+            order by h.id);
         insert into cronq.settle_parents (job_id)
         select f.id from unnest(frontier) f(id)
-        where f.id = any(held)
-          and not exists (select 1 from cronq.settle_parents n where n.job_id = f.id and n.after_pos = 0
+        where not exists (select 1 from cronq.settle_parents n where n.job_id = f.id and n.after_pos = 0
                           for key share skip locked)
         order by f.id;
     end if;
@@ -222,12 +244,16 @@ begin
         -- one the walk cancels (a lookup in a hash of the walk's jobs, not
         -- a search of the whole array for each parent). No join: the
         -- planner's count of rows, low in a table not yet analysed, made a
-        -- join of 10,000 jobs compare every pair (seconds). Their own
-        -- jobs_settle, nested in this update, find the walk's token and
-        -- return (above): all below them was walked, or noted.
-        covered := pg_catalog.gen_random_uuid()::text;
-        insert into cronq.settle_grants (token) values (covered);
-        perform pg_catalog.set_config('cronq.settle_covered', covered, true);
+        -- join of 10,000 jobs compare every pair (seconds). After a
+        -- budgeted walk their own jobs_settle, nested in this update, find
+        -- its token and return (above): all below them was walked, or
+        -- noted. After an unbounded one (an author's own) each looks again
+        -- below itself, as before: what was enqueued since is seen there.
+        if walked is not null then
+            covered := pg_catalog.gen_random_uuid()::text;
+            insert into cronq.settle_grants (token) values (covered);
+            perform pg_catalog.set_config('cronq.settle_covered', covered, true);
+        end if;
         update cronq.jobs c
         set status = 'cancelled', error_code = 'dependency_failed',
             last_error = (select format('job %s, which it depends on, ended %s', min(x.parent),
@@ -236,8 +262,10 @@ begin
                           where x.parent = new.id or x.parent in (select unnest(wanted))),
             finished_at = now(), updated_at = now()
         where c.id = any(held) and c.status = 'blocked';
-        perform pg_catalog.set_config('cronq.settle_covered', '', true);
-        delete from cronq.settle_grants g where g.token = covered;
+        if walked is not null then
+            perform pg_catalog.set_config('cronq.settle_covered', '', true);
+            delete from cronq.settle_grants g where g.token = covered;
+        end if;
     end if;
     return null;
 end
@@ -283,10 +311,16 @@ begin
           and not exists (select 1 from cronq.settle_later s where s.job_id = c.id for key share skip locked)
         order by c.id;
     else
-        locked := array(select j.id from cronq.jobs j
-                        where j.id in (select l.job_id from cronq.settle_later l) and j.status = 'blocked'
+        -- Up to 500 noted blocked jobs whose note and row this page can
+        -- both lock: a note another transaction holds (a change counting
+        -- on it) is left for a later page and costs this one nothing. A
+        -- page that took the first 500 jobs whatever held their notes met
+        -- the same ones again at once, for the whole wake, while one
+        -- author kept a transaction open (helper-57).
+        locked := array(select j.id from cronq.settle_later l join cronq.jobs j on j.id = l.job_id
+                        where j.status = 'blocked'
                         order by j.id limit 500
-                        for no key update skip locked);
+                        for update of l skip locked for no key update of j skip locked);
         more := cardinality(locked) = 500;
         -- the notes of the jobs settled, and those of jobs no longer
         -- blocked; not one another transaction holds (it counted on it

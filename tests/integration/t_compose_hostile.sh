@@ -366,6 +366,46 @@ wait "$pager"
 cronq run
 eq "once the lock is gone, a wake settles them (the retried parent ran, then they did) and the notes go" "0|30|0" \
     "$RC|$(q "select count(*) from cronq.jobs where status = 'succeeded' and depends_on = array[$p]::bigint[]")|$(q "select count(*) from cronq.settle_later")"
+# A page takes only the notes it can lock with their jobs: 500 of the
+# author's notes held by an open transaction (key share, as a change that
+# counted on them holds them) cost the pages nothing, and another role's
+# noted job is settled at the same wake. (A page that took the first 500
+# noted jobs whatever held their notes met them again and again, for the
+# wake's 5 s at every wake: helper-57.)
+q "delete from cronq.jobs; delete from cronq.settle_later" >/dev/null
+p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p])) from generate_series(1, 500)" >/dev/null
+vp=$(as tc_alice "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+vd=$(as tc_alice "select cronq.enqueue('noop', depends_on => array[$vp], run_at => now() + interval '1 hour')")
+q "set session_replication_role = replica;
+   update cronq.jobs set status = 'succeeded', finished_at = now() where id = $vp;
+   insert into cronq.settle_later (job_id) select id from cronq.jobs where depends_on = array[$p]::bigint[] or id = $vd" >/dev/null
+"$PSQL" -XAtq -c "begin" -c "select 1 from cronq.settle_later l join cronq.jobs j on j.id = l.job_id
+    where j.enqueued_by = 'tc_mallory' for key share of l" -c "select pg_sleep(6)" -c "commit" >/dev/null &
+holder=$!
+check "an open transaction holds the author's 500 notes" wait_for "held" 5 \
+    "select exists (select from pg_stat_activity where query like '%pg_sleep(6)%' and state = 'active')"
+cronq run
+eq "500 notes held elsewhere: the wake settles another role's noted job, the held notes stay" "0|queued|500" \
+    "$RC|$(status_of "$vd")|$(q "select count(*) from cronq.settle_later")"
+wait "$holder"
+q "delete from cronq.jobs; delete from cronq.settle_later" >/dev/null
+# A parent retried after its success makes its waiting dependants wait for
+# it again at once, waiting for a row its author holds locked (only an
+# author's or an admin's transaction makes that change). Left to a note,
+# the count up was lost when another parent's success counted the job down
+# first: it was queued while the retried parent had not run (helper-57).
+p1=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+p2=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+d=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$p1, $p2])")
+q "update cronq.jobs set status = 'succeeded', finished_at = now() where id = $p1" >/dev/null
+hold_locked "$d" 2 "a dependant of two parents, one succeeded,"
+as tc_mallory "select cronq.retry_jobs(array[$p1::bigint])" >/dev/null
+wait "$locker"
+q "update cronq.jobs set status = 'succeeded', finished_at = now() where id = $p2" >/dev/null
+eq "a parent retried after its success while its dependant is held: the dependant waits for it again, not queued when the other succeeds" \
+    "blocked|1|0" "$(q "select status || '|' || waiting_for from cronq.jobs where id = $d")|$(q "select count(*) from cronq.settle_later")"
+q "delete from cronq.jobs; delete from cronq.settle_later" >/dev/null
 parent_of_30
 q "begin; select set_config('cronq.settling', 'on', true); set local cronq.settle_left = 0;
    update cronq.jobs set status = 'succeeded', finished_at = now() where id = $p;
