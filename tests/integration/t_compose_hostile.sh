@@ -47,12 +47,12 @@ wide_graph() {
             perform cronq.enqueue('noop', depends_on => array[h]) from generate_series(1, 1000);
         end loop; end \$\$"
 }
-# ended_and_waiting PARENT N: below tc_mallory's job PARENT, 25 dependants
-# cancelled by their author (still entries of its dependants), then N that
-# wait (due in an hour once they may run).
+# ended_and_waiting PARENT ENDED N: below tc_mallory's job PARENT, ENDED
+# dependants cancelled by their author (still entries of its dependants),
+# then N that wait (due in an hour once they may run).
 ended_and_waiting() {
-    as tc_mallory "select cronq.cancel_jobs(array(select cronq.enqueue('noop', depends_on => array[$1]) from generate_series(1, 25)))" >/dev/null
-    as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$1], run_at => now() + interval '1 hour')) from generate_series(1, $2)" >/dev/null
+    as tc_mallory "select cronq.cancel_jobs(array(select cronq.enqueue('noop', depends_on => array[$1]) from generate_series(1, $2)))" >/dev/null
+    as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$1], run_at => now() + interval '1 hour')) from generate_series(1, $3)" >/dev/null
 }
 # parent_of_30: a job of tc_mallory's due in an hour, its id in p, with 30
 # blocked dependants.
@@ -176,7 +176,7 @@ q "delete from cronq.jobs" >/dev/null
 # down there, and the parent is noted. (Counted in jobs, the 3 were queued
 # in the outcome's transaction.)
 p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
-ended_and_waiting "$p" 3
+ended_and_waiting "$p" 25 3
 q "update cronq.jobs set run_at = now() where id = $p" >/dev/null
 PGOPTIONS="-c cronq.settle_left=20" cronq run
 eq "ended entries count: a parent of 25 ended and 3 waiting dependants succeeds past a budget of 20: none counted down, the parent noted" \
@@ -210,7 +210,7 @@ q "delete from cronq.jobs" >/dev/null
 # read), its 2 waiting dependants at the next wake, each naming C.
 p=$(as tc_mallory "select cronq.enqueue('fail', '{\"permanent\": true}', max_attempts => 1, run_at => now() + interval '1 hour')")
 c=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$p])")
-ended_and_waiting "$c" 2
+ended_and_waiting "$c" 25 2
 q "update cronq.jobs set run_at = now() where id = $p" >/dev/null
 PGOPTIONS="-c cronq.settle_left=20" cronq run
 eq "ended entries count: a dead parent's walk past a budget of 20 cancels C, leaves its 2 waiting dependants noted" \
@@ -220,6 +220,22 @@ PGOPTIONS="-c cronq.settle_left=20" cronq run
 eq "ended entries count: the next wake cancels them, each naming C; nothing left noted" "2|0" \
     "$(q "select count(*) from cronq.jobs where status = 'cancelled' and error_code = 'dependency_failed' and last_error = 'job $c, which it depends on, ended cancelled'")|$(q "select count(*) from cronq.settle_parents")"
 q "delete from cronq.jobs" >/dev/null
+# Ended entries count across the walk: C1 and C2 wait for P, each with 12
+# ended and 1 waiting dependant. The walk reads C1 and C2, C1's 13 entries,
+# then 6 of C2's, and stops at 20: C1's waiting one is cancelled there,
+# C2's is noted for the next wake. (Counted in blocked jobs, the walk took
+# all four, 4 of 20.)
+p=$(as tc_mallory "select cronq.enqueue('fail', '{\"permanent\": true}', max_attempts => 1, run_at => now() + interval '1 hour')")
+c1=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$p])")
+c2=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$p])")
+ended_and_waiting "$c1" 12 1
+ended_and_waiting "$c2" 12 1
+q "update cronq.jobs set run_at = now() where id = $p" >/dev/null
+PGOPTIONS="-c cronq.settle_left=20" cronq run
+eq "ended entries count across a walk: C1's waiting dependant cancelled, C2's left waiting and C2 noted" \
+    "0|cancelled|cancelled|0|1|1" \
+    "$RC|$(status_of "$c1")|$(status_of "$c2")|$(q "select count(*) from cronq.jobs where status = 'blocked' and depends_on = array[$c1]::bigint[]")|$(q "select count(*) from cronq.jobs where status = 'blocked' and depends_on = array[$c2]::bigint[]")|$(q "select count(*) from cronq.settle_parents where job_id = $c2")"
+q "delete from cronq.jobs; delete from cronq.settle_parents" >/dev/null
 # The token that tells a walk's nested triggers to return cannot be named by
 # a session: an author that sets one and cancels its own parent still
 # cancels the whole chain below it.
