@@ -406,6 +406,21 @@ eq "500 notes held elsewhere: the wake settles another role's noted job, the hel
     "$RC|$(status_of "$vd")|$(q "select count(*) from cronq.settle_later")"
 wait "$holder"
 q "delete from cronq.jobs; delete from cronq.settle_later" >/dev/null
+# The note of a job no longer blocked is deleted only where a page can
+# lock it: one another transaction holds stays, and the page goes on at once.
+d=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+q "insert into cronq.settle_later (job_id) values ($d)" >/dev/null
+"$PSQL" -XAtq -c "begin" -c "select 1 from cronq.settle_later for key share" -c "select pg_sleep(3)" -c "commit" >/dev/null &
+holder=$!
+check "another transaction holds the note" wait_for "held" 5 \
+    "select exists (select from pg_stat_activity where query like '%pg_sleep(3)%' and state = 'active')"
+t0=$(date +%s%N)
+q "select * from cronq.settle_step()" >/dev/null
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+eq "a held note of a job no longer blocked: left, at once" "1|1" \
+    "$(q "select count(*) from cronq.settle_later")|$([ "$ms" -lt 2000 ] && echo 1 || echo "$ms ms")"
+wait "$holder"
+q "delete from cronq.jobs; delete from cronq.settle_later" >/dev/null
 # A parent retried after its success makes its waiting dependants wait for
 # it again at once, waiting for a row its author holds locked (only an
 # author's or an admin's transaction makes that change). Left to a note,
