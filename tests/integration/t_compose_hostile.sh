@@ -54,6 +54,23 @@ ended_and_waiting() {
     as tc_mallory "select cronq.cancel_jobs(array(select cronq.enqueue('noop', depends_on => array[$1]) from generate_series(1, $2)))" >/dev/null
     as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$1], run_at => now() + interval '1 hour')) from generate_series(1, $3)" >/dev/null
 }
+# hold_notes SECONDS WHAT [SELECT]: another session (a page, or a change
+# counting on a note) holds the notes that SELECT locks (default: every
+# note of cronq.settle_later, key share) for SECONDS, in the background
+# (its pid in holder).
+hold_notes() {
+    "$PSQL" -XAtq -c "begin" -c "${3:-select 1 from cronq.settle_later for key share}" \
+        -c "select pg_sleep($1)" -c "commit" >/dev/null &
+    holder=$!
+    check "another transaction holds $2" wait_for "held" 5 \
+        "select exists (select from pg_stat_activity where query like '%pg_sleep($1)%' and state = 'active')"
+}
+# page_ms: one settle_step() page; how long it took in ms.
+page_ms() {
+    local t0=$(date +%s%N)
+    q "select * from cronq.settle_step()" >/dev/null
+    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+}
 # parent_of_30: a job of tc_mallory's due in an hour, its id in p, with 30
 # blocked dependants.
 parent_of_30() {
@@ -361,24 +378,16 @@ eq "three cancels of a parent whose 30 dependants are held locked: 30 notes, 30 
     "$(q "select count(*) from cronq.settle_later")|$(q "select count(distinct job_id) from cronq.settle_later")"
 # Notes a page is deleting (locked) do not count: the author's next
 # cancel notes the jobs again. And a page deletes only notes it can lock.
-"$PSQL" -XAtq -c "begin" -c "select 1 from cronq.settle_later for update" -c "select pg_sleep(2)" -c "commit" >/dev/null &
-pager=$!
-check "a page holds the notes" wait_for "notes" 5 \
-    "select exists (select from pg_stat_activity where query like '%pg_sleep(2)%' and state = 'active')"
+hold_notes 2 "the notes, as a page" "select 1 from cronq.settle_later for update"
 as tc_mallory "select cronq.cancel_jobs(array[$p::bigint]); select cronq.retry_jobs(array[$p::bigint])" >/dev/null
-wait "$pager"
+wait "$holder"
 eq "a cancel while a page holds the notes: noted again" 60 "$(q "select count(*) from cronq.settle_later")"
 wait "$locker"
-"$PSQL" -XAtq -c "begin" -c "select 1 from cronq.settle_later for key share" -c "select pg_sleep(3)" -c "commit" >/dev/null &
-pager=$!
-check "another transaction holds the notes" wait_for "held" 5 \
-    "select exists (select from pg_stat_activity where query like '%pg_sleep(3)%' and state = 'active')"
-t0=$(date +%s%N)
-q "select * from cronq.settle_step()" >/dev/null
-ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+hold_notes 3 "the notes"
+page_ms
 eq "a page leaves the notes another transaction holds, at once" "60|1" \
     "$(q "select count(*) from cronq.settle_later")|$([ "$ms" -lt 2000 ] && echo 1 || echo "$ms ms")"
-wait "$pager"
+wait "$holder"
 cronq run
 eq "once the lock is gone, a wake settles them (the retried parent ran, then they did) and the notes go" "0|30|0" \
     "$RC|$(q "select count(*) from cronq.jobs where status = 'succeeded' and depends_on = array[$p]::bigint[]")|$(q "select count(*) from cronq.settle_later")"
@@ -396,11 +405,8 @@ vd=$(as tc_alice "select cronq.enqueue('noop', depends_on => array[$vp], run_at 
 q "set session_replication_role = replica;
    update cronq.jobs set status = 'succeeded', finished_at = now() where id = $vp;
    insert into cronq.settle_later (job_id) select id from cronq.jobs where depends_on = array[$p]::bigint[] or id = $vd" >/dev/null
-"$PSQL" -XAtq -c "begin" -c "select 1 from cronq.settle_later l join cronq.jobs j on j.id = l.job_id
-    where j.enqueued_by = 'tc_mallory' for key share of l" -c "select pg_sleep(6)" -c "commit" >/dev/null &
-holder=$!
-check "an open transaction holds the author's 500 notes" wait_for "held" 5 \
-    "select exists (select from pg_stat_activity where query like '%pg_sleep(6)%' and state = 'active')"
+hold_notes 6 "the author's 500 notes" "select 1 from cronq.settle_later l join cronq.jobs j on j.id = l.job_id
+    where j.enqueued_by = 'tc_mallory' for key share of l"
 cronq run
 eq "500 notes held elsewhere: the wake settles another role's noted job, the held notes stay" "0|queued|500" \
     "$RC|$(status_of "$vd")|$(q "select count(*) from cronq.settle_later")"
@@ -410,13 +416,8 @@ q "delete from cronq.jobs; delete from cronq.settle_later" >/dev/null
 # lock it: one another transaction holds stays, and the page goes on at once.
 d=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
 q "insert into cronq.settle_later (job_id) values ($d)" >/dev/null
-"$PSQL" -XAtq -c "begin" -c "select 1 from cronq.settle_later for key share" -c "select pg_sleep(3)" -c "commit" >/dev/null &
-holder=$!
-check "another transaction holds the note" wait_for "held" 5 \
-    "select exists (select from pg_stat_activity where query like '%pg_sleep(3)%' and state = 'active')"
-t0=$(date +%s%N)
-q "select * from cronq.settle_step()" >/dev/null
-ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+hold_notes 3 "the note"
+page_ms
 eq "a held note of a job no longer blocked: left, at once" "1|1" \
     "$(q "select count(*) from cronq.settle_later")|$([ "$ms" -lt 2000 ] && echo 1 || echo "$ms ms")"
 wait "$holder"
@@ -446,15 +447,11 @@ eq "a parent changed three times past the budget before a wake: noted once" 1 \
     "$(q "select count(*) from cronq.settle_parents where job_id = $p")"
 # A note a page is taking (locked) does not count: the page's recount
 # may have read the parent before this change. A second note is made.
-"$PSQL" -XAtq -c "begin" -c "select 1 from cronq.settle_parents where job_id = $p for update" \
-    -c "select pg_sleep(3)" -c "commit" >/dev/null &
-pager=$!
-check "a page holds the parent's note" wait_for "note" 5 \
-    "select exists (select from pg_stat_activity where query like '%pg_sleep(3)%' and state = 'active')"
+hold_notes 3 "the parent's note, as a page" "select 1 from cronq.settle_parents where job_id = $p for update"
 q "begin; select set_config('cronq.settling', 'on', true); set local cronq.settle_left = 0;
    update cronq.jobs set status = 'queued', finished_at = null where id = $p;
    update cronq.jobs set status = 'succeeded', finished_at = now() where id = $p; commit" >/dev/null
-wait "$pager"
+wait "$holder"
 eq "changed again while a page holds its note: noted again" 2 \
     "$(q "select count(*) from cronq.settle_parents where job_id = $p")"
 cronq run
