@@ -489,7 +489,7 @@ CREATE TABLE cronq.schedules (
     CONSTRAINT schedules_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
     CONSTRAINT schedules_keep_check CHECK (((keep >= 1) AND (keep <= 10000))),
     CONSTRAINT schedules_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
-    CONSTRAINT schedules_name_check CHECK ((name ~ '^[A-Za-z0-9_.:@-]{1,200}$'::text)),
+    CONSTRAINT schedules_name_check CHECK (((name ~ '^[A-Za-z0-9_.:@-]+$'::text) AND (length(name) <= 200))),
     CONSTRAINT schedules_overlap_check CHECK ((overlap = ANY (ARRAY['skip'::text, 'allow'::text]))),
     CONSTRAINT schedules_queue_check CHECK (((queue <> ''::text) AND (length(queue) <= 200))),
     CONSTRAINT schedules_spread_check CHECK ((((spread >= '00:00:00'::interval) AND (spread <= '1 day'::interval)) AND (EXTRACT(epoch FROM spread) = floor(EXTRACT(epoch FROM spread))))),
@@ -2778,7 +2778,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 27;
+    RETURN 28;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 

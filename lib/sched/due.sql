@@ -25,6 +25,17 @@
 --   PREPARE due AS
 -- then
 --   EXPLAIN EXECUTE due(1000);
+with s as materialized (
+    -- the batch first, by the index in its order; only then its jobs
+    -- and pauses (joined before the limit, every due schedule was
+    -- read, joined and sorted for each batch of a wake)
+    select s.name, s.cron, s.timezone, s.catchup, s.overlap, s.next_run_at, s.anchor, s.spread,
+        s.disabled_from, s.disabled_until, s.last_job_id
+    from cronq.schedules s
+    where s.enabled and s.next_run_at <= now() order by s.next_run_at
+    limit $1::int
+    for update of s skip locked
+)
 select s.name, s.cron, s.timezone, s.catchup, s.overlap,
     coalesce(floor(extract(epoch from s.next_run_at)), floor(extract(epoch from now())) + 1)::bigint,
     floor(extract(epoch from now()))::bigint,
@@ -35,8 +46,8 @@ select s.name, s.cron, s.timezone, s.catchup, s.overlap,
     floor(extract(epoch from s.anchor))::bigint, coalesce(floor(extract(epoch from s.spread)), 0)::bigint,
     floor(extract(epoch from s.disabled_from))::bigint, floor(extract(epoch from s.disabled_until))::bigint,
     j.status
-from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id
+from s left join lateral (
+        -- its last job, by the primary key (limit 1: never a join that reads the whole table)
+        select j.status, j.expires_at from cronq.jobs j where j.id = s.last_job_id limit 1) j on true
     left join cronq.pauses p on p.schedule = s.name
-where s.enabled and s.next_run_at <= now() order by s.next_run_at
-limit $1::int
-for update of s skip locked;
+order by s.next_run_at;

@@ -58,6 +58,22 @@ expect_rc_err "bad zone" 65 'Nowhere/Land'
 cronq schedule add s1 '* * * * *' noop --catchup sometimes
 expect "bad catchup" 64 "" 'cronq: error: invalid value "sometimes" for --catchup: must be latest, all or skip'
 eq "nothing written by bad adds" 0 "$(count)"
+
+# The table's own name rule (schedules_name_check, sql/0028), for a row
+# written past the CLI: 1 to 200 of A-Z a-z 0-9 _ . : @ -, characters.
+name_ok() {
+    "$PSQL" -XAtq -c "insert into cronq.schedules (name, cron, type, created_by) values (\$\$$1\$\$, '0 0 1 1 *', 'noop', 'postgres')" \
+        >/dev/null 2>&1 && q "delete from cronq.schedules where name = \$\$$1\$\$" >/dev/null && echo ok || echo refused
+}
+long200=$(printf 'a%.0s' $(seq 200))
+eq "table: a name of 200 characters" ok "$(name_ok "$long200")"
+eq "table: a name of 201 characters" refused "$(name_ok "${long200}b")"
+eq "table: a name of every allowed character" ok "$(name_ok "Az09_.:@-")"
+eq "table: an empty name" refused "$(name_ok "")"
+eq "table: a name with a space" refused "$(name_ok "a b")"
+eq "table: a name with a newline" refused "$(name_ok $'a\nb')"
+eq "table: a name with a non-ASCII letter" refused "$(name_ok "café")"
+eq "table: nothing written by the refused names" 0 "$(count)"
 out=$("$PSQL" -XAtq -c "insert into cronq.schedules (name, cron, type, payload) values ('x', '* * * * *', 'sleep', '{}')" 2>&1)
 match "the database refuses a bad payload too" 'ERROR:  invalid payload for task "sleep"' "$out"
 
