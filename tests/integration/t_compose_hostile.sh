@@ -606,4 +606,48 @@ as tc_admin "select cronq.fire_hooks(array[$p::bigint], array['succeeded'], arra
 eq "fire_hooks: no job for an outcome without an attempt" 0 "$(q "select count(*) from cronq.jobs where hook_of = $p")"
 q "delete from cronq.jobs" >/dev/null
 
+# A page of settle_step recounts each job it takes from all its parents:
+# it takes jobs while their parents number 10,000 at most, the first
+# whatever its count, and leaves the rest noted (sql/0029; helper-59: 60
+# noted jobs of 40,000 parents each made a wake's page ~10 s, and enough of
+# them failed every wake before its claim). Three jobs of 6,001 parents
+# each (a parent of all three, then 6,000 due in an hour), their counts
+# made wrong by hand so that a recount shows: one job a page.
+top=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+as tc_mallory "select count(cronq.enqueue('noop', run_at => now() + interval '1 hour')) from generate_series(1, 6000)" >/dev/null
+as tc_mallory "select count(cronq.enqueue('noop', depends_on => array(select id from cronq.jobs where id >= $top order by id))) from generate_series(1, 3)" >/dev/null
+deps=$(q "select string_agg(id::text, ',' order by id) from cronq.jobs where status = 'blocked' and cardinality(depends_on) = 6001")
+wrong_counts() { q "update cronq.jobs set waiting_for = 1 where id in ($deps)" >/dev/null; }
+counts() { q "select string_agg(waiting_for::text, ',' order by id) from cronq.jobs where id in ($deps)"; }
+wrong_counts
+q "insert into cronq.settle_later (job_id) select unnest('{$deps}'::bigint[])" >/dev/null
+eq "parents read: a page of notes takes the first job, and leaves the rest noted" "true|1|6001,1,1|2" \
+    "$(q "select more || '|' || settled from cronq.settle_step()")|$(counts)|$(q "select count(*) from cronq.settle_later")"
+eq "parents read: the next page the next job" "true|1|6001,6001,1|1" \
+    "$(q "select more || '|' || settled from cronq.settle_step()")|$(counts)|$(q "select count(*) from cronq.settle_later")"
+eq "parents read: and the last" "false|1|6001,6001,6001|0" \
+    "$(q "select more || '|' || settled from cronq.settle_step()")|$(counts)|$(q "select count(*) from cronq.settle_later")"
+# A page of a noted parent's dependants: the first recounted, the others
+# noted for a later page, the parent's note done.
+wrong_counts
+q "insert into cronq.settle_parents (job_id) values ($top)" >/dev/null
+eq "parents read: a parent's page recounts the first dependant and notes the others" "true|1|6001,1,1|2|0" \
+    "$(q "select more || '|' || settled from cronq.settle_step()")|$(counts)|$(q "select count(*) from cronq.settle_later")|$(q "select count(*) from cronq.settle_parents")"
+cronq run
+eq "parents read: the wake settles the rest" "0|6001,6001,6001|0|0" \
+    "$RC|$(counts)|$(q "select count(*) from cronq.settle_later")|$(q "select count(*) from cronq.settle_parents")"
+q "delete from cronq.jobs" >/dev/null
+
+# A job depends on 100,000 jobs at most (sql/0029): more is refused before
+# any parent is read; 100,000 passes that check (and fails the next: those
+# jobs do not exist).
+n=$(q "select count(*) from cronq.jobs")
+refused tc_mallory "select cronq.enqueue('noop', depends_on => array(select generate_series(1, 100001)::bigint))"
+eq "depends_on: 100,001 parents refused" 0 "$?"
+match "depends_on: said so" "at most 100000 jobs" \
+    "$(as tc_mallory "select cronq.enqueue('noop', depends_on => array(select generate_series(1, 100001)::bigint))" 2>&1)"
+match "depends_on: 100,000 pass the count" "does not exist" \
+    "$(as tc_mallory "select cronq.enqueue('noop', depends_on => array(select generate_series(1, 100000)::bigint))" 2>&1)"
+eq "depends_on: nothing written" "$n" "$(q "select count(*) from cronq.jobs")"
+
 done_testing
