@@ -281,6 +281,7 @@ echo "commit;" >&7
 exec 7>&-
 wait $pid; rc=$?
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+wait $historian
 eq "row locked mid-rescue: the run ends 0" 0 $rc
 check "row locked mid-rescue: without waiting for the row (${ms} ms)" [ "$ms" -lt 4000 ]
 eq "row locked mid-rescue: the job is left as it was, for a later rescue" "running|1|slow-worker|false" "$(holder "$id")"
