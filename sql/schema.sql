@@ -2862,25 +2862,29 @@ begin
         -- page that took the first 500 jobs whatever held their notes met
         -- the same ones again at once, for the whole wake, while one
         -- author kept a transaction open (helper-57).
+        -- The jobs of fewest parents first: an author's noted jobs of many
+        -- parents, re-noted at each of its cycles, do not keep other
+        -- roles' notes waiting behind them (in id order they did: its
+        -- jobs were the oldest).
         locked := array(select j.id from cronq.settle_later l join cronq.jobs j on j.id = l.job_id
                         where j.status = 'blocked'
-                        order by j.id limit 500
+                        order by cardinality(j.depends_on), j.id limit 500
                         for update of l skip locked for no key update of j skip locked);
         more := cardinality(locked) = 500;
     end if;
     -- The recount below reads every parent of each job it takes (a job may
-    -- have 100,000): the jobs are taken in id order while their parents
-    -- number 10,000 at most, and the first whatever its count. 500 jobs of
-    -- 40,000 parents each made one page a statement of minutes, past the
-    -- runner's answer limit: every wake failed before its claim, for every
-    -- role, and an author could note the same jobs again for ~20 ms a cycle
-    -- (helper-59). The rest are left noted for the next page.
+    -- have 100,000): the jobs are taken, fewest parents first, while their
+    -- parents number 10,000 at most, and the first whatever its count. 500
+    -- jobs of 40,000 parents each made one page a statement of minutes,
+    -- past the runner's answer limit: every wake failed before its claim,
+    -- for every role, and an author could note the same jobs again for
+    -- ~20 ms a cycle (helper-59). The rest are left noted for the next page.
     select coalesce(array_agg(b.id order by b.id) filter (where b.n = 1 or b.parents <= 10000), '{}'),
            coalesce(array_agg(b.id order by b.id) filter (where b.n > 1 and b.parents > 10000), '{}')
     into locked, rest
-    from (select c.id, row_number() over (order by c.id) as n,
-                 sum(coalesce(cardinality(c.depends_on), 0)) over (order by c.id) as parents
-          from cronq.jobs c where c.id = any(locked)) b;
+    from (select c.id, row_number() over w as n, sum(coalesce(cardinality(c.depends_on), 0)) over w as parents
+          from cronq.jobs c where c.id = any(locked)
+          window w as (order by coalesce(cardinality(c.depends_on), 0), c.id)) b;
     if cardinality(rest) > 0 then
         more := true;
         -- a page of parents' dependants notes them (it holds their rows,

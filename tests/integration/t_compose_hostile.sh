@@ -620,13 +620,32 @@ deps=$(q "select string_agg(id::text, ',' order by id) from cronq.jobs where sta
 wrong_counts() { q "update cronq.jobs set waiting_for = 1 where id in ($deps)" >/dev/null; }
 counts() { q "select string_agg(waiting_for::text, ',' order by id) from cronq.jobs where id in ($deps)"; }
 wrong_counts
-q "insert into cronq.settle_later (job_id) select unnest('{$deps}'::bigint[])" >/dev/null
-eq "parents read: a page of notes takes the first job, and leaves the rest noted" "true|1|6001,1,1|2" \
-    "$(q "select more || '|' || settled from cronq.settle_step()")|$(counts)|$(q "select count(*) from cronq.settle_later")"
+# And another role's noted job of one parent, younger than them: a page
+# takes the jobs of fewest parents first (in id order, an author's old
+# jobs of many parents, noted again at each of its cycles, kept it waiting).
+ap=$(as tc_alice "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+ad=$(as tc_alice "select cronq.enqueue('noop', depends_on => array[$ap::bigint])")
+q "update cronq.jobs set waiting_for = 5 where id = $ad" >/dev/null
+q "insert into cronq.settle_later (job_id) select unnest('{$deps,$ad}'::bigint[])" >/dev/null
+eq "parents read: a page of notes takes the fewest parents first, and leaves the rest noted" "true|2|1|6001,1,1|2" \
+    "$(q "select more || '|' || settled from cronq.settle_step()")|$(q "select waiting_for from cronq.jobs where id = $ad")|$(counts)|$(q "select count(*) from cronq.settle_later")"
 eq "parents read: the next page the next job" "true|1|6001,6001,1|1" \
     "$(q "select more || '|' || settled from cronq.settle_step()")|$(counts)|$(q "select count(*) from cronq.settle_later")"
 eq "parents read: and the last" "false|1|6001,6001,6001|0" \
     "$(q "select more || '|' || settled from cronq.settle_step()")|$(counts)|$(q "select count(*) from cronq.settle_later")"
+# Which 500 notes a page takes: the fewest parents first too. 500 noted
+# jobs of 2 parents, older than another role's noted job of one: that one
+# is in the first page.
+q "delete from cronq.settle_later" >/dev/null
+p1=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+p2=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p1, $p2]::bigint[])) from generate_series(1, 500)" >/dev/null
+ad=$(as tc_alice "select cronq.enqueue('noop', depends_on => array[$ap::bigint])")
+q "update cronq.jobs set waiting_for = 5 where id = $ad" >/dev/null
+q "insert into cronq.settle_later (job_id) select id from cronq.jobs where depends_on = array[$p1, $p2]::bigint[] or id = $ad" >/dev/null
+eq "parents read: the 500 notes a page takes are those of fewest parents" "1|1" \
+    "$(q "select * from cronq.settle_step()" >/dev/null; q "select waiting_for from cronq.jobs where id = $ad")|$(q "select count(*) from cronq.settle_later")"
+q "delete from cronq.settle_later" >/dev/null
 # A page of a noted parent's dependants: the first recounted, the others
 # noted for a later page, the parent's note done.
 wrong_counts
