@@ -1624,6 +1624,7 @@ declare
     walked_read bigint[];
     walked_card integer[];
     covered text;
+    named jsonb;
 begin
     -- Cancelled by a walk that covered it (below): the walk read all its
     -- dependants, or noted it for the next wake. Known by a token only
@@ -1692,8 +1693,13 @@ begin
                coalesce((select array_agg(distinct r.id) from r where r.blocked and r.n <= budget), '{}'),
                coalesce((select array_agg(k.parent order by k.parent) from k), '{}'),
                coalesce((select array_agg(k.k order by k.parent) from k), '{}'),
-               coalesce((select array_agg(k.card order by k.parent) from k), '{}')
-        into spent, wanted, walked, walked_read, walked_card;
+               coalesce((select array_agg(k.card order by k.parent) from k), '{}'),
+               -- each blocked job walked, to the least parent it was
+               -- reached from (the cancel's last_error, below)
+               coalesce((select pg_catalog.jsonb_object_agg(m.id::text, m.parent)
+                         from (select r.id, min(r.parent) as parent from r
+                               where r.blocked and r.n <= budget group by r.id) m), '{}')
+        into spent, wanted, walked, walked_read, walked_card, named;
         over := spent > budget;
     elsif new.status in ('dead', 'cancelled') then
         -- Unbounded (the author's own transaction): every blocked job down
@@ -1825,10 +1831,18 @@ begin
         end if;
         update cronq.jobs c
         set status = 'cancelled', error_code = 'dependency_failed',
-            last_error = (select format('job %s, which it depends on, ended %s', min(x.parent),
-                                        case when min(x.parent) = new.id then new.status else 'cancelled' end)
-                          from unnest(c.depends_on) x(parent)
-                          where x.parent = new.id or x.parent in (select unnest(wanted))),
+            last_error = case
+                when named is not null then
+                    -- a budgeted walk: the least parent it reached the job
+                    -- from, in its map (0030); not the job's depends_on,
+                    -- which the budget does not count
+                    format('job %s, which it depends on, ended %s', named ->> c.id::text,
+                           case when (named ->> c.id::text)::bigint = new.id then new.status else 'cancelled' end)
+                else (select format('job %s, which it depends on, ended %s', min(x.parent),
+                                    case when min(x.parent) = new.id then new.status else 'cancelled' end)
+                      from unnest(c.depends_on) x(parent)
+                      where x.parent = new.id or x.parent in (select unnest(wanted)))
+                end,
             finished_at = now(), updated_at = now()
         where c.id = any(held) and c.status = 'blocked';
         if walked is not null then
@@ -2778,7 +2792,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 29;
+    RETURN 30;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 

@@ -253,6 +253,34 @@ eq "ended entries count across a walk: C1's waiting dependant cancelled, C2's le
     "0|cancelled|cancelled|0|1|1" \
     "$RC|$(status_of "$c1")|$(status_of "$c2")|$(q "select count(*) from cronq.jobs where status = 'blocked' and depends_on = array[$c1]::bigint[]")|$(q "select count(*) from cronq.jobs where status = 'blocked' and depends_on = array[$c2]::bigint[]")|$(q "select count(*) from cronq.settle_parents where job_id = $c2")"
 q "delete from cronq.jobs; delete from cronq.settle_parents" >/dev/null
+# A budgeted walk names each job it cancels from its own rows (sql/0030),
+# not by reading the job's parents (helper-59: 100 dependants of 40,001
+# parents cost a runner's outcome 0.58 s for a walk charged 100 entries).
+# P (dead) -> Q -> A -> X and P -> B -> X, ids P < Q < A < B < X: the walk
+# reads Q, B, then A (from Q) and X (from B), then X again (from A). With
+# the whole walk read, X names A, the least of its parents; stopped at 4
+# entries, it names B, the parent it was reached from (reading X's parents
+# would name A).
+walk_names() {
+    p=$(as tc_mallory "select cronq.enqueue('fail', '{\"permanent\": true}', max_attempts => 1, run_at => now() + interval '1 hour')")
+    wq=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$p])")
+    wa=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$wq])")
+    wb=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$p])")
+    wx=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$wa, $wb])")
+    q "update cronq.jobs set run_at = now() where id = $p" >/dev/null
+    PGOPTIONS="-c cronq.settle_left=$1" cronq run
+}
+named() { q "select last_error from cronq.jobs where id = $1 and status = 'cancelled' and error_code = 'dependency_failed'"; }
+walk_names 4
+eq "a walk stopped by its budget names X after B, the parent it reached X from; Q, B after P, A after Q; P noted" \
+    "0|dead|job $wb, which it depends on, ended cancelled|job $p, which it depends on, ended dead|job $p, which it depends on, ended dead|job $wq, which it depends on, ended cancelled|1" \
+    "$RC|$(status_of "$p")|$(named "$wx")|$(named "$wq")|$(named "$wb")|$(named "$wa")|$(q "select count(*) from cronq.settle_parents where job_id = $p")"
+q "delete from cronq.jobs; delete from cronq.settle_parents" >/dev/null
+walk_names 10000
+eq "a walk read whole names X after A, the least of its parents, as an author's own cancel does" \
+    "0|job $wa, which it depends on, ended cancelled|0" \
+    "$RC|$(named "$wx")|$(q "select count(*) from cronq.settle_parents")"
+q "delete from cronq.jobs; delete from cronq.settle_parents" >/dev/null
 # The token that tells a walk's nested triggers to return cannot be named by
 # a session: an author that sets one and cancels its own parent still
 # cancels the whole chain below it.
