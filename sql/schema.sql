@@ -2902,8 +2902,9 @@ begin
     -- ~20 ms a cycle (helper-59). The rest are left noted for the next page.
     -- In the order of the size their parents take on disk, each counted
     -- as it is taken (its parents are read by the recount anyway), none
-    -- past the first that does not fit (counting all 500 read each one's
-    -- parents: 500 of 100,000 took a page ~1 s; 0030).
+    -- past the first that does not fit (counting all 500 fetched each
+    -- one's parents: with the notes' order, a page over 2,000 notes of
+    -- 50,000 parents took 1.04 s, now 82 ms; 0030).
     n := 0;
     for b in select c.id from cronq.jobs c where c.id = any(locked)
              order by coalesce(pg_catalog.pg_column_size(c.depends_on), 0), c.id loop
