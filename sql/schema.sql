@@ -1533,12 +1533,55 @@ $$;
 ALTER FUNCTION cronq.jobs_hooks() OWNER TO postgres;
 
 --
+-- Name: jobs_link(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.jobs_link() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
+    SET enable_nestloop TO 'off'
+    SET jit TO 'off'
+    AS $_$
+declare
+    taken text := pg_catalog.current_setting('cronq.links_taken', true);
+    last bigint;
+begin
+    with l as (
+        delete from cronq.plan_links l
+        where l.xid = pg_catalog.pg_current_xact_id_if_assigned()
+          and l.seq > case when taken ~ '^[0-9]{1,18}$' then taken::bigint else 0 end
+        returning l.seq, l.child, l.parents
+    ), e as (
+        select p.parent, pg_catalog.array_agg(l.child order by l.child) as kids
+        from l cross join lateral pg_catalog.unnest(l.parents) as p(parent)
+        where (select true from cronq.jobs c where c.id = l.child)
+        group by p.parent
+    ), u as (
+        update cronq.jobs j set dependants = coalesce(j.dependants, '{}') || e.kids
+        from e
+        where j.id = any(array(select e.parent from e)) and j.id = e.parent
+    )
+    select max(l.seq) into last from l;
+    if last is not null then
+        perform pg_catalog.set_config('cronq.links_taken', last::text, true);
+    end if;
+    perform pg_catalog.set_config('cronq.links_left', '', true);
+    return null;
+end
+$_$;
+
+ALTER FUNCTION cronq.jobs_link() OWNER TO postgres;
+
+--
 -- Name: jobs_plan(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
 CREATE FUNCTION cronq.jobs_plan() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
+    SET jit TO 'off'
     AS $$
 declare
     wanted bigint[];
@@ -1568,15 +1611,16 @@ begin
     if wanted[1] is null then
         raise exception 'depends_on holds a null' using errcode = '22023';
     end if;
-    with p as (
-        update cronq.jobs p set dependants = coalesce(p.dependants, '{}') || new.id
-        where p.id = any(wanted) and p.enqueued_by = new.enqueued_by
-        returning p.id, p.status
-    )
+    -- Locked as jobs_link's update will lock them, so that no parent's
+    -- status changes before this job is among its dependants: a runner
+    -- recording an outcome waits for this transaction. Locking a row this
+    -- transaction already holds writes nothing.
     select array_agg(p.id), count(*) filter (where p.status <> 'succeeded'),
            min(p.id) filter (where p.status in ('dead', 'cancelled'))
     into found_ids, waiting, failed_id
-    from p;
+    from (select p.id, p.status from cronq.jobs p
+          where p.id = any(wanted) and p.enqueued_by = new.enqueued_by
+          for no key update of p) p;
     if coalesce(cardinality(found_ids), 0) < cardinality(wanted) then
         raise exception 'job % does not exist or belongs to another role: a job depends only on its author''s jobs',
             (select min(w) from unnest(wanted) w where w <> all(coalesce(found_ids, '{}')))
@@ -1587,6 +1631,8 @@ begin
             new.id, wanted[cardinality(wanted)] using errcode = '22023';
     end if;
     new.depends_on := wanted;
+    insert into cronq.plan_links (child, parents) values (new.id, wanted);
+    perform pg_catalog.set_config('cronq.links_left', 'on', true);
     if failed_id is not null then
         select j.status into failed_status from cronq.jobs j where j.id = failed_id;
         new.status := 'cancelled';
@@ -2790,7 +2836,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 30;
+    RETURN 31;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -3094,6 +3140,32 @@ CREATE VIEW cronq.limits_now WITH (security_invoker='true') AS
 ALTER TABLE cronq.limits_now OWNER TO postgres;
 
 --
+-- Name: plan_links; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE UNLOGGED TABLE cronq.plan_links (
+    xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
+    seq bigint NOT NULL,
+    child bigint NOT NULL,
+    parents bigint[] NOT NULL
+);
+
+ALTER TABLE cronq.plan_links OWNER TO postgres;
+
+--
+-- Name: plan_links_seq_seq; Type: SEQUENCE; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE cronq.plan_links ALTER COLUMN seq ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME cronq.plan_links_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+--
 -- Name: schema_migrations; Type: TABLE; Schema: cronq; Owner: postgres
 --
 
@@ -3325,6 +3397,12 @@ CREATE INDEX occurrences_fire ON cronq.occurrences USING btree (fire_at, schedul
 CREATE INDEX occurrences_refused ON cronq.occurrences USING btree (schedule, decided_at) WHERE (decision = 'refused'::text);
 
 --
+-- Name: plan_links_xid; Type: INDEX; Schema: cronq; Owner: postgres
+--
+
+CREATE INDEX plan_links_xid ON cronq.plan_links USING btree (xid, seq);
+
+--
 -- Name: schedules_due; Type: INDEX; Schema: cronq; Owner: postgres
 --
 
@@ -3383,6 +3461,12 @@ CREATE TRIGGER jobs_guard_update BEFORE UPDATE OF type, payload, enqueued_by ON 
 --
 
 CREATE TRIGGER jobs_hooks BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN ((new.hooks IS NOT NULL)) EXECUTE FUNCTION cronq.jobs_hooks();
+
+--
+-- Name: jobs jobs_link; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_link AFTER INSERT ON cronq.jobs FOR EACH STATEMENT WHEN ((current_setting('cronq.links_left'::text, true) = 'on'::text)) EXECUTE FUNCTION cronq.jobs_link();
 
 --
 -- Name: jobs jobs_occurrence_lock; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -4042,6 +4126,12 @@ GRANT ALL ON FUNCTION cronq.history_error(p text) TO cronq_admin;
 
 GRANT ALL ON FUNCTION cronq.job_keys(p_queue text, p_type text, p_schedule text, p_limit_key text) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.job_keys(p_queue text, p_type text, p_schedule text, p_limit_key text) TO cronq_admin;
+
+--
+-- Name: FUNCTION jobs_link(); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.jobs_link() FROM PUBLIC;
 
 --
 -- Name: FUNCTION key_in_use(p_key text); Type: ACL; Schema: cronq; Owner: postgres

@@ -289,4 +289,87 @@ eq "it ran once, after the last backfilled job" "1|t" \
 as app backfill noop --from 2026-01-01 --to 2026-01-02 --then nope
 expect "--then of an unknown task" 65 "" 'cronq: error: --then: unrecognized task type "nope"'
 
+# --- wide fan-out: each parent written once a statement (schema 31) ---------
+# 20,000 dependants of one job in one --jsonl, then 5,000 more: each
+# statement writes the parent once, every dependant is in its dependants
+# in id order, and its success queues them all. Written row by row, the
+# parent took ~1 min for 8,000 (quadratic): past this file's time limit.
+q "delete from cronq.jobs" >/dev/null
+fp=$(en app noop --in 1h)
+other=$(en app2 noop --in 1h)
+seq 1 20000 | awk -v p="$fp" '{ print "{\"type\": \"noop\", \"depends_on\": [" p "]}" }' >"$T_DIR/fan.jsonl"
+PGUSER=app "$CRONQ" enqueue --jsonl <"$T_DIR/fan.jsonl" >/dev/null
+eq "20,000 dependants of one job in one statement" 0 "$?"
+seq 1 5000 | awk -v p="$fp" '{ print "{\"type\": \"noop\", \"depends_on\": [" p "]}" }' >"$T_DIR/fan2.jsonl"
+eq "5,000 more in one insert: the parent updated once" "5000|1" \
+    "$(PGUSER=app "$PSQL" -XAtq -v ON_ERROR_STOP=1 <<SQL
+begin;
+create temp table l (d jsonb);
+\copy l (d) from '$T_DIR/fan2.jsonl'
+insert into cronq.jobs (type, payload, depends_on)
+    select d->>'type', '{}', array[(d->'depends_on'->>0)::bigint] from l;
+select (select count(*) from l) || '|' || n_tup_upd from pg_stat_xact_user_tables where relid = 'cronq.jobs'::regclass;
+commit;
+SQL
+)"
+eq "... every dependant in its dependants once, in id order, blocked on it; no link left" "t|25000|25000|0" \
+    "$(q "select dependants = array(select id from cronq.jobs where id > $fp and id <> $other order by id),
+                 cardinality(dependants),
+                 (select count(*) from cronq.jobs where status = 'blocked' and waiting_for = 1 and depends_on = array[$fp::bigint]),
+                 (select count(*) from cronq.plan_links)
+          from cronq.jobs where id = $fp")"
+printf '{"type": "noop", "depends_on": [%s]}\n{"type": "noop", "depends_on": [%s]}\n' "$fp" "$other" |
+    PGUSER=app "$CRONQ" enqueue --jsonl >/dev/null 2>&1
+eq "a refused statement (another role's parent) links nothing" "65|25000|0|25002" \
+    "$?|$(q "select cardinality(dependants), (select count(*) from cronq.plan_links), (select count(*) from cronq.jobs)
+             from cronq.jobs where id = $fp")"
+q "update cronq.jobs set run_at = now() where id = $fp" >/dev/null
+for _ in $(seq 1 40); do
+    run --batch 1000
+    [ "$(q "select count(*) from cronq.jobs where status in ('queued', 'blocked', 'running')")" = 0 ] && break
+done
+eq "the parent's success ran all 25,000" "25001" "$(q "select count(*) from cronq.jobs where status = 'succeeded'")"
+
+# A dependant enqueued while a runner records its parent's outcome, in a
+# statement that goes on for a second after it: the parent's row is
+# locked from the dependant's count of what it waits for to the commit,
+# so the outcome waits, then finds it among the dependants. Unlocked, the
+# outcome would settle before the statement's end wrote the link, and the
+# dependant would wait for ever.
+lp=$(en app sleep '{"seconds": 0.3}')
+run --batch 1 &
+runner=$!
+for _ in $(seq 1 100); do
+    [ "$(q "select status from cronq.jobs where id = $lp")" = running ] && break
+    sleep 0.05
+done
+asq app "insert into cronq.jobs (type, payload, depends_on)
+         select 'noop', (select '{}'::jsonb from pg_sleep(g - 1)), case when g = 1 then array[$lp::bigint] end
+         from generate_series(1, 2) g" >/dev/null
+wait "$runner"
+eq "a dependant linked while its parent ran: counted running, then settled by its success" "succeeded|1|settled" \
+    "$(q "select (select status from cronq.jobs where id = $lp) || '|' || count(*) || '|' ||
+                 string_agg(case when status in ('queued', 'succeeded') then 'settled' else status end, ',')
+          from cronq.jobs where depends_on = array[$lp::bigint]")"
+
+# A job a conflict kept out (its idempotency key committed by another
+# transaction meanwhile: insert ... on conflict do nothing, as concurrent
+# runs of a backfill's --then) is not linked to its parents.
+kp=$(en app noop --in 1h)
+PGUSER=app "$PSQL" -XAtq -c "begin" -c "select cronq.enqueue('noop', key => 'fan:race')" \
+    -c "select pg_sleep(1.5)" -c "commit" >/dev/null &
+holder=$!
+for _ in $(seq 1 100); do
+    [ "$(q "select count(*) from pg_stat_activity where usename = 'app' and query like '%pg_sleep(1.5)%'")" = 1 ] && break
+    sleep 0.05
+done
+asq app "insert into cronq.jobs as j (type, payload, idempotency_key, depends_on)
+         values ('noop', '{}', 'fan:race', array[$kp::bigint])
+         on conflict (idempotency_key) where idempotency_key is not null do nothing" >/dev/null
+wait "$holder"
+eq "a job kept out by a conflict is not among its parent's dependants" "-|1|0" \
+    "$(q "select coalesce(dependants::text, '-'), (select count(*) from cronq.jobs where idempotency_key = 'fan:race'),
+                 (select count(*) from cronq.plan_links)
+          from cronq.jobs where id = $kp")"
+
 done_testing
