@@ -17,8 +17,9 @@
 -- statement, jobs_link appends each parent's new dependants at once, in id
 -- order, and empties the statement's links: 8,000 dependants of one job in
 -- one statement then take about as long as 8,000 jobs without. A job a
--- conflict kept out (insert ... on conflict do nothing, as a rerun of a
--- backfill's --then job) is no longer appended to its parents: the row
+-- conflict kept out (insert ... on conflict do nothing on a key another
+-- transaction committed meanwhile, as two runs at once of one backfill's
+-- --then job) is no longer appended to its parents: the row
 -- trigger runs before the conflict is known; only jobs the statement
 -- wrote are linked.
 --
@@ -35,7 +36,9 @@
 -- statement ends (jobs_link deletes them). Only the transaction that wrote
 -- a row ever reads it (by its xid: never reused); a row outlives its
 -- statement only if that statement failed, and then it was never
--- committed. A deleted row stays in the index until the transaction ends,
+-- committed, or if its role set cronq.links_left or cronq.links_taken
+-- itself (jobs_link, below), and then its own jobs stay unlinked and the
+-- row is never read again. A deleted row stays in the index until the transaction ends,
 -- so each statement's links are found after the last that jobs_link took
 -- (seq, kept in the transaction's setting cronq.links_taken): a
 -- transaction of 10,000 calls of cronq.enqueue() would otherwise read
