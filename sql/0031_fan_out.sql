@@ -37,13 +37,15 @@
 -- a row ever reads it (by its xid: never reused); a row outlives its
 -- statement only if that statement failed, and then it was never
 -- committed, or if its role set cronq.links_left or cronq.links_taken
--- itself (jobs_link, below), and then its own jobs stay unlinked and the
--- row is never read again. A deleted row stays in the index until the transaction ends,
+-- itself (jobs_link, below): then its own jobs stay unlinked and the row
+-- stays, committed, never read again (one a job that role wrote; the
+-- owner may delete those whose pg_xact_status(xid) is not 'in
+-- progress'). A deleted row stays in the index until the transaction ends,
 -- so each statement's links are found after the last that jobs_link took
 -- (seq, kept in the transaction's setting cronq.links_taken): a
 -- transaction of 10,000 calls of cronq.enqueue() would otherwise read
--- every link it ever wrote at each call. Unlogged: nothing in it
--- survives its transaction. The owner's alone: no role has a grant on it.
+-- every link it ever wrote at each call. Unlogged: a link is needed only
+-- within its transaction. The owner's alone: no role has a grant on it.
 create unlogged table if not exists cronq.plan_links (
     xid xid8 not null default pg_catalog.pg_current_xact_id(),
     seq bigint generated always as identity,
