@@ -13,7 +13,7 @@
 -- Now jobs_plan locks the parents as the update did (FOR NO KEY UPDATE: a
 -- runner recording a parent's outcome waits for this transaction, as it
 -- waited for the update) and reads their status as before, and leaves the
--- new job's id and its parents in cronq.plan_links. At the end of the
+-- new job's id in cronq.plan_links. At the end of the
 -- statement, jobs_link appends each parent's new dependants at once, in id
 -- order, and empties the statement's links: 8,000 dependants of one job in
 -- one statement then take about as long as 8,000 jobs without. A job a
@@ -32,7 +32,8 @@
 -- As 0006 asks: search_path pinned on PL/pgSQL bodies. Every statement may
 -- run again.
 
--- The links of the statements under way: a job and its parents, until its
+-- The links of the statements under way: a job whose parents (its
+-- depends_on, read back from its row) get it as a dependant, until its
 -- statement ends (jobs_link deletes them). Only the transaction that wrote
 -- a row ever reads it (by its xid: never reused); a row outlives its
 -- statement only if that statement failed, and then it was never
@@ -49,8 +50,7 @@
 create unlogged table if not exists cronq.plan_links (
     xid xid8 not null default pg_catalog.pg_current_xact_id(),
     seq bigint generated always as identity,
-    child bigint not null,
-    parents bigint[] not null
+    child bigint not null
 );
 create index if not exists plan_links_xid on cronq.plan_links (xid, seq);
 
@@ -112,7 +112,7 @@ begin
             new.id, wanted[cardinality(wanted)] using errcode = '22023';
     end if;
     new.depends_on := wanted;
-    insert into cronq.plan_links (child, parents) values (new.id, wanted);
+    insert into cronq.plan_links (child) values (new.id);
     perform pg_catalog.set_config('cronq.links_left', 'on', true);
     if failed_id is not null then
         select j.status into failed_status from cronq.jobs j where j.id = failed_id;
@@ -143,8 +143,8 @@ $$;
 -- near empty to the planner (a full scan of the primary key's index
 -- looked as cheap as a probe: 1 ms a call at 3,000 jobs, quadratic for a
 -- transaction of many calls). So every read of cronq.jobs is a probe of
--- its key by construction: a job's existence a subquery on its own (not
--- made a join), the parents by the array of their ids; and the join of
+-- its key by construction: a job's parents a subquery on its own (not
+-- made a join; none for a job the statement did not write), the parents by the array of their ids; and the join of
 -- the parents to their new dependants hashes or sorts, never scans one
 -- side for each row of the other (seqscan and nestloop off; jit off, as
 -- the costs that turns off pass its threshold: 0.2 s a call). Runs as the
@@ -161,11 +161,11 @@ begin
         delete from cronq.plan_links l
         where l.xid = pg_catalog.pg_current_xact_id_if_assigned()
           and l.seq > case when taken ~ '^[0-9]{1,18}$' then taken::bigint else 0 end
-        returning l.seq, l.child, l.parents
+        returning l.seq, l.child
     ), e as (
         select p.parent, pg_catalog.array_agg(l.child order by l.child) as kids
-        from l cross join lateral pg_catalog.unnest(l.parents) as p(parent)
-        where (select true from cronq.jobs c where c.id = l.child)
+        from l cross join lateral
+            pg_catalog.unnest((select c.depends_on from cronq.jobs c where c.id = l.child)) as p(parent)
         group by p.parent
     ), u as (
         update cronq.jobs j set dependants = coalesce(j.dependants, '{}') || e.kids

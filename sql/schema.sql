@@ -1551,11 +1551,11 @@ begin
         delete from cronq.plan_links l
         where l.xid = pg_catalog.pg_current_xact_id_if_assigned()
           and l.seq > case when taken ~ '^[0-9]{1,18}$' then taken::bigint else 0 end
-        returning l.seq, l.child, l.parents
+        returning l.seq, l.child
     ), e as (
         select p.parent, pg_catalog.array_agg(l.child order by l.child) as kids
-        from l cross join lateral pg_catalog.unnest(l.parents) as p(parent)
-        where (select true from cronq.jobs c where c.id = l.child)
+        from l cross join lateral
+            pg_catalog.unnest((select c.depends_on from cronq.jobs c where c.id = l.child)) as p(parent)
         group by p.parent
     ), u as (
         update cronq.jobs j set dependants = coalesce(j.dependants, '{}') || e.kids
@@ -1631,7 +1631,7 @@ begin
             new.id, wanted[cardinality(wanted)] using errcode = '22023';
     end if;
     new.depends_on := wanted;
-    insert into cronq.plan_links (child, parents) values (new.id, wanted);
+    insert into cronq.plan_links (child) values (new.id);
     perform pg_catalog.set_config('cronq.links_left', 'on', true);
     if failed_id is not null then
         select j.status into failed_status from cronq.jobs j where j.id = failed_id;
@@ -3146,8 +3146,7 @@ ALTER TABLE cronq.limits_now OWNER TO postgres;
 CREATE UNLOGGED TABLE cronq.plan_links (
     xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
     seq bigint NOT NULL,
-    child bigint NOT NULL,
-    parents bigint[] NOT NULL
+    child bigint NOT NULL
 );
 
 ALTER TABLE cronq.plan_links OWNER TO postgres;
