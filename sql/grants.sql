@@ -96,6 +96,8 @@ begin
         -- What the wake calls (0025) to settle the dependants an outcome's
         -- transaction left, from their parents as they are.
         grant execute on function cronq.settle_step() to cronq_admin;
+        -- What purge calls (0032): the dependency links left behind.
+        grant execute on function cronq.sweep_links() to cronq_admin;
         -- what purge asks: a parent whose dependants are still to settle stays
         grant select on cronq.settle_parents to cronq_admin;
     end if;

@@ -1561,6 +1561,14 @@ begin
         update cronq.jobs j set dependants = coalesce(j.dependants, '{}') || e.kids
         from e
         where j.id = any(array(select e.parent from e)) and j.id = e.parent
+        returning j.id, j.status, pg_catalog.cardinality(j.dependants) - pg_catalog.cardinality(e.kids) as before,
+                  e.kids
+    ), n as (
+        insert into cronq.settle_parents (job_id, after_pos)
+        select u.id, u.before from u
+        where u.status in ('succeeded', 'dead', 'cancelled')
+          and exists (select 1 from cronq.jobs c where c.id = any(u.kids) and c.status = 'blocked')
+        order by u.id
     )
     select max(l.seq) into last from l;
     if last is not null then
@@ -2836,7 +2844,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 31;
+    RETURN 32;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -3028,6 +3036,37 @@ $$;
 ALTER FUNCTION cronq.settle_step(OUT more boolean, OUT settled integer) OWNER TO postgres;
 
 --
+-- Name: plan_links; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE UNLOGGED TABLE cronq.plan_links (
+    xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
+    seq bigint NOT NULL,
+    child bigint NOT NULL
+);
+
+ALTER TABLE cronq.plan_links OWNER TO postgres;
+
+--
+-- Name: sweep_links(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.sweep_links() RETURNS bigint
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    BEGIN ATOMIC
+ WITH d AS (
+          DELETE FROM cronq.plan_links l
+           WHERE (pg_xact_status(l.xid) IS DISTINCT FROM 'in progress'::text)
+           RETURNING 1 AS "?column?"
+         )
+  SELECT count(*) AS count
+    FROM d;
+END;
+
+ALTER FUNCTION cronq.sweep_links() OWNER TO postgres;
+
+--
 -- Name: task_rules(text, jsonb); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -3138,18 +3177,6 @@ CREATE VIEW cronq.limits_now WITH (security_invoker='true') AS
      JOIN cronq.limit_room(NULL::text[], false) r(key, room, running, started) ON ((r.key = l.key)));
 
 ALTER TABLE cronq.limits_now OWNER TO postgres;
-
---
--- Name: plan_links; Type: TABLE; Schema: cronq; Owner: postgres
---
-
-CREATE UNLOGGED TABLE cronq.plan_links (
-    xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
-    seq bigint NOT NULL,
-    child bigint NOT NULL
-);
-
-ALTER TABLE cronq.plan_links OWNER TO postgres;
 
 --
 -- Name: plan_links_seq_seq; Type: SEQUENCE; Schema: cronq; Owner: postgres
@@ -4266,6 +4293,13 @@ GRANT ALL ON FUNCTION cronq.set_limit(key text, max_running integer, rate intege
 
 REVOKE ALL ON FUNCTION cronq.settle_step(OUT more boolean, OUT settled integer) FROM PUBLIC;
 GRANT ALL ON FUNCTION cronq.settle_step(OUT more boolean, OUT settled integer) TO cronq_admin;
+
+--
+-- Name: FUNCTION sweep_links(); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.sweep_links() FROM PUBLIC;
+GRANT ALL ON FUNCTION cronq.sweep_links() TO cronq_admin;
 
 --
 -- Name: FUNCTION unique_key_in_use(p_key text); Type: ACL; Schema: cronq; Owner: postgres

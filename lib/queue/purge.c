@@ -80,6 +80,12 @@ static const char purge_ledger_sql[] =
 	")"
 	" delete from cronq.occurrences o using victims v where o.ctid = v.ctid";
 
+/*
+ * The dependency links a statement's author kept jobs_link from taking
+ * (sql/0032): those of transactions no longer in progress.
+ */
+static const char sweep_links_sql[] = "select cronq.sweep_links()";
+
 bool
 purge_status_valid(const char *s)
 {
@@ -214,5 +220,12 @@ purge_run(PGconn *conn, const purge_rule *rules, int n, bool (*stop) (void *arg)
 	snprintf(ms, sizeof ms, "%" PRId64, youngest);
 	rc = purge_batches(conn, purge_ledger_sql, 2, (const char *[]) {ms, batch}, stop, arg, NULL,
 					   &ledger_rows, err);
+	if (rc == 0) {
+		PGresult *res = pg_exec(conn, sweep_links_sql, 0, NULL, PG_NONE, err, NULL);
+
+		if (res == NULL)
+			return err->code;
+		PQclear(res);
+	}
 	return rc < 0 ? err->code : 0;
 }

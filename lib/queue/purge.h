@@ -38,7 +38,9 @@ int purge_rules_from_payload(const json_t *payload, purge_rule *rules, int *n,
  * its duration, with its runs; but for the jobs of a schedule with a keep
  * of N (cronq.schedules.keep), whose age does not count: its newest N
  * finished jobs stay, and those beyond them of that status go. stop (may
- * be NULL) is asked between batches. *deleted counts jobs.
+ * be NULL) is asked between batches. *deleted counts jobs. Then the
+ * occurrence ledger's rows of the jobs gone, and the dependency links a
+ * statement left behind (cronq.sweep_links(), sql/0032).
  */
 int purge_run(PGconn *conn, const purge_rule *rules, int n, bool (*stop) (void *arg),
 			  void *arg, void (*progress) (int64_t deleted), int64_t *deleted, cq_err *err)

@@ -372,4 +372,49 @@ eq "a job kept out by a conflict is not among its parent's dependants" "-|1|0" \
                  (select count(*) from cronq.plan_links)
           from cronq.jobs where id = $kp")"
 
+# --- what a statement's author can leave behind (schema 32) -----------------
+# A parent cancelled in the statement that writes its dependant (in its
+# RETURNING) ended before the dependant was appended to it: the next wake
+# settles the dependant from its parents, as a runner's outcome would have.
+cp=$(en app noop --in 1h)
+cc=$(asq app "insert into cronq.jobs (type, payload, depends_on) values ('noop', '{}', array[$cp::bigint])
+              returning id, cronq.cancel($cp)")
+cc=${cc%%|*}
+eq "a dependant whose parent its own statement cancelled: blocked until a wake" "cancelled|blocked" \
+    "$(q "select (select status from cronq.jobs where id = $cp) || '|' || status from cronq.jobs where id = $cc")"
+run --batch 1
+eq "... the next wake cancels it, naming its parent" "cancelled|dependency_failed|job $cp, which it depends on, ended cancelled" \
+    "$(q "select status || '|' || error_code || '|' || last_error from cronq.jobs where id = $cc")"
+# A dependant of a job that had already ended is settled as it is
+# written: nothing is noted for a wake.
+q "update cronq.jobs set status = 'succeeded', finished_at = now() where id = $kp" >/dev/null
+sc=$(en app noop --in 1h --after "$kp")
+eq "a dependant of a succeeded job: queued, no note for a wake" "queued|0" \
+    "$(q "select status || '|' || (select count(*) from cronq.settle_parents) from cronq.jobs where id = $sc")"
+# Links a role kept jobs_link from taking (its settings, set by itself):
+# its own jobs stay unlinked, and purge (an admin's) deletes the links of
+# transactions that ended, not those of one still in progress.
+lp2=$(en app noop --in 1h)
+asq app "begin; set local cronq.links_taken = '999999999999';
+         select cronq.enqueue('noop', depends_on => array[$lp2::bigint]); commit" >/dev/null
+asq app "insert into cronq.jobs (type, payload, depends_on) values ('noop', '{}', array[$lp2::bigint])
+         returning set_config('cronq.links_left', '', true)" >/dev/null
+eq "two links left behind, the job of each not linked" "2|-" \
+    "$(q "select count(*) || '|' || coalesce((select dependants::text from cronq.jobs where id = $lp2), '-')
+          from cronq.plan_links")"
+PGUSER=app "$PSQL" -XAtq -c "begin" -c "set local cronq.links_taken = '999999999999'" \
+    -c "select cronq.enqueue('noop', depends_on => array[$lp2::bigint])" -c "select pg_sleep(2)" -c "commit" >/dev/null &
+holder=$!
+for _ in $(seq 1 100); do
+    [ "$(q "select count(*) from pg_stat_activity where usename = 'app' and query like '%pg_sleep(2)%'")" = 1 ] && break
+    sleep 0.05
+done
+as boss purge
+eq "an admin's purge sweeps them, while a third is left in a transaction in progress" "0|0" \
+    "$RC|$(q "select count(*) from cronq.plan_links")"
+wait "$holder"
+eq "... which it kept" 1 "$(q "select count(*) from cronq.plan_links")"
+as boss purge
+eq "... and sweeps once that transaction has ended" "0|0" "$RC|$(q "select count(*) from cronq.plan_links")"
+
 done_testing
