@@ -8,15 +8,15 @@
 -- cronq.links_left (in a RETURNING, say), kept jobs_link from taking
 -- them: its jobs stayed unlinked (its own harm) and the links stayed,
 -- committed, never read again: a row a job that role wrote, for good.
--- cronq.sweep_links() deletes the links of transactions no longer in
--- progress; purge calls it (as the owner or a cronq_admin), so the daily
+-- cronq.sweep_links() deletes those links (any other transaction's
+-- are not committed, so not seen); purge calls it (as the owner or a cronq_admin), so the daily
 -- cronq-purge schedule bounds them to a day of that role's jobs.
 --
 -- A parent cancelled in the statement that writes its dependant (insert
 -- ... returning cronq.cancel(parent)) ended before jobs_link appended the
 -- dependant to it, so its settling did not see it: the dependant stayed
 -- blocked for good (0029 appended row by row and cancelled it). Now
--- jobs_link notes such a parent (one that has ended when its new
+-- jobs_link notes such a parent (dead or cancelled when its new
 -- dependants are appended, one of which is blocked) in
 -- cronq.settle_parents, from the first new dependant on: the next wake
 -- recounts them from their parents as they are, as it does a parent past
@@ -33,7 +33,15 @@
 -- the row the update writes: no other transaction can change it between
 -- jobs_plan's lock and this (both in this transaction); this statement
 -- can (a function its RETURNING or its select calls), as the author, or
--- an admin.
+-- an admin. Only a dead or cancelled parent with a blocked new dependant
+-- is noted: jobs_plan cancels a job one of whose parents has ended so,
+-- so that state is one this statement made, and the note's first page
+-- cancels the dependant. A parent that had succeeded when jobs_plan read
+-- it is counted already: noting every ended parent of a blocked job let
+-- a role write a note per parent (100,000 in one statement) that each
+-- recounted the same job's parents at the wake, for every role's wakes
+-- (helper-63). A parent an admin's statement makes succeeded after
+-- jobs_plan read it cannot be told from one that had, and is not noted.
 create or replace function cronq.jobs_link() returns trigger
 language plpgsql security definer set search_path = pg_catalog, pg_temp
 set enable_seqscan = off set enable_nestloop = off set jit = off as $$
@@ -60,7 +68,7 @@ begin
     ), n as (
         insert into cronq.settle_parents (job_id, after_pos)
         select u.id, u.before from u
-        where u.status in ('succeeded', 'dead', 'cancelled')
+        where u.status in ('dead', 'cancelled')
           and exists (select 1 from cronq.jobs c where c.id = any(u.kids) and c.status = 'blocked')
         order by u.id
     )
@@ -74,19 +82,19 @@ end
 $$;
 revoke execute on function cronq.jobs_link() from public;
 
--- The links of transactions that ended (committed, aborted, or too old
--- for their status to be known): only those jobs_link was kept from
--- taking (above) are committed. The links of transactions in progress
--- stay. Returns how many went. Runs as the owner (no role has a grant
--- on the table); purge calls it, as the owner or a cronq_admin
--- (grants.sql). A scan of the whole table: it holds only the links of
--- the statements under way and those left behind.
+-- The links left behind: every link it sees. A link is seen by another
+-- transaction only once its own has committed, and a committed
+-- transaction's links are all left behind (jobs_link was kept from
+-- taking them, above): those of statements under way are not yet
+-- committed, so not seen, and stay. Returns how many went. Runs as the
+-- owner (no role has a grant on the table); purge calls it, as the owner
+-- or a cronq_admin (grants.sql). A scan of the whole table: it holds only
+-- the links of the statements under way and those left behind.
 create or replace function cronq.sweep_links() returns bigint
 language sql security definer set search_path = pg_catalog, pg_temp
 begin atomic
     with d as (
         delete from cronq.plan_links l
-        where pg_catalog.pg_xact_status(l.xid) is distinct from 'in progress'
         returning 1)
     select count(*) from d;
 end;

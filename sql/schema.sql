@@ -1566,7 +1566,7 @@ begin
     ), n as (
         insert into cronq.settle_parents (job_id, after_pos)
         select u.id, u.before from u
-        where u.status in ('succeeded', 'dead', 'cancelled')
+        where u.status in ('dead', 'cancelled')
           and exists (select 1 from cronq.jobs c where c.id = any(u.kids) and c.status = 'blocked')
         order by u.id
     )
@@ -3057,7 +3057,6 @@ CREATE FUNCTION cronq.sweep_links() RETURNS bigint
     BEGIN ATOMIC
  WITH d AS (
           DELETE FROM cronq.plan_links l
-           WHERE (pg_xact_status(l.xid) IS DISTINCT FROM 'in progress'::text)
            RETURNING 1 AS "?column?"
          )
   SELECT count(*) AS count

@@ -385,12 +385,17 @@ eq "a dependant whose parent its own statement cancelled: blocked until a wake" 
 run --batch 1
 eq "... the next wake cancels it, naming its parent" "cancelled|dependency_failed|job $cp, which it depends on, ended cancelled" \
     "$(q "select status || '|' || error_code || '|' || last_error from cronq.jobs where id = $cc")"
-# A dependant of a job that had already ended is settled as it is
-# written: nothing is noted for a wake.
+# A dependant of jobs that had already ended is settled as it is written:
+# nothing is noted for a wake (a note a parent made each of a job's
+# recounts at the wakes: 100,000 parents, 100,000 recounts).
 q "update cronq.jobs set status = 'succeeded', finished_at = now() where id = $kp" >/dev/null
-sc=$(en app noop --in 1h --after "$kp")
-eq "a dependant of a succeeded job: queued, no note for a wake" "queued|0" \
-    "$(q "select status || '|' || (select count(*) from cronq.settle_parents) from cronq.jobs where id = $sc")"
+qp=$(en app noop --in 1h)
+sc=$(en app noop --in 1h --after "$kp,$qp")
+dc=$(en app noop --in 1h --after "$cp")
+eq "dependants of a succeeded and a queued job, and of a cancelled one: no note for a wake" \
+    "blocked|1|cancelled|0" \
+    "$(q "select status || '|' || waiting_for || '|' || (select status from cronq.jobs where id = $dc) || '|' ||
+                 (select count(*) from cronq.settle_parents) from cronq.jobs where id = $sc")"
 # Links a role kept jobs_link from taking (its settings, set by itself):
 # its own jobs stay unlinked, and purge (an admin's) deletes the links of
 # transactions that ended, not those of one still in progress.
