@@ -9,8 +9,9 @@
 -- them: its jobs stayed unlinked (its own harm) and the links stayed,
 -- committed, never read again: a row a job that role wrote, for good.
 -- cronq.sweep_links() deletes those links (any other transaction's
--- are not committed, so not seen); purge calls it (as the owner or a cronq_admin), so the daily
--- cronq-purge schedule bounds them to a day of that role's jobs.
+-- are not committed, so not seen); purge calls it (as the owner or a
+-- cronq_admin), so the daily cronq-purge schedule bounds them to a day
+-- of that role's jobs.
 --
 -- A parent cancelled in the statement that writes its dependant (insert
 -- ... returning cronq.cancel(parent)) ended before jobs_link appended the

@@ -82,7 +82,8 @@ static const char purge_ledger_sql[] =
 
 /*
  * The dependency links a statement's author kept jobs_link from taking
- * (sql/0032): those of transactions no longer in progress.
+ * (sql/0032): every link this session sees, as only a committed
+ * transaction's are seen by another.
  */
 static const char sweep_links_sql[] = "select cronq.sweep_links()";
 
