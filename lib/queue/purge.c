@@ -221,12 +221,7 @@ purge_run(PGconn *conn, const purge_rule *rules, int n, bool (*stop) (void *arg)
 	snprintf(ms, sizeof ms, "%" PRId64, youngest);
 	rc = purge_batches(conn, purge_ledger_sql, 2, (const char *[]) {ms, batch}, stop, arg, NULL,
 					   &ledger_rows, err);
-	if (rc == 0) {
-		PGresult *res = pg_exec(conn, sweep_links_sql, 0, NULL, PG_NONE, err, NULL);
-
-		if (res == NULL)
-			return err->code;
-		PQclear(res);
-	}
+	if (rc == 0)
+		return pg_run(conn, sweep_links_sql, 0, NULL, err);
 	return rc < 0 ? err->code : 0;
 }
