@@ -7,7 +7,7 @@ set -eu
 
 need=""
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
-for pkg in make gcc pkg-config libpq-dev libjansson-dev postgresql-15 tzdata pgbouncer iproute2 time ${CRONQ_EXTRA_DEPS:-}; do
+for pkg in make gcc pkg-config libpq-dev libjansson-dev postgresql-15 tzdata locales pgbouncer iproute2 time ${CRONQ_EXTRA_DEPS:-}; do
     have_pkg "$pkg" || need="$need $pkg"
 done
 [ -z "$need" ] && exit 0

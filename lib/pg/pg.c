@@ -244,16 +244,65 @@ option_refused(const char *msg)
 	return false;
 }
 
+/*
+ * A failed connection's message as libpq words it at PQERRORS_VERBOSE,
+ * which connect_params asks for until the session is open: each error of a
+ * server reads "SEVERITY:  SQLSTATE: text" and is followed by a line
+ * "LOCATION:  routine, file.c:line". Neither the code nor the routine is
+ * ever translated, where the text is in the server's lc_messages. Takes
+ * the last error's code and routine out of msg, leaving it as libpq words
+ * it by default, without its trailing newline.
+ */
+static void
+take_server_fields(char *msg, char sqlstate[6], char *routine, size_t routine_len)
+{
+	static const char location[] = "LOCATION:  ";
+	char *p = msg;
+
+	sqlstate[0] = '\0';
+	routine[0] = '\0';
+	while ((p = strstr(p, ":  ")) != NULL) {
+		char *code = p + 3;
+
+		if (strspn(code, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") == 5 && code[5] == ':' && code[6] == ' ') {
+			snprintf(sqlstate, 6, "%.5s", code);
+			memmove(code, code + 7, strlen(code + 7) + 1);
+		}
+		p = code;
+	}
+	for (p = msg; (p = strstr(p, location)) != NULL;) {
+		char *end = strchr(p, '\n');
+
+		if (p != msg && p[-1] != '\n') {
+			p++;
+			continue;
+		}
+		snprintf(routine, routine_len, "%.*s", (int) strcspn(p + strlen(location), ",\n"),
+				 p + strlen(location));
+		if (end)
+			memmove(p, end + 1, strlen(end + 1) + 1);
+		else
+			*p = '\0';
+	}
+	for (size_t n = strlen(msg); n > 0 && isspace((unsigned char) msg[n - 1]); n--)
+		msg[n - 1] = '\0';
+}
+
 /* The connection failed: err from libpq's message, without a password. */
 static void
 connect_failed(PGconn *conn, const char *conninfo, cq_err *err)
 {
-	char *msg = pg_redact(PQerrorMessage(conn), conninfo);
+	char *msg = pg_redact(PQerrorMessage(conn), conninfo), sqlstate[6], routine[sizeof err->routine];
 
+	take_server_fields(msg, sqlstate, routine, sizeof routine);
 	if (option_refused(msg))
 		conninfo_refused(conninfo, msg, err);
 	else
 		cq_fail(err, EX_UNAVAILABLE, "could not connect to database: %s", msg);
+	if (err) {
+		memcpy(err->sqlstate, sqlstate, sizeof sqlstate);
+		memcpy(err->routine, routine, sizeof routine);
+	}
 	free(msg);
 }
 
@@ -339,10 +388,13 @@ connect_params(const char *const *keys, const char *const *vals, int expand,
 		PQfinish(conn);
 		return NULL;
 	}
+	/* The server's refusal with its SQLSTATE (take_server_fields). */
+	PQsetErrorVerbosity(conn, PQERRORS_VERBOSE);
 	if (connect_wait(conn, conninfo, err) != 0) {
 		PQfinish(conn);
 		return NULL;
 	}
+	PQsetErrorVerbosity(conn, PQERRORS_DEFAULT);
 	PQsetNoticeReceiver(conn, on_notice, NULL);
 	return conn;
 }
@@ -473,19 +525,39 @@ pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err 
 }
 
 bool
-pg_login_refused(const char *msg)
+pg_login_refused(const cq_err *err)
 {
-	/* libpq's and the server's words for "not this role, not this way". */
+	/*
+	 * libpq's own words (never translated: cronq sets no locale) for "not
+	 * this role, not this way", and a server's in English; a server in any
+	 * language is judged by its SQLSTATE: class 28 (invalid authorization:
+	 * credentials, pg_hba.conf, no such role, NOLOGIN), 42501 (no CONNECT
+	 * on the database), 3D000 (no such database).
+	 */
 	static const char *const refusals[] = {
 		"authentication failed", "no password supplied", "password is required",
 		"does not exist", "is not permitted to log in", "pg_hba.conf",
 		"certificate", "permission denied for database", NULL,
 	};
 
+	if (strncmp(err->sqlstate, "28", 2) == 0 || strcmp(err->sqlstate, "42501") == 0 ||
+		strcmp(err->sqlstate, "3D000") == 0)
+		return true;
 	for (const char *const *r = refusals; *r; r++)
-		if (strstr(msg, *r))
+		if (strstr(err->msg, *r))
 			return true;
 	return false;
+}
+
+bool
+pg_role_limit(const cq_err *err)
+{
+	/*
+	 * 53300 is also a full server's code ("too many clients already"); the
+	 * role's own limit is the one InitializeSessionUserId raises.
+	 */
+	return (strcmp(err->sqlstate, "53300") == 0 && strcmp(err->routine, "InitializeSessionUserId") == 0) ||
+		strstr(err->msg, "too many connections for role") != NULL;
 }
 
 void

@@ -193,9 +193,13 @@ PGconn *pg_connect_as(const char *conninfo, const char *role, bool own_password,
  */
 void pg_log_notice(const PGresult *res);
 
-/* Whether a failed connection's message says the server refused the login
- * itself (credentials, pg_hba.conf, no such role), not that it was away. */
-bool pg_login_refused(const char *msg);
+/* Whether a failed connection says the server refused the login itself
+ * (credentials, pg_hba.conf, no such role), not that it was away; in any
+ * language the server speaks (cq_err's sqlstate). */
+bool pg_login_refused(const cq_err *err);
+/* Whether it says the role has as many sessions as its CONNECTION LIMIT
+ * allows (not that the server is full). */
+bool pg_role_limit(const cq_err *err);
 
 /* True when the connection is usable. */
 bool pg_alive(PGconn *conn);

@@ -137,9 +137,9 @@ worker_session(void *arg, char *why, size_t len)
  * author's jobs). Any other failure is the runner's.
  */
 static bool
-authors_own_failure(const char *msg)
+authors_own_failure(const cq_err *err)
 {
-	return pg_login_refused(msg) || strstr(msg, "too many connections for role") != NULL;
+	return pg_login_refused(err) || pg_role_limit(err);
 }
 
 /*
@@ -159,7 +159,7 @@ worker_author_session(void *arg, const char *role, cq_err *err)
 	free(w->author_role);
 	w->author_role = xstrdup(role);
 	w->author_conn = pg_connect_as(w->sh->o->conninfo, role, login && strcmp(login, role) == 0, err);
-	if (w->author_conn == NULL && !authors_own_failure(err->msg))
+	if (w->author_conn == NULL && !authors_own_failure(err))
 		worker_unavailable(w, err->msg);
 	return w->author_conn;
 }

@@ -102,7 +102,7 @@ author_session(const task_ctx *ctx, const task_job *job, task_result *res)
 		return conn;
 	if (task_tick(ctx) != TASK_GO)
 		;						/* the runner records why it stopped the task */
-	else if (pg_login_refused(err.msg))
+	else if (pg_login_refused(&err))
 		task_result_set(res, TASK_PERMANENT, "permission_denied",
 						"cannot log in as role \"%s\" to run its sql job: %s; give the runner credentials "
 						"for that role (a ~/.pgpass line, a client certificate or a pg_ident.conf map)",

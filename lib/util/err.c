@@ -15,6 +15,8 @@ cq_fail(cq_err *err, int code, const char *fmt, ...)
 	err->code = code;
 	err->detail[0] = '\0';
 	err->hint[0] = '\0';
+	err->sqlstate[0] = '\0';
+	err->routine[0] = '\0';
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
 	va_end(ap);
@@ -54,6 +56,8 @@ cq_clear(cq_err *err)
 	err->msg[0] = '\0';
 	err->detail[0] = '\0';
 	err->hint[0] = '\0';
+	err->sqlstate[0] = '\0';
+	err->routine[0] = '\0';
 }
 
 void

@@ -15,6 +15,13 @@ typedef struct cq_err {
 	char		msg[1024];
 	char		detail[512];
 	char		hint[512];
+	/*
+	 * A server's refusal of a new session: its SQLSTATE and the server
+	 * function that raised it, neither ever translated (the message is, in
+	 * the server's lc_messages); both empty otherwise.
+	 */
+	char		sqlstate[6];
+	char		routine[48];
 } cq_err;
 
 /* Fill err (when not NULL) and return code, so callers can `return cq_fail(…)`. */

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# A server that speaks German (lc_messages = de_DE.UTF-8). Whether a login
+# as a job's author was refused is told by the SQLSTATE and the server
+# routine that raised it, which are never translated, not by the words of
+# the message: an author the runner cannot log in as has its sql job dead
+# (permission_denied) and the wake goes on; an author at its CONNECTION
+# LIMIT is retried later; a server full for everyone is the runner's
+# trouble, and the job is given back. Its own cluster, SCRAM passwords
+# (under trust no login is ever refused), the locale built in this test's
+# directory (localedef, LOCPATH): nothing of the machine's is changed.
+. "$(dirname "$0")/lib.sh"
+
+loc="$T_DIR/locale"
+rm -rf "$loc"
+mkdir -p "$loc"
+localedef -i de_DE -f UTF-8 "$loc/de_DE.UTF-8" >"$T_DIR/localedef.log" 2>&1
+[ -d "$loc/de_DE.UTF-8/LC_MESSAGES" ] ||
+    { fail "localedef de_DE.UTF-8 (the locales package): $(tail -n 2 "$T_DIR/localedef.log")"; done_testing; exit 1; }
+chmod -R a+rX "$loc"
+# 12 sessions, 3 of them the superuser's alone: 9 for everyone else.
+export LOCPATH="$loc" PG_OPTS="-c lc_messages=de_DE.UTF-8 -c max_connections=12"
+password_cluster locdb de_ok de_lim de_wrong
+unset LOCPATH PG_OPTS
+"$PSQL" -XAtq -d postgres -c "create database locdb" >/dev/null || fail "create database locdb"
+# Else this file proves nothing.
+match "the server speaks German" "Syntaxfehler" "$("$PSQL" -XAtq -c "selec 1" 2>&1)"
+migrate
+q "create role de_ok login password 'de_ok-pw'; create role de_lim login password 'de_lim-pw' connection limit 1;
+   create role de_wrong login password 'not-the-runners'; create role de_nologin nologin;
+   grant cronq_user to de_ok, de_lim, de_wrong, de_nologin; grant de_nologin to de_ok;
+   create table t (who text); grant insert on t to de_ok, de_lim, de_wrong, de_nologin" >/dev/null
+
+as() {  # as ROLE PASSWORD SQL
+    PGPASSWORD=$2 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -h "$PGHOST" -U "$1" -c "$3"
+}
+job='{"sql": "insert into t values (session_user)"}'
+enq() { as "$1" "$2" "select cronq.enqueue('sql', '$job'::jsonb)"; }
+status_of() { q "select status || '|' || coalesce(error_code, '') || '|' || attempts from cronq.jobs where id = $1"; }
+holders=()
+hold() {  # hold ROLE PASSWORD N [AT_LEAST]: N sessions of ROLE tried, open until release
+    local i
+    for i in $(seq "$3"); do
+        PGPASSWORD=$2 "$PSQL" -XAtq -h "$PGHOST" -U "$1" -c "select pg_sleep(60)" >/dev/null 2>&1 &
+        holders+=($!)
+    done
+    wait_for "$1's sessions" 10 \
+        "select count(*) >= ${4:-$3} from pg_stat_activity where usename = '$1' and query like 'select pg_sleep%'" ||
+        fail "${4:-$3} sessions of $1 did not open: $(q "select string_agg(usename || ':' || state, ' ') from pg_stat_activity where backend_type = 'client backend'")"
+}
+release() {
+    kill "${holders[@]}" 2>/dev/null
+    wait "${holders[@]}" 2>/dev/null
+    holders=()
+    q "select pg_terminate_backend(pid) from pg_stat_activity where query like 'select pg_sleep%'" >/dev/null
+}
+
+# --- refused logins, and an author at its own limit ---------------------
+# The refused first: a runner that took them for its own trouble would
+# stop there and give back the rest.
+wrong=$(enq de_wrong not-the-runners)
+nologin=$(as de_ok de_ok-pw "set role de_nologin; select cronq.enqueue('sql', '$job'::jsonb)")
+lim=$(enq de_lim de_lim-pw)
+ok=$(enq de_ok de_ok-pw)
+noop=$(q "select cronq.enqueue('noop', '{}')")
+hold de_lim de_lim-pw 1
+cronq run
+release
+eq "the wake ends well" 0 "$RC"
+eq "a wrong password in the runner's file: dead, permission_denied" "dead|permission_denied|1" "$(status_of "$wrong")"
+eq "a NOLOGIN author: dead, permission_denied" "dead|permission_denied|1" "$(status_of "$nologin")"
+eq "an author at its connection limit: failed, to be retried" "failed|connection|1" "$(status_of "$lim")"
+eq "the jobs after them ran" "succeeded|succeeded" "$(q "select string_agg(status, '|' order by id) from cronq.jobs where id in ($ok, $noop)")"
+eq "only the author who could log in wrote" "de_ok" "$(q "select string_agg(who, ',') from t")"
+err=$(q "select last_error from cronq.jobs where id = $wrong")
+match "the refusal is the server's own words" "Passwort-Authentifizierung.*fehlgeschlagen" "$err"
+match "and says what to configure" 'cannot log in as role "de_wrong".*~/.pgpass' "$err"
+check "without the SQLSTATE or the server's source location in it" \
+    bash -c '! grep -qE "28P01|LOCATION|miscinit|auth\.c" <<<"$0"' "$err"
+eq "the wake is recorded as ended well" 0 "$(q "select exit_status from cronq.wakes order by id desc limit 1")"
+
+# Its limit free again, the author's job runs at its retry.
+q "update cronq.jobs set run_at = now() where id = $lim" >/dev/null
+cronq run
+eq "the limited author's job ran once it could log in" "succeeded||2" "$(status_of "$lim")"
+eq "and wrote as that author" "de_lim,de_ok" "$(q "select string_agg(who, ',' order by who) from t")"
+
+# --- a server full for everyone: the runner's trouble --------------------
+# Every slot but the superuser's taken (the 9th holder may find one taken
+# by a superuser's session): the author's login fails with the same
+# SQLSTATE as a role's limit (53300), raised elsewhere.
+full=$(enq de_ok de_ok-pw)
+hold de_wrong not-the-runners 9 8
+cronq run
+release
+eq "a full server: the runner stops and says so (75)" 75 "$RC"
+eq "the job is given back, its attempt not counted" "queued||0" "$(status_of "$full")"
+match "naming the server's reason" "could not open a database session.*Verbindungen" "$ERR"
+cronq run
+eq "and runs at the next wake" "succeeded||1" "$(status_of "$full")"
+
+# --- the runner's own login refused -------------------------------------
+PGPASSWORD=wrong cronq run --db "host=$PGHOST port=$PGPORT dbname=locdb user=de_nobody"
+eq "the runner's own refused login: unavailable (69)" 69 "$RC"
+match "one line, the server's words" "^cronq: error: could not connect to database: .*FATAL:  Passwort-Authentifizierung f.r Benutzer .de_nobody. fehlgeschlagen$" "$ERR"
+eq "and no more" 1 "$(printf '%s\n' "$ERR" | wc -l)"
+
+done_testing
