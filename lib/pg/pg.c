@@ -250,8 +250,10 @@ option_refused(const char *msg)
  * server reads "SEVERITY:  SQLSTATE: text" and is followed by a line
  * "LOCATION:  routine, file.c:line". Neither the code nor the routine is
  * ever translated, where the text is in the server's lc_messages. Takes
- * the last error's code and routine out of msg, leaving it as libpq words
- * it by default, without its trailing newline.
+ * the first code and the last routine out of msg, leaving it as libpq
+ * words it by default, without its trailing newline: a role's name, which
+ * the text may quote, may look like either, and comes after the one and
+ * before the other.
  */
 static void
 take_server_fields(char *msg, char sqlstate[6], char *routine, size_t routine_len)
@@ -265,7 +267,8 @@ take_server_fields(char *msg, char sqlstate[6], char *routine, size_t routine_le
 		char *code = p + 3;
 
 		if (strspn(code, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") == 5 && code[5] == ':' && code[6] == ' ') {
-			snprintf(sqlstate, 6, "%.5s", code);
+			if (sqlstate[0] == '\0')
+				snprintf(sqlstate, 6, "%.5s", code);
 			memmove(code, code + 7, strlen(code + 7) + 1);
 		}
 		p = code;

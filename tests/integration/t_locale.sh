@@ -78,6 +78,18 @@ check "without the SQLSTATE or the server's source location in it" \
     bash -c '! grep -qE "28P01|LOCATION|miscinit|auth\.c" <<<"$0"' "$err"
 eq "the wake is recorded as ended well" 0 "$(q "select exit_status from cronq.wakes order by id desc limit 1")"
 
+# A role's name is quoted in the refusal: a NOLOGIN role named like a
+# role at its limit's code (a DBA's doing; cronq_user cannot name roles),
+# whose password the runner has, is still refused. Its refusal is raised
+# where a role's limit is.
+odd='de_x:  53300: y'
+q "create role \"$odd\" nologin password 'odd-pw'; grant cronq_user to \"$odd\"; grant \"$odd\" to de_ok" >/dev/null
+printf '*:*:*:de_x\\:  53300\\: y:odd-pw\n' >>"$PGPASSFILE"
+oddjob=$(as de_ok de_ok-pw "set role \"$odd\"; select cronq.enqueue('sql', '$job'::jsonb)")
+cronq run
+eq "a role named like a limit's code: dead, permission_denied" "dead|permission_denied|1" "$(status_of "$oddjob")"
+eq "its wake ends well" 0 "$RC"
+
 # Its limit free again, the author's job runs at its retry.
 q "update cronq.jobs set run_at = now() where id = $lim" >/dev/null
 cronq run
