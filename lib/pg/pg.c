@@ -751,6 +751,12 @@ pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate)
 		return cq_fail(err, code, "connection to database lost: %s", primary);
 	}
 	cq_fail(err, code, "%s", primary);
+	if (err) {
+		const char *routine = res ? PQresultErrorField(res, PG_DIAG_SOURCE_FUNCTION) : NULL;
+
+		snprintf(err->sqlstate, sizeof err->sqlstate, "%s", state ? state : "");
+		snprintf(err->routine, sizeof err->routine, "%s", routine ? routine : "");
+	}
 	if (detail)
 		cq_detail(err, "%s", detail);
 	if (hint)

@@ -473,6 +473,29 @@ stage_finish(PGconn *conn, int rc, int64_t *created, cq_err *err)
 	return rc;
 }
 
+/*
+ * The row of the COPY an error's context names, or 0. COPY's own context
+ * line comes last (the outermost), "COPY jobs, line 7" or, in the server's
+ * lc_messages, "COPY jobs, Zeile 7", "jobsのCOPY、行 7": its first number
+ * is the row in every language PostgreSQL speaks (the row's text, quoted
+ * after it, may hold others).
+ */
+static int64_t
+copy_row(const char *ctx)
+{
+	const char *last = ctx, *digits;
+	size_t n = ctx ? strlen(ctx) : 0;
+
+	while (n > 0 && ctx[n - 1] == '\n')
+		n--;
+	for (size_t i = 0; i < n; i++)
+		if (ctx[i] == '\n')
+			last = ctx + i + 1;
+	if (last == NULL || strstr(last, "jobs") == NULL || (digits = strpbrk(last, "0123456789")) == NULL)
+		return 0;
+	return strtoll(digits, NULL, 10);
+}
+
 /* Read the COPY's final result(s); 0 or the error with its input line. */
 static int
 copy_finish(PGconn *conn, const line_map *map, int64_t *created, cq_err *err)
@@ -484,14 +507,11 @@ copy_finish(PGconn *conn, const line_map *map, int64_t *created, cq_err *err)
 		if (PQresultStatus(res) == PGRES_COMMAND_OK) {
 			*created = strtoll(PQcmdTuples(res), NULL, 10);
 		} else if (rc == 0) {
-			const char *ctx = PQresultErrorField(res, PG_DIAG_CONTEXT);
-			const char *copy = ctx ? strstr(ctx, "COPY ") : NULL;
-			const char *at = copy ? strstr(copy, ", line ") : NULL;
+			int64_t row = copy_row(PQresultErrorField(res, PG_DIAG_CONTEXT));
 
 			rc = pg_fail_result(conn, res, err, NULL);
-			if (at)
-				cq_prefix(err, "line %" PRId64 ": ",
-						  row_to_line(map, strtoll(at + strlen(", line "), NULL, 10)));
+			if (row > 0)
+				cq_prefix(err, "line %" PRId64 ": ", row_to_line(map, row));
 		}
 		PQclear(res);
 	}

@@ -213,9 +213,13 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, bool *replaced, 
 	buf_free(&sql);
 	buf_free(&values);
 	if (res == NULL) {
-		/* Row-level security hides another role's schedule but not its name. */
+		/*
+		 * Row-level security hides another role's schedule but not its
+		 * name; its refusal (42501, as a missing grant's) is raised where
+		 * every policy's is.
+		 */
 		if ((strcmp(state, "23505") == 0 || (replace && strcmp(state, "42501") == 0 &&
-											 strstr(err->msg, "row-level security"))) &&
+											 strcmp(err->routine, "ExecWithCheckOptions") == 0)) &&
 			!schedule_visible(conn, d->name)) {
 			cq_fail(err, EX_DATAERR, "schedule \"%s\" belongs to another role", d->name);
 			cq_hint(err, "Schedule names are shared by every role: choose another name.");

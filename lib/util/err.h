@@ -16,9 +16,10 @@ typedef struct cq_err {
 	char		detail[512];
 	char		hint[512];
 	/*
-	 * A server's refusal of a new session: its SQLSTATE and the server
-	 * function that raised it, neither ever translated (the message is, in
-	 * the server's lc_messages); both empty otherwise.
+	 * A server's error (a statement's, or its refusal of a new session):
+	 * its SQLSTATE and the server function that raised it, neither ever
+	 * translated, where the message is in the server's lc_messages. What
+	 * cronq judges an error by; both empty for an error not the server's.
 	 */
 	char		sqlstate[6];
 	char		routine[48];

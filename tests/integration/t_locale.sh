@@ -110,6 +110,25 @@ match "naming the server's reason" "could not open a database session.*Verbindun
 cronq run
 eq "and runs at the next wake" "succeeded||1" "$(status_of "$full")"
 
+# --- statements' errors judged by SQLSTATE and routine too ---------------
+# A --jsonl line the server refuses is named by its line: COPY's context
+# says "COPY jobs, Zeile 5" here.
+n=$(q "select count(*) from cronq.jobs")
+cronq_in $'{"type":"noop"}\n{"type":"noop"}\n{"type":"noop"}\n\n{"type":"noop","run_at":"not a time"}\n' enqueue --jsonl
+eq "a line the server refuses: 65" 65 "$RC"
+eq "named by its line, in the server's words" \
+    'cronq: error: line 5: ungültige Eingabesyntax für Typ timestamp with time zone: »not a time«' "$ERR"
+eq "and nothing written" "$n" "$(q "select count(*) from cronq.jobs")"
+# Another role's schedule: row-level security hides it, not its name.
+ok_db="host=$PGHOST port=$PGPORT dbname=locdb user=de_ok"
+lim_db="host=$PGHOST port=$PGPORT dbname=locdb user=de_lim"
+cronq schedule add de-nightly '0 3 * * *' noop --db "$ok_db"
+eq "de_ok's schedule" "0|de_ok" "$RC|$(q "select created_by from cronq.schedules where name = 'de-nightly'")"
+cronq schedule add de-nightly '* * * * *' noop --replace --db "$lim_db"
+eq "another role cannot replace it: 65, its name taken" \
+    '65|cronq: error: schedule "de-nightly" belongs to another role' "$RC|$(head -n 1 <<<"$ERR")"
+eq "and it is unchanged" "0 3 * * *|de_ok" "$(q "select cron || '|' || created_by from cronq.schedules where name = 'de-nightly'")"
+
 # --- the runner's own login refused -------------------------------------
 PGPASSWORD=wrong cronq run --db "host=$PGHOST port=$PGPORT dbname=locdb user=de_nobody"
 eq "the runner's own refused login: unavailable (69)" 69 "$RC"
