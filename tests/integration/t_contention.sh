@@ -32,6 +32,23 @@ drain() {  # LABEL CONNINFO
 
 drain direct "host=$PGHOST port=$PGPORT dbname=$PGDATABASE user=postgres"
 
+# A database whose transactions default to SERIALIZABLE (a DBA's choice):
+# cronq's own sessions stay READ COMMITTED, what its claims are written
+# for. Before, runners side by side failed each other's claims (40001)
+# and exited 75. noop jobs: an sql job's session is its author's, and
+# runs under the author's settings.
+q "alter database \"$PGDATABASE\" set default_transaction_isolation = 'serializable'"
+q "delete from cronq.jobs; delete from cronq.job_runs"
+seq 1 "$N" | awk '{ print "{\"type\":\"noop\"}" }' | "$CRONQ" enqueue --jsonl >/dev/null
+for i in $(seq 1 8); do
+    "$CRONQ" run --concurrency 2 --batch 20 >"$T_DIR/serializable-$i.out" 2>&1 &
+done
+wait
+eq "serializable by default: every job succeeded, once" "$N|$N|1" \
+    "$(q "select count(*), count(*) filter (where status = 'succeeded'), max(attempts) from cronq.jobs")"
+eq "serializable by default: runners silent" "" "$(cat "$T_DIR"/serializable-*.out)"
+q "alter database \"$PGDATABASE\" reset default_transaction_isolation"
+
 # PgBouncer in transaction-pooling mode, on 127.0.0.1, started here.
 if ! command -v pgbouncer >/dev/null; then
     echo "  pgbouncer: not installed (scripts/deps.sh installs it)"; fail "pgbouncer missing"
