@@ -224,6 +224,7 @@ ALTER FUNCTION cronq.clear_limit(key text) OWNER TO postgres;
 CREATE FUNCTION cronq.cron_error(expr text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET standard_conforming_strings TO 'on'
     AS $_$
 declare
     names constant text[] := array['minute', 'hour', 'day of month', 'month', 'day of week'];
@@ -590,6 +591,7 @@ ALTER FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with 
 CREATE FUNCTION cronq.every_error(d text[]) RETURNS text
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET standard_conforming_strings TO 'on'
     AS $_$
 declare
     num constant text := '([0-9]+(?:\.[0-9]+)?)';
@@ -1211,6 +1213,7 @@ ALTER FUNCTION cronq.history_error(p text) OWNER TO postgres;
 CREATE FUNCTION cronq.hook_text(s text, vals text[], quoted boolean) RETURNS text
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET standard_conforming_strings TO 'on'
     AS $$
 declare
     pattern constant text := '\{(job_id|type|schedule|status|error)\}';
@@ -2844,7 +2847,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 32;
+    RETURN 33;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 

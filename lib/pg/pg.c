@@ -408,11 +408,12 @@ connect_params(const char *const *keys, const char *const *vals, int expand,
  * last), so that no object another role created in a schema of the login
  * role's search_path can stand in for a built-in function or operator in
  * cronq's statements, which name every table and function of theirs with
- * its schema; and transactions READ COMMITTED, what cronq's statements are
+ * its schema; transactions READ COMMITTED, what cronq's statements are
  * written for (a claim skips the rows others lock and takes the rest as
  * they are now), whatever the database's or role's default: under
- * SERIALIZABLE, runners side by side failed each other's claims. A new
- * string.
+ * SERIALIZABLE, runners side by side failed each other's claims; and
+ * string literals as written (standard_conforming_strings), which the
+ * functions migrate creates are parsed with. A new string.
  */
 static char *
 own_options(const char *conninfo, const char *extra)
@@ -424,7 +425,8 @@ own_options(const char *conninfo, const char *extra)
 	for (PQconninfoOption *o = opts; o && o->keyword; o++)
 		if (strcmp(o->keyword, "options") == 0 && o->val)
 			base = o->val;
-	out = xasprintf("%s%s-c search_path=pg_catalog,pg_temp -c default_transaction_isolation=read\\ committed%s%s",
+	out = xasprintf("%s%s-c search_path=pg_catalog,pg_temp -c default_transaction_isolation=read\\ committed "
+					"-c standard_conforming_strings=on%s%s",
 					base ? base : "", base && *base ? " " : "", extra ? " " : "", extra ? extra : "");
 	PQconninfoFree(opts);
 	return out;

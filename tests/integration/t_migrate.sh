@@ -89,4 +89,14 @@ cronq migrate
 expect "migrate after the newer schema is gone" 0 "" ""
 eq "the functions follow" "$latest|$compat" "$(q "select cronq.schema_version(), cronq.schema_compatible_from()")"
 
+# A database whose string literals are not standard (a legacy default):
+# migrate's sessions read them as written, as the SQL-standard bodies it
+# creates are parsed then, once: 'LC\_%' stays a prefix, not 'LC_%'.
+"$PSQL" -XAtq -d postgres -c "drop database if exists t_migrate_legacy" -c "create database t_migrate_legacy" \
+    -c "alter database t_migrate_legacy set standard_conforming_strings = off" >/dev/null
+cronq migrate --db "dbname=t_migrate_legacy"
+eq "migrate where strings are not standard" 0 "$RC"
+eq "a body's literal read as written" "t|f" "$(PGDATABASE=t_migrate_legacy q "select cronq.exec_env_value_refused('LC_ALL', '../x'), cronq.exec_env_value_refused('LCX', '../x')")"
+"$PSQL" -XAtq -d postgres -c "drop database t_migrate_legacy" >/dev/null
+
 done_testing

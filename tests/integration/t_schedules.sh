@@ -323,4 +323,20 @@ eq "4 runners and a broken schedule: each good occurrence once" "$((100 * expect
 eq "4 runners and a broken schedule: every schedule moved on" 0 "$(q "select count(*) from cronq.schedules where next_run_at <= now()")"
 q "drop role $lost"
 
+# --- a database whose string literals are not standard (a legacy default)
+# cron_error, every_error and hook_text read their patterns as written in
+# any session (0033); before, under standard_conforming_strings = off,
+# every schedule failed with "invalid regular expression".
+q "alter database \"$PGDATABASE\" set standard_conforming_strings = off"
+eq "the database's sessions read strings the old way" off "$(q "show standard_conforming_strings")"
+eq "a cron schedule from SQL there" legacy-cron "$(q "select cronq.schedule('legacy-cron', '*/5 * * * 1-5', 'noop')")"
+eq "an @every schedule too" legacy-every "$(q "select cronq.schedule('legacy-every', '@every 90m', 'noop')")"
+out=$(q "select cronq.schedule('legacy-bad', '@every 1x5m', 'noop')" 2>&1)
+match "a bad duration refused by name" '@every: invalid duration "1x5m"' "$out"
+out=$(q "select cronq.schedule('legacy-bad', '*/5 * * nov-dec *', 'noop')" 2>&1)
+eq "month names read whole (no \\v read as v)" legacy-bad "$out"
+cronq schedule add legacy-cli '30 2 * * *' noop
+eq "and from the CLI" "0|30 2 * * *" "$RC|$(q "select cron from cronq.schedules where name = 'legacy-cli'")"
+q "delete from cronq.schedules where name like 'legacy-%'; alter database \"$PGDATABASE\" reset standard_conforming_strings"
+
 done_testing
