@@ -247,45 +247,40 @@ option_refused(const char *msg)
 /*
  * A failed connection's message as libpq words it at PQERRORS_VERBOSE,
  * which connect_params asks for until the session is open: each error of a
- * server reads "SEVERITY:  SQLSTATE: text" and is followed by a line
+ * server starts with a line "... SEVERITY:  SQLSTATE: text" and ends with
  * "LOCATION:  routine, file.c:line". Neither the code nor the routine is
  * ever translated, where the text is in the server's lc_messages. Takes
- * the first code and the last routine out of msg, leaving it as libpq
- * words it by default, without its trailing newline: a role's name, which
- * the text may quote, may look like either, and comes after the one and
- * before the other.
+ * the last error's code and routine out of msg (libpq may try twice, with
+ * SSL and without, and keep both errors), leaving it as libpq words it by
+ * default, without its trailing newline. A code is the one after a line's
+ * first ":  " (the severity's): a role's name quoted later on the line may
+ * look like one. Its routine is its last LOCATION line, after any text.
  */
 static void
 take_server_fields(char *msg, char sqlstate[6], char *routine, size_t routine_len)
 {
 	static const char location[] = "LOCATION:  ";
-	char *p = msg;
+	char *line = msg;
 
 	sqlstate[0] = '\0';
 	routine[0] = '\0';
-	while ((p = strstr(p, ":  ")) != NULL) {
-		char *code = p + 3;
+	while (*line) {
+		char *sev = strstr(line, ":  "), *nl = strchr(line, '\n');
 
-		if (strspn(code, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") == 5 && code[5] == ':' && code[6] == ' ') {
-			if (sqlstate[0] == '\0')
-				snprintf(sqlstate, 6, "%.5s", code);
-			memmove(code, code + 7, strlen(code + 7) + 1);
-		}
-		p = code;
-	}
-	for (p = msg; (p = strstr(p, location)) != NULL;) {
-		char *end = strchr(p, '\n');
-
-		if (p != msg && p[-1] != '\n') {
-			p++;
+		if (strncmp(line, location, strlen(location)) == 0) {
+			snprintf(routine, routine_len, "%.*s", (int) strcspn(line + strlen(location), ",\n"),
+					 line + strlen(location));
+			memmove(line, nl ? nl + 1 : line + strlen(line), strlen(nl ? nl + 1 : "") + 1);
 			continue;
 		}
-		snprintf(routine, routine_len, "%.*s", (int) strcspn(p + strlen(location), ",\n"),
-				 p + strlen(location));
-		if (end)
-			memmove(p, end + 1, strlen(end + 1) + 1);
-		else
-			*p = '\0';
+		if (sev && (nl == NULL || sev < nl) &&
+			strspn(sev + 3, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") == 5 && sev[8] == ':' && sev[9] == ' ') {
+			snprintf(sqlstate, 6, "%.5s", sev + 3);
+			routine[0] = '\0';	/* a new error: its own, when it has one */
+			memmove(sev + 3, sev + 10, strlen(sev + 10) + 1);
+			nl = strchr(line, '\n');
+		}
+		line = nl ? nl + 1 : line + strlen(line);
 	}
 	for (size_t n = strlen(msg); n > 0 && isspace((unsigned char) msg[n - 1]); n--)
 		msg[n - 1] = '\0';
@@ -391,14 +386,19 @@ connect_params(const char *const *keys, const char *const *vals, int expand,
 		PQfinish(conn);
 		return NULL;
 	}
-	/* The server's refusal with its SQLSTATE (take_server_fields). */
+	/*
+	 * The server's refusal with its SQLSTATE (take_server_fields); and
+	 * the warnings it sends while the session starts (a role's own ALTER
+	 * ROLE ... SET with a bad value) logged as every notice is, not
+	 * printed raw by libpq.
+	 */
 	PQsetErrorVerbosity(conn, PQERRORS_VERBOSE);
+	PQsetNoticeReceiver(conn, on_notice, NULL);
 	if (connect_wait(conn, conninfo, err) != 0) {
 		PQfinish(conn);
 		return NULL;
 	}
 	PQsetErrorVerbosity(conn, PQERRORS_DEFAULT);
-	PQsetNoticeReceiver(conn, on_notice, NULL);
 	return conn;
 }
 
@@ -556,6 +556,20 @@ pg_login_refused(const cq_err *err)
 		if (strstr(err->msg, *r))
 			return true;
 	return false;
+}
+
+bool
+pg_server_unavailable(const cq_err *err)
+{
+	/*
+	 * No code: libpq's own failure (unreachable, timed out, SSL). Class 08
+	 * but 08P01, which PgBouncer gives every refusal it passes on; class 53
+	 * (insufficient resources: no connection slot, memory, disk); class 57
+	 * (shutting down, starting up).
+	 */
+	return err->sqlstate[0] == '\0' ||
+		(strncmp(err->sqlstate, "08", 2) == 0 && strcmp(err->sqlstate, "08P01") != 0) ||
+		strncmp(err->sqlstate, "53", 2) == 0 || strncmp(err->sqlstate, "57", 2) == 0;
 }
 
 bool

@@ -200,6 +200,10 @@ bool pg_login_refused(const cq_err *err);
 /* Whether it says the role has as many sessions as its CONNECTION LIMIT
  * allows (not that the server is full). */
 bool pg_role_limit(const cq_err *err);
+/* Whether it says the server gives no session to anyone now (unreachable,
+ * full, starting or shutting down), rather than something of this login's:
+ * any other error the server answers with is the login's. */
+bool pg_server_unavailable(const cq_err *err);
 
 /* True when the connection is usable. */
 bool pg_alive(PGconn *conn);

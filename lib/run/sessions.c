@@ -132,14 +132,16 @@ worker_session(void *arg, char *why, size_t len)
 
 /*
  * Whether a failed login as an author is the author's business, for the
- * task to judge: refused (credentials, NOLOGIN, pg_hba.conf), or the
- * role's own CONNECTION LIMIT reached (which must not hold up every other
- * author's jobs). Any other failure is the runner's.
+ * task to judge: refused (credentials, NOLOGIN, pg_hba.conf), the role's
+ * own CONNECTION LIMIT reached, or any other error the server answers for
+ * this login alone (a role may ALTER ROLE itself SET a library that does
+ * not load): none must hold up every other author's jobs. The runner's are
+ * those that say no session is to be had (pg_server_unavailable).
  */
 static bool
 authors_own_failure(const cq_err *err)
 {
-	return pg_login_refused(err) || pg_role_limit(err);
+	return pg_login_refused(err) || pg_role_limit(err) || !pg_server_unavailable(err);
 }
 
 /*

@@ -88,9 +88,10 @@ fail_with(const task_ctx *ctx, task_result *res, const PGresult *r, PGconn *conn
 /*
  * A new session logged in as the job's author, or NULL: a login the server
  * refuses is permanent (no retry brings credentials), the role's own
- * connection limit is retried; any other failure is the runner's (the
- * server is full, starting or stopping, unreachable), and the runner gives
- * the job back, as it says through task_tick().
+ * connection limit and any other failure of this login alone are retried;
+ * a server that gives no session to anyone (full, starting or stopping,
+ * unreachable) is the runner's trouble, and the runner gives the job back,
+ * as it says through task_tick().
  */
 static PGconn *
 author_session(const task_ctx *ctx, const task_job *job, task_result *res)

@@ -19,7 +19,7 @@ localedef -i de_DE -f UTF-8 "$loc/de_DE.UTF-8" >"$T_DIR/localedef.log" 2>&1
 chmod -R a+rX "$loc"
 # 12 sessions, 3 of them the superuser's alone: 9 for everyone else.
 export LOCPATH="$loc" PG_OPTS="-c lc_messages=de_DE.UTF-8 -c max_connections=12"
-password_cluster locdb de_ok de_lim de_wrong
+password_cluster locdb de_ok de_lim de_wrong de_lib de_warn
 unset LOCPATH PG_OPTS
 "$PSQL" -XAtq -d postgres -c "create database locdb" >/dev/null || fail "create database locdb"
 # Else this file proves nothing.
@@ -27,8 +27,9 @@ match "the server speaks German" "Syntaxfehler" "$("$PSQL" -XAtq -c "selec 1" 2>
 migrate
 q "create role de_ok login password 'de_ok-pw'; create role de_lim login password 'de_lim-pw' connection limit 1;
    create role de_wrong login password 'not-the-runners'; create role de_nologin nologin;
-   grant cronq_user to de_ok, de_lim, de_wrong, de_nologin; grant de_nologin to de_ok;
-   create table t (who text); grant insert on t to de_ok, de_lim, de_wrong, de_nologin" >/dev/null
+   create role de_lib login password 'de_lib-pw'; create role de_warn login password 'de_warn-pw';
+   grant cronq_user to de_ok, de_lim, de_wrong, de_nologin, de_lib, de_warn; grant de_nologin to de_ok;
+   create table t (who text); grant insert on t to de_ok, de_lim, de_wrong, de_nologin, de_lib, de_warn" >/dev/null
 
 as() {  # as ROLE PASSWORD SQL
     PGPASSWORD=$2 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -h "$PGHOST" -U "$1" -c "$3"
@@ -95,6 +96,24 @@ q "update cronq.jobs set run_at = now() where id = $lim" >/dev/null
 cronq run
 eq "the limited author's job ran once it could log in" "succeeded||2" "$(status_of "$lim")"
 eq "and wrote as that author" "de_lim,de_ok" "$(q "select string_agg(who, ',' order by who) from t")"
+
+# A role may set its own sessions' defaults: one that cannot start (a
+# library that does not load, 58P01) is its own failure, retried, not the
+# runner's: the wake goes on.
+lib=$(enq de_lib de_lib-pw)
+as de_lib de_lib-pw "alter role current_user set local_preload_libraries = 'nope'" >/dev/null
+after=$(q "select cronq.enqueue('noop', '{}')")
+cronq run
+eq "a role whose sessions cannot start: its job failed, to be retried" "failed|connection|1" "$(status_of "$lib")"
+eq "the wake went on" "0|succeeded" "$RC|$(q "select status from cronq.jobs where id = $after")"
+# A warning its session starts with (a bad value of its own default) is
+# logged as every notice is: its text cannot forge a line of the runner's.
+as de_warn de_warn-pw "alter role current_user set default_tablespace = E'nope\ncronq: error: forged\n'" >/dev/null 2>&1
+warn=$(enq de_warn de_warn-pw 2>/dev/null)
+cronq run
+eq "a session that starts with a warning runs its job" "succeeded||1" "$(status_of "$warn")"
+check "the warning's text forges no line" bash -c '! grep -q "^cronq: error: forged" <<<"$0"' "$ERR"
+match "and is logged, on one line" 'cronq: warning: .*nope cronq: error: forged' "$ERR"
 
 # --- a server full for everyone: the runner's trouble --------------------
 # Every slot but the superuser's taken (the 9th holder may find one taken
