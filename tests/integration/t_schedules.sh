@@ -333,6 +333,7 @@ eq "a cron schedule from SQL there" legacy-cron "$(q "select cronq.schedule('leg
 eq "an @every schedule too" legacy-every "$(q "select cronq.schedule('legacy-every', '@every 90m', 'noop')")"
 out=$(q "select cronq.schedule('legacy-bad', '@every 1x5m', 'noop')" 2>&1)
 match "a bad duration refused by name" '@every: invalid duration "1x5m"' "$out"
+eq "every_error called by itself too" '@every: invalid duration "1x5m"' "$(q "select cronq.every_error('{1x5m}')" 2>&1)"
 out=$(q "select cronq.schedule('legacy-bad', '*/5 * * nov-dec *', 'noop')" 2>&1)
 eq "month names read whole (no \\v read as v)" legacy-bad "$out"
 cronq schedule add legacy-cli '30 2 * * *' noop
