@@ -475,10 +475,11 @@ stage_finish(PGconn *conn, int rc, int64_t *created, cq_err *err)
 
 /*
  * The row of the COPY an error's context names, or 0. COPY's own context
- * line comes last (the outermost), "COPY jobs, line 7" or, in the server's
- * lc_messages, "COPY jobs, Zeile 7", "jobsのCOPY、行 7": its first number
- * is the row in every language PostgreSQL speaks (the row's text, quoted
- * after it, may hold others).
+ * line comes last (the outermost) and names its table, cronq.jobs or the
+ * staging table: "COPY jobs, line 7" or, in the server's lc_messages,
+ * "COPY cronq_jsonl, Zeile 7", "jobsのCOPY、行 7", "jobs 복사, 7번째 줄":
+ * its first number is the row in every language PostgreSQL speaks (the
+ * row's text, quoted after it, may hold others).
  */
 static int64_t
 copy_row(const char *ctx)
@@ -491,7 +492,8 @@ copy_row(const char *ctx)
 	for (size_t i = 0; i < n; i++)
 		if (ctx[i] == '\n')
 			last = ctx + i + 1;
-	if (last == NULL || strstr(last, "jobs") == NULL || (digits = strpbrk(last, "0123456789")) == NULL)
+	if (last == NULL || (strstr(last, "jobs") == NULL && strstr(last, "cronq_jsonl") == NULL) ||
+		(digits = strpbrk(last, "0123456789")) == NULL)
 		return 0;
 	return strtoll(digits, NULL, 10);
 }

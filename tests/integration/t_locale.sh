@@ -138,8 +138,11 @@ eq "a line the server refuses: 65" 65 "$RC"
 eq "named by its line, in the server's words" \
     'cronq: error: line 5: ungültige Eingabesyntax für Typ timestamp with time zone: »not a time«' "$ERR"
 eq "and nothing written" "$n" "$(q "select count(*) from cronq.jobs")"
-# Another role's schedule: row-level security hides it, not its name.
 ok_db="host=$PGHOST port=$PGPORT dbname=locdb user=de_ok"
+cronq_in $'{"type":"noop"}\n{"type":"noop","run_at":"not a time"}\n' enqueue --jsonl --db "$ok_db"
+eq "a role under row-level security (its lines staged first): the line named too" \
+    '65|cronq: error: line 2: ungültige Eingabesyntax für Typ timestamp with time zone: »not a time«' "$RC|$ERR"
+# Another role's schedule: row-level security hides it, not its name.
 lim_db="host=$PGHOST port=$PGPORT dbname=locdb user=de_lim"
 cronq schedule add de-nightly '0 3 * * *' noop --db "$ok_db"
 eq "de_ok's schedule" "0|de_ok" "$RC|$(q "select created_by from cronq.schedules where name = 'de-nightly'")"
