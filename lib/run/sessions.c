@@ -131,17 +131,47 @@ worker_session(void *arg, char *why, size_t len)
 }
 
 /*
- * Whether a failed login as an author is the author's business, for the
- * task to judge: refused (credentials, NOLOGIN, pg_hba.conf), the role's
- * own CONNECTION LIMIT reached, or any other error the server answers for
- * this login alone (a role may ALTER ROLE itself SET a library that does
- * not load): none must hold up every other author's jobs. The runner's are
- * those that say no session is to be had (pg_server_unavailable).
+ * Whether the server gives the runner a session now, and would give a
+ * role without SUPERUSER one (a runner that has it may use the slots kept
+ * for superusers): a session of the runner's own, opened for the question
+ * and closed.
  */
 static bool
-authors_own_failure(const cq_err *err)
+server_gives_sessions(worker *w)
 {
-	return pg_login_refused(err) || pg_role_limit(err) || !pg_server_unavailable(err);
+	cq_err ignored = {0};
+	PGconn *conn = pg_connect(w->sh->o->conninfo, &ignored);
+	PGresult *res;
+	bool gives;
+
+	if (conn == NULL)
+		return false;
+	res = pg_exec(conn, "select count(*) < pg_catalog.current_setting('max_connections')::int"
+				  " - pg_catalog.current_setting('superuser_reserved_connections')::int"
+				  " from pg_catalog.pg_stat_activity where backend_type = 'client backend'",
+				  0, NULL, PG_ONE, &ignored, NULL);
+	gives = res && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+	PQclear(res);
+	pg_close(conn);
+	return gives;
+}
+
+/*
+ * Whether a failed login as an author is the author's business, for the
+ * task to judge: refused (credentials, NOLOGIN, pg_hba.conf), the role's
+ * own CONNECTION LIMIT reached, or any other failure of this login alone:
+ * none must hold up every other author's jobs. A failure that says no
+ * session is to be had (pg_server_unavailable) is asked of the server
+ * again, on a session of the runner's: the author shapes its own login's
+ * failure (a library it sets for itself whose name quotes a code, its
+ * backends killed as they start, its sessions read-only where the conninfo
+ * asks for read-write), and only the runner's own tells.
+ */
+static bool
+authors_own_failure(worker *w, const cq_err *err)
+{
+	return pg_login_refused(err) || pg_role_limit(err) || !pg_server_unavailable(err) ||
+		server_gives_sessions(w);
 }
 
 /*
@@ -161,7 +191,7 @@ worker_author_session(void *arg, const char *role, cq_err *err)
 	free(w->author_role);
 	w->author_role = xstrdup(role);
 	w->author_conn = pg_connect_as(w->sh->o->conninfo, role, login && strcmp(login, role) == 0, err);
-	if (w->author_conn == NULL && !authors_own_failure(err))
+	if (w->author_conn == NULL && !authors_own_failure(w, err))
 		worker_unavailable(w, err->msg);
 	return w->author_conn;
 }

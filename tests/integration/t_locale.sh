@@ -19,7 +19,7 @@ localedef -i de_DE -f UTF-8 "$loc/de_DE.UTF-8" >"$T_DIR/localedef.log" 2>&1
 chmod -R a+rX "$loc"
 # 12 sessions, 3 of them the superuser's alone: 9 for everyone else.
 export LOCPATH="$loc" PG_OPTS="-c lc_messages=de_DE.UTF-8 -c max_connections=12"
-password_cluster locdb de_ok de_lim de_wrong de_lib de_warn
+password_cluster locdb de_ok de_lim de_wrong de_lib de_warn de_forge de_ro
 unset LOCPATH PG_OPTS
 "$PSQL" -XAtq -d postgres -c "create database locdb" >/dev/null || fail "create database locdb"
 # Else this file proves nothing.
@@ -28,8 +28,9 @@ migrate
 q "create role de_ok login password 'de_ok-pw'; create role de_lim login password 'de_lim-pw' connection limit 1;
    create role de_wrong login password 'not-the-runners'; create role de_nologin nologin;
    create role de_lib login password 'de_lib-pw'; create role de_warn login password 'de_warn-pw';
-   grant cronq_user to de_ok, de_lim, de_wrong, de_nologin, de_lib, de_warn; grant de_nologin to de_ok;
-   create table t (who text); grant insert on t to de_ok, de_lim, de_wrong, de_nologin, de_lib, de_warn" >/dev/null
+   create role de_forge login password 'de_forge-pw'; create role de_ro login password 'de_ro-pw';
+   grant cronq_user to de_ok, de_lim, de_wrong, de_nologin, de_lib, de_warn, de_forge, de_ro; grant de_nologin to de_ok;
+   create table t (who text); grant insert on t to de_ok, de_lim, de_wrong, de_nologin, de_lib, de_warn, de_forge, de_ro" >/dev/null
 
 as() {  # as ROLE PASSWORD SQL
     PGPASSWORD=$2 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -h "$PGHOST" -U "$1" -c "$3"
@@ -106,6 +107,21 @@ after=$(q "select cronq.enqueue('noop', '{}')")
 cronq run
 eq "a role whose sessions cannot start: its job failed, to be retried" "failed|connection|1" "$(status_of "$lib")"
 eq "the wake went on" "0|succeeded" "$RC|$(q "select status from cronq.jobs where id = $after")"
+# The author shapes its own login's failure: a library whose name quotes
+# a line of a server that is starting (57P03), or its sessions read-only
+# where the runner's conninfo asks for read-write (libpq's own refusal, no
+# code). Either looks like no session to be had; the runner asks the
+# server again on a session of its own, and it is the author's failure.
+forge=$(enq de_forge de_forge-pw)
+as de_forge de_forge-pw "alter role current_user set local_preload_libraries = E'\"x\nFATAL:  57P03: the database system is starting up\"'" >/dev/null
+ro=$(enq de_ro de_ro-pw)
+as de_ro de_ro-pw "alter role current_user set default_transaction_read_only = on" >/dev/null
+after=$(q "select cronq.enqueue('noop', '{}')")
+cronq run --db "host=$PGHOST port=$PGPORT dbname=locdb target_session_attrs=read-write"
+eq "a forged code of a starting server: the author's failure, retried" "failed|connection|1" "$(status_of "$forge")"
+eq "sessions read-only where read-write is asked: the author's failure" "failed|connection|1" "$(status_of "$ro")"
+eq "and the wake went on" "0|succeeded" "$RC|$(q "select status from cronq.jobs where id = $after")"
+
 # A warning its session starts with (a bad value of its own default) is
 # logged as every notice is: its text cannot forge a line of the runner's.
 as de_warn de_warn-pw "alter role current_user set default_tablespace = E'nope\ncronq: error: forged\n'" >/dev/null 2>&1
