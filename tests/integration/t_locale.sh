@@ -4,9 +4,13 @@
 # routine that raised it, which are never translated, not by the words of
 # the message: an author the runner cannot log in as has its sql job dead
 # (permission_denied) and the wake goes on; an author at its CONNECTION
-# LIMIT is retried later; a server full for everyone is the runner's
-# trouble, and the job is given back. Its own cluster, SCRAM passwords
-# (under trust no login is ever refused), the locale built in this test's
+# LIMIT, or whose own defaults keep its sessions from starting, is retried
+# later, even when it shapes its failure to look like a server's that gives
+# no session (the runner asks the server again); a server full for everyone
+# is the runner's trouble, and the job is given back. Statements' errors
+# too: a --jsonl line the server refuses is named, another role's schedule
+# is told from a missing grant. Its own cluster, SCRAM passwords (under
+# trust no login is ever refused), the locale built in this test's
 # directory (localedef, LOCPATH): nothing of the machine's is changed.
 . "$(dirname "$0")/lib.sh"
 
