@@ -563,12 +563,12 @@ pg_server_unavailable(const cq_err *err)
 {
 	/*
 	 * No code: libpq's own failure (unreachable, timed out, SSL). Class 08
-	 * but 08P01, which PgBouncer gives every refusal it passes on; class 53
-	 * (insufficient resources: no connection slot, memory, disk); class 57
-	 * (shutting down, starting up).
+	 * (connection exceptions; PgBouncer gives 08P01 to every error it
+	 * passes on, a server's refusal or its own trouble reaching one);
+	 * class 53 (insufficient resources: no connection slot, memory, disk);
+	 * class 57 (shutting down, starting up).
 	 */
-	return err->sqlstate[0] == '\0' ||
-		(strncmp(err->sqlstate, "08", 2) == 0 && strcmp(err->sqlstate, "08P01") != 0) ||
+	return err->sqlstate[0] == '\0' || strncmp(err->sqlstate, "08", 2) == 0 ||
 		strncmp(err->sqlstate, "53", 2) == 0 || strncmp(err->sqlstate, "57", 2) == 0;
 }
 

@@ -171,6 +171,50 @@ eq "another role cannot replace it: 65, its name taken" \
     '65|cronq: error: schedule "de-nightly" belongs to another role' "$RC|$(head -n 1 <<<"$ERR")"
 eq "and it is unchanged" "0 3 * * *|de_ok" "$(q "select cron || '|' || created_by from cronq.schedules where name = 'de-nightly'")"
 
+# --- through PgBouncer ---------------------------------------------------
+# PgBouncer passes every error on as 08P01, without the server's routine:
+# a refusal in German, or a role whose sessions cannot start, is a failed
+# attempt of its author's, asked again on the runner's own session, and
+# the wake goes on.
+if ! command -v pgbouncer >/dev/null; then
+    fail "pgbouncer missing (scripts/deps.sh installs it)"
+else
+    bdir="$T_DIR/pgbouncer"; mkdir -p "$bdir"
+    bport=$(( PGPORT + 1 ))
+    while ss -ltn | grep -q ":$bport "; do bport=$((bport + 1)); done
+    q "create role de_nl2 nologin password 'de_nl2-pw'; create role de_lib2 login password 'de_lib2-pw';
+       grant cronq_user to de_nl2, de_lib2; grant de_nl2 to de_ok; grant insert on t to de_nl2, de_lib2" >/dev/null
+    printf '"postgres" "%s"\n"de_lib2" "de_lib2-pw"\n"de_nl2" "de_nl2-pw"\n' "$(cat "$T_DIR/superpw")" >"$bdir/users.txt"
+    cat >"$bdir/pgbouncer.ini" <<INI
+[databases]
+* = host=$PGHOST port=$PGPORT
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $bport
+unix_socket_dir =
+auth_type = trust
+auth_file = $bdir/users.txt
+pool_mode = session
+logfile = $bdir/pgbouncer.log
+pidfile = $bdir/pgbouncer.pid
+INI
+    chown -R postgres "$bdir" 2>/dev/null
+    chmod 600 "$bdir/users.txt"
+    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- pgbouncer -d "$bdir/pgbouncer.ini"; else pgbouncer -d "$bdir/pgbouncer.ini"; fi
+    for _ in $(seq 1 50); do ss -ltn | grep -q ":$bport " && break; sleep 0.1; done
+    q "update cronq.jobs set status = 'cancelled', finished_at = now() where status in ('queued', 'failed')" >/dev/null
+    lib2=$(enq de_lib2 de_lib2-pw)
+    as de_lib2 de_lib2-pw "alter role current_user set local_preload_libraries = 'nope'" >/dev/null
+    nl2=$(as de_ok de_ok-pw "set role de_nl2; select cronq.enqueue('sql', '$job'::jsonb)")
+    after=$(q "select cronq.enqueue('noop', '{}')")
+    cronq run --db "host=127.0.0.1 port=$bport dbname=locdb user=postgres"
+    eq "pgbouncer: the wake goes on" "0|succeeded" "$RC|$(q "select status from cronq.jobs where id = $after")"
+    eq "pgbouncer: a role whose sessions cannot start: failed, retried" "failed|connection|1" "$(status_of "$lib2")"
+    eq "pgbouncer: a refusal in German (08P01, no routine): failed, retried" "failed|connection|1" "$(status_of "$nl2")"
+    match "pgbouncer: its words kept" "Berechtigung" "$(q "select last_error from cronq.jobs where id = $nl2")"
+    kill "$(cat "$bdir/pgbouncer.pid")" 2>/dev/null
+fi
+
 # --- the runner's own login refused -------------------------------------
 PGPASSWORD=wrong cronq run --db "host=$PGHOST port=$PGPORT dbname=locdb user=de_nobody"
 eq "the runner's own refused login: unavailable (69)" 69 "$RC"
