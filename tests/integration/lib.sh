@@ -112,6 +112,37 @@ mkrole() {
     done
 }
 
+# pgbouncer_start MODE USERS: PgBouncer on 127.0.0.1 in front of this
+# test's server, in pool_mode MODE, trusting its clients; USERS is its
+# auth_file (lines '"role" "password"': what it logs in to the server
+# with). Its directory is $bdir ($T_DIR/pgbouncer), its port $bport.
+pgbouncer_start() {
+    bdir="$T_DIR/pgbouncer"; mkdir -p "$bdir"
+    bport=$(( PGPORT + 1 ))
+    while ss -ltn | grep -q ":$bport "; do bport=$((bport + 1)); done
+    printf '%s\n' "$2" >"$bdir/users.txt"
+    cat >"$bdir/pgbouncer.ini" <<INI
+[databases]
+* = host=$PGHOST port=$PGPORT
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = $bport
+unix_socket_dir =
+auth_type = trust
+auth_file = $bdir/users.txt
+pool_mode = $1
+max_client_conn = 200
+default_pool_size = 6
+logfile = $bdir/pgbouncer.log
+pidfile = $bdir/pgbouncer.pid
+INI
+    chown -R postgres "$bdir" 2>/dev/null
+    chmod 600 "$bdir/users.txt"
+    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- pgbouncer -d "$bdir/pgbouncer.ini"; else pgbouncer -d "$bdir/pgbouncer.ini"; fi
+    for _ in $(seq 1 50); do ss -ltn | grep -q ":$bport " && break; sleep 0.1; done
+}
+pgbouncer_stop() { kill "$(cat "$bdir/pgbouncer.pid")" 2>/dev/null; }
+
 # password_cluster DB ROLE…: a cluster of the test's own, stopped at exit,
 # where every login takes a password (SCRAM: under trust anyone is anyone).
 # The superuser's password is in $T_DIR/superpw, each ROLE's is "ROLE-pw"

@@ -53,33 +53,12 @@ q "alter database \"$PGDATABASE\" reset default_transaction_isolation"
 if ! command -v pgbouncer >/dev/null; then
     echo "  pgbouncer: not installed (scripts/deps.sh installs it)"; fail "pgbouncer missing"
 else
-    bdir="$T_DIR/pgbouncer"; mkdir -p "$bdir"
-    bport=$(( PGPORT + 1 ))
-    while ss -ltn | grep -q ":$bport "; do bport=$((bport + 1)); done
-    printf '"postgres" ""\n' >"$bdir/users.txt"
-    cat >"$bdir/pgbouncer.ini" <<INI
-[databases]
-* = host=$PGHOST port=$PGPORT
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = $bport
-unix_socket_dir =
-auth_type = trust
-auth_file = $bdir/users.txt
-pool_mode = transaction
-max_client_conn = 200
-default_pool_size = 6
-logfile = $bdir/pgbouncer.log
-pidfile = $bdir/pgbouncer.pid
-INI
-    chown -R postgres "$bdir" 2>/dev/null
-    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- pgbouncer -d "$bdir/pgbouncer.ini"; else pgbouncer -d "$bdir/pgbouncer.ini"; fi
-    for _ in $(seq 1 50); do ss -ltn | grep -q ":$bport " && break; sleep 0.1; done
+    pgbouncer_start transaction '"postgres" ""'
     drain pgbouncer "host=127.0.0.1 port=$bport dbname=$PGDATABASE user=postgres"
     # Schedules and migrate work through the pooler too.
     "$CRONQ" migrate --db "host=127.0.0.1 port=$bport dbname=$PGDATABASE user=postgres"
     eq "pgbouncer: migrate" 0 $?
-    kill "$(cat "$bdir/pgbouncer.pid")" 2>/dev/null
+    pgbouncer_stop
 fi
 
 # 400 quick exec jobs, 4 runners x 2 workers: every supervisor's report is

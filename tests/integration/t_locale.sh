@@ -179,29 +179,9 @@ eq "and it is unchanged" "0 3 * * *|de_ok" "$(q "select cron || '|' || created_b
 if ! command -v pgbouncer >/dev/null; then
     fail "pgbouncer missing (scripts/deps.sh installs it)"
 else
-    bdir="$T_DIR/pgbouncer"; mkdir -p "$bdir"
-    bport=$(( PGPORT + 1 ))
-    while ss -ltn | grep -q ":$bport "; do bport=$((bport + 1)); done
     q "create role de_nl2 nologin password 'de_nl2-pw'; create role de_lib2 login password 'de_lib2-pw';
        grant cronq_user to de_nl2, de_lib2; grant de_nl2 to de_ok; grant insert on t to de_nl2, de_lib2" >/dev/null
-    printf '"postgres" "%s"\n"de_lib2" "de_lib2-pw"\n"de_nl2" "de_nl2-pw"\n' "$(cat "$T_DIR/superpw")" >"$bdir/users.txt"
-    cat >"$bdir/pgbouncer.ini" <<INI
-[databases]
-* = host=$PGHOST port=$PGPORT
-[pgbouncer]
-listen_addr = 127.0.0.1
-listen_port = $bport
-unix_socket_dir =
-auth_type = trust
-auth_file = $bdir/users.txt
-pool_mode = session
-logfile = $bdir/pgbouncer.log
-pidfile = $bdir/pgbouncer.pid
-INI
-    chown -R postgres "$bdir" 2>/dev/null
-    chmod 600 "$bdir/users.txt"
-    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- pgbouncer -d "$bdir/pgbouncer.ini"; else pgbouncer -d "$bdir/pgbouncer.ini"; fi
-    for _ in $(seq 1 50); do ss -ltn | grep -q ":$bport " && break; sleep 0.1; done
+    pgbouncer_start session "$(printf '"postgres" "%s"\n"de_lib2" "de_lib2-pw"\n"de_nl2" "de_nl2-pw"\n' "$(cat "$T_DIR/superpw")")"
     q "update cronq.jobs set status = 'cancelled', finished_at = now() where status in ('queued', 'failed')" >/dev/null
     lib2=$(enq de_lib2 de_lib2-pw)
     as de_lib2 de_lib2-pw "alter role current_user set local_preload_libraries = 'nope'" >/dev/null
@@ -212,7 +192,7 @@ INI
     eq "pgbouncer: a role whose sessions cannot start: failed, retried" "failed|connection|1" "$(status_of "$lib2")"
     eq "pgbouncer: a refusal in German (08P01, no routine): failed, retried" "failed|connection|1" "$(status_of "$nl2")"
     match "pgbouncer: its words kept" "Berechtigung" "$(q "select last_error from cronq.jobs where id = $nl2")"
-    kill "$(cat "$bdir/pgbouncer.pid")" 2>/dev/null
+    pgbouncer_stop
 fi
 
 # --- the runner's own login refused -------------------------------------
