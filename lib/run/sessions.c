@@ -133,8 +133,9 @@ worker_session(void *arg, char *why, size_t len)
 /*
  * Whether the server gives the runner a session now, and would give a
  * role without SUPERUSER one (a runner that has it may use the slots kept
- * for superusers): a session of the runner's own, opened for the question
- * and closed.
+ * for superusers, and is not held to the database's CONNECTION LIMIT): a
+ * session of the runner's own, opened for the question and closed. The
+ * count includes it, as the server's counts included the author's.
  */
 static bool
 server_gives_sessions(worker *w)
@@ -146,9 +147,12 @@ server_gives_sessions(worker *w)
 
 	if (conn == NULL)
 		return false;
-	res = pg_exec(conn, "select count(*) < pg_catalog.current_setting('max_connections')::int"
+	res = pg_exec(conn, "select count(*) <= pg_catalog.current_setting('max_connections')::int"
 				  " - pg_catalog.current_setting('superuser_reserved_connections')::int"
-				  " from pg_catalog.pg_stat_activity where backend_type = 'client backend'",
+				  " and (select d.datconnlimit from pg_catalog.pg_database d"
+				  "      where d.datname = pg_catalog.current_database())"
+				  "     not between 0 and count(*) filter (where a.datname = pg_catalog.current_database()) - 1"
+				  " from pg_catalog.pg_stat_activity a where a.backend_type = 'client backend'",
 				  0, NULL, PG_ONE, &ignored, NULL);
 	gives = res && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
 	PQclear(res);

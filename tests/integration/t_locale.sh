@@ -148,6 +148,16 @@ eq "the job is given back, its attempt not counted" "queued||0" "$(status_of "$f
 match "naming the server's reason" "could not open a database session.*Verbindungen" "$ERR"
 cronq run
 eq "and runs at the next wake" "succeeded||1" "$(status_of "$full")"
+# The database's own CONNECTION LIMIT reached (a runner with SUPERUSER is
+# not held to it; 53300 again, raised elsewhere): no author gets a
+# session, the runner's trouble.
+dbfull=$(enq de_ok de_ok-pw)
+q "alter database locdb connection limit 0"
+cronq run
+q "alter database locdb connection limit -1"
+eq "the database's limit reached: given back, 75" "75|queued||0" "$RC|$(status_of "$dbfull")"
+cronq run
+eq "and runs once there is room" "succeeded||1" "$(status_of "$dbfull")"
 
 # --- statements' errors judged by SQLSTATE and routine too ---------------
 # A --jsonl line the server refuses is named by its line: COPY's context
