@@ -161,21 +161,37 @@ server_gives_sessions(worker *w)
 }
 
 /*
- * Whether a failed login as an author is the author's business, for the
- * task to judge: refused (credentials, NOLOGIN, pg_hba.conf), the role's
- * own CONNECTION LIMIT reached, or any other failure of this login alone:
- * none must hold up every other author's jobs. A failure that says no
- * session is to be had (pg_server_unavailable) is asked of the server
- * again, on a session of the runner's: the author shapes its own login's
- * failure (a library it sets for itself whose name quotes a code, its
- * backends killed as they start, its sessions read-only where the conninfo
- * asks for read-write), and only the runner's own tells.
+ * A new session logged in as role, or NULL with err. A failure is the
+ * author's business, for the task to judge, when it is a refusal
+ * (credentials, NOLOGIN, pg_hba.conf), the role's own CONNECTION LIMIT, or
+ * any other failure of this login alone: none must hold up every other
+ * author's jobs. One that says no session is to be had
+ * (pg_server_unavailable) is asked of the server again, on a session of
+ * the runner's, since the author shapes its own login's failure (a library
+ * it sets for itself whose name quotes a code, its backends killed as they
+ * start, its sessions read-only where the conninfo asks for read-write):
+ * the runner's trouble when no session is to be had indeed (the run stops
+ * claiming); else the author's. A failure that may have been a moment's
+ * (libpq's own, or a server shutting down or starting: a failover, a
+ * restart) is tried once more first, and that one's failure is the
+ * author's. Not one a pooler gave (08P01): PgBouncer holds a login after
+ * a failed one for its server_login_retry, longer than connect_timeout.
  */
-static bool
-authors_own_failure(worker *w, const cq_err *err)
+static PGconn *
+author_login(worker *w, const char *role, bool own_password, cq_err *err)
 {
-	return pg_login_refused(err) || pg_role_limit(err) || !pg_server_unavailable(err) ||
-		server_gives_sessions(w);
+	PGconn *conn = pg_connect_as(w->sh->o->conninfo, role, own_password, err);
+
+	if (conn || pg_login_refused(err) || pg_role_limit(err) || !pg_server_unavailable(err))
+		return conn;
+	if (!server_gives_sessions(w)) {
+		worker_unavailable(w, err->msg);
+		return NULL;
+	}
+	if (err->sqlstate[0] != '\0' && strncmp(err->sqlstate, "57", 2) != 0)
+		return NULL;
+	cq_clear(err);
+	return pg_connect_as(w->sh->o->conninfo, role, own_password, err);
 }
 
 /*
@@ -194,9 +210,7 @@ worker_author_session(void *arg, const char *role, cq_err *err)
 	pg_close(w->author_conn);
 	free(w->author_role);
 	w->author_role = xstrdup(role);
-	w->author_conn = pg_connect_as(w->sh->o->conninfo, role, login && strcmp(login, role) == 0, err);
-	if (w->author_conn == NULL && !authors_own_failure(w, err))
-		worker_unavailable(w, err->msg);
+	w->author_conn = author_login(w, role, login && strcmp(login, role) == 0, err);
 	return w->author_conn;
 }
 
