@@ -63,7 +63,8 @@ hold_notes() {
         -c "select pg_sleep($1)" -c "commit" >/dev/null &
     holder=$!
     check "another transaction holds $2" wait_for "held" 5 \
-        "select exists (select from pg_stat_activity where query like '%pg_sleep($1)%' and state = 'active')"
+        "select exists (select from pg_stat_activity where query like '%pg_sleep($1)%' and state = 'active'
+                       and pid <> pg_backend_pid())"
 }
 # page_ms: one settle_step() page; how long it took in ms.
 page_ms() {
@@ -433,11 +434,14 @@ vd=$(as tc_alice "select cronq.enqueue('noop', depends_on => array[$vp], run_at 
 q "set session_replication_role = replica;
    update cronq.jobs set status = 'succeeded', finished_at = now() where id = $vp;
    insert into cronq.settle_later (job_id) select id from cronq.jobs where depends_on = array[$p]::bigint[] or id = $vd" >/dev/null
-hold_notes 6 "the author's 500 notes" "select 1 from cronq.settle_later l join cronq.jobs j on j.id = l.job_id
+# Held for longer than any wake takes, even on a loaded machine (6 s was
+# not, once), then cancelled.
+hold_notes 60 "the author's 500 notes" "select 1 from cronq.settle_later l join cronq.jobs j on j.id = l.job_id
     where j.enqueued_by = 'tc_mallory' for key share of l"
 cronq run
 eq "500 notes held elsewhere: the wake settles another role's noted job, the held notes stay" "0|queued|500" \
     "$RC|$(status_of "$vd")|$(q "select count(*) from cronq.settle_later")"
+q "select pg_cancel_backend(pid) from pg_stat_activity where query like '%pg_sleep(60)%' and state = 'active' and pid <> pg_backend_pid()" >/dev/null
 wait "$holder"
 q "delete from cronq.jobs; delete from cronq.settle_later" >/dev/null
 # The note of a job no longer blocked is deleted only where a page can
