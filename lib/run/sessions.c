@@ -135,7 +135,10 @@ worker_session(void *arg, char *why, size_t len)
  * role without SUPERUSER one (a runner that has it may use the slots kept
  * for superusers, and is not held to the database's CONNECTION LIMIT): a
  * session of the runner's own, opened for the question and closed. The
- * count includes it, as the server's counts included the author's.
+ * count includes it, as the server's counts included the author's. Not
+ * worker_session()'s, kept open: a server shutting down (or one a
+ * failover left) still serves the sessions it has, and the question is
+ * whether a new one is to be had.
  */
 static bool
 server_gives_sessions(worker *w)
