@@ -745,7 +745,7 @@ grant_hint(PGconn *conn, cq_err *err)
 }
 
 int
-pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate)
+pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err)
 {
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
@@ -753,13 +753,6 @@ pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate)
 	const char *hint = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_HINT) : NULL;
 	int code = code_for(conn, state);
 
-	if (sqlstate) {
-		if (state)
-			memcpy(sqlstate, state, 6);
-		else
-			sqlstate[0] = '\0';
-		sqlstate[5] = '\0';
-	}
 	if (primary == NULL)
 		primary = PQerrorMessage(conn);
 	if (code == EX_TEMPFAIL && !pg_alive(conn)) {
@@ -1007,18 +1000,16 @@ exec_params(PGconn *conn, const char *sql, int nparams, const char *const *value
 
 PGresult *
 pg_exec(PGconn *conn, const char *sql, int nparams, const char *const *values,
-		pg_shape shape, cq_err *err, char *sqlstate)
+		pg_shape shape, cq_err *err)
 {
 	PGresult *res;
 	ExecStatusType st;
 	int rows;
 
-	if (sqlstate)
-		sqlstate[0] = '\0';
 	res = exec_params(conn, sql, nparams, values);
 	st = PQresultStatus(res);
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-		pg_fail_result(conn, res, err, sqlstate);
+		pg_fail_result(conn, res, err);
 		PQclear(res);
 		return NULL;
 	}
@@ -1034,22 +1025,20 @@ pg_exec(PGconn *conn, const char *sql, int nparams, const char *const *values,
 
 int
 pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
-			 const char *const *const values[2], PGresult *res[2], cq_err *err, char *sqlstate)
+			 const char *const *const values[2], PGresult *res[2], cq_err *err)
 {
 	int rc = 0;
 	bool synced = false;
 
 	res[0] = res[1] = NULL;
-	if (sqlstate)
-		sqlstate[0] = '\0';
 	if (!PQenterPipelineMode(conn))
-		return pg_fail_result(conn, NULL, err, NULL);
+		return pg_fail_result(conn, NULL, err);
 	begin_send(conn);
 	for (int i = 0; i < 2 && rc == 0; i++)
 		if (!PQsendQueryParams(conn, sql[i], nparams[i], NULL, values[i], NULL, NULL, 0))
-			rc = pg_fail_result(conn, NULL, err, NULL);
+			rc = pg_fail_result(conn, NULL, err);
 	if (rc == 0 && !PQpipelineSync(conn))
-		rc = pg_fail_result(conn, NULL, err, NULL);
+		rc = pg_fail_result(conn, NULL, err);
 	/* Each statement's result, then NULL; after both, the sync. */
 	for (int i = 0; i < 2 && pg_alive(conn); i++) {
 		PGresult *r = next_result(conn), *end;
@@ -1061,7 +1050,7 @@ pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 			res[i] = r;
 		else {
 			if (rc == 0 && st != PGRES_PIPELINE_ABORTED)
-				rc = pg_fail_result(conn, r, err, sqlstate);
+				rc = pg_fail_result(conn, r, err);
 			PQclear(r);
 		}
 		while ((end = next_result(conn)) != NULL)
@@ -1079,16 +1068,16 @@ pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
 		if (PQresultStatus(r) == PGRES_PIPELINE_SYNC)
 			synced = true;
 		else if (r != NULL && rc == 0)
-			rc = pg_fail_result(conn, r, err, NULL);
+			rc = pg_fail_result(conn, r, err);
 		PQclear(r);
 	}
 	if (synced)
 		PQexitPipelineMode(conn);
 	else if (rc == 0)
-		rc = pg_fail_result(conn, NULL, err, NULL);
+		rc = pg_fail_result(conn, NULL, err);
 	end_send(conn);
 	if (rc == 0 && (res[0] == NULL || res[1] == NULL))
-		rc = pg_fail_result(conn, NULL, err, NULL);
+		rc = pg_fail_result(conn, NULL, err);
 	if (rc != 0) {
 		PQclear(res[0]);
 		PQclear(res[1]);
@@ -1107,7 +1096,7 @@ int
 pg_run(PGconn *conn, const char *sql, int nparams, const char *const *values,
 	   cq_err *err)
 {
-	PGresult *res = pg_exec(conn, sql, nparams, values, PG_NONE, err, NULL);
+	PGresult *res = pg_exec(conn, sql, nparams, values, PG_NONE, err);
 
 	if (res == NULL)
 		return err ? err->code : EX_SOFTWARE;
@@ -1297,7 +1286,7 @@ pg_timestamp(PGconn *conn, const char *text, int64_t *t, cq_err *err)
 {
 	static const char sql[] =
 		"select floor(extract(epoch from x))::bigint from (select $1::timestamptz as x) t where isfinite(x)";
-	PGresult *res = pg_exec(conn, sql, 1, (const char *[]) {text}, PG_MAYBE_ONE, err, NULL);
+	PGresult *res = pg_exec(conn, sql, 1, (const char *[]) {text}, PG_MAYBE_ONE, err);
 	int rc = 0;
 
 	if (res == NULL)

@@ -105,12 +105,12 @@ int64_t pg_answer_limit(void);
  * filled: EX_TEMPFAIL when the connection is gone, EX_DATAERR for data
  * errors (SQLSTATE classes 22 and 23), EX_CONFIG for a missing privilege
  * (42501), EX_SOFTWARE otherwise, and
- * err->msg "<libpq primary message>". sqlstate (6 bytes, may be NULL)
- * receives the SQLSTATE when the server sent one.
+ * err->msg "<libpq primary message>", err->sqlstate the SQLSTATE when
+ * the server sent one (empty otherwise).
  */
 PGresult *pg_exec(PGconn *conn, const char *sql, int nparams,
-				  const char *const *values, pg_shape shape, cq_err *err,
-				  char *sqlstate) __attribute__((warn_unused_result));
+				  const char *const *values, pg_shape shape, cq_err *err)
+	__attribute__((warn_unused_result));
 
 /*
  * Run two statements in one round trip and one implicit transaction (libpq
@@ -118,11 +118,10 @@ PGresult *pg_exec(PGconn *conn, const char *sql, int nparams,
  * own snapshot, as statements do under READ COMMITTED. res[0] and res[1]
  * get their results (the caller PQclear()s both), or NULL with err filled
  * as by pg_exec() (from the first statement that failed, or the commit:
- * no success until the sync that ends the transaction is read), and
- * sqlstate (may be NULL) as by pg_exec() from the statement that failed.
+ * no success until the sync that ends the transaction is read).
  */
 int pg_exec_pair(PGconn *conn, const char *const sql[2], const int nparams[2],
-				 const char *const *const values[2], PGresult *res[2], cq_err *err, char *sqlstate)
+				 const char *const *const values[2], PGresult *res[2], cq_err *err)
 	__attribute__((warn_unused_result));
 
 /*
@@ -143,7 +142,7 @@ int pg_run(PGconn *conn, const char *sql, int nparams,
  * of a privilege (its own privilege checks, SQLSTATE 42501) and without a
  * hint gets the grant the command needs: see pg_set_needed_role().
  */
-int pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err, char *sqlstate);
+int pg_fail_result(PGconn *conn, const PGresult *res, cq_err *err);
 
 /*
  * The role a command's statements need, for that hint: role (default

@@ -33,7 +33,7 @@ jobs_cancel(PGconn *conn, const int64_t *ids, int n, cancel_result *result, cq_e
 		result[i] = CANCEL_NOT_FOUND;
 	pg_array_ids(&arr, ids, n);
 	params[0] = buf_str(&arr);
-	res = pg_exec(conn, cancel_sql, 1, params, PG_ANY, err, NULL);
+	res = pg_exec(conn, cancel_sql, 1, params, PG_ANY, err);
 	buf_free(&arr);
 	if (res == NULL)
 		return err->code;

@@ -181,7 +181,7 @@ enqueue_one(PGconn *conn, const enqueue_req *req, enqueue_rules_fn rules, int64_
 	params[14] = req->history;
 	params[15] = req->hooks;
 	params[16] = req->depends_on;
-	res = pg_exec(conn, enqueue_sql, 17, params, PG_ONE, err, NULL);
+	res = pg_exec(conn, enqueue_sql, 17, params, PG_ONE, err);
 	if (res == NULL)
 		return err->code;
 	*id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
@@ -459,7 +459,7 @@ stage_finish(PGconn *conn, int rc, int64_t *created, cq_err *err)
 {
 	PGresult *res;
 
-	if (rc == 0 && (res = pg_exec(conn, stage_insert_sql, 0, NULL, PG_NONE, err, NULL)) != NULL) {
+	if (rc == 0 && (res = pg_exec(conn, stage_insert_sql, 0, NULL, PG_NONE, err)) != NULL) {
 		*created = strtoll(PQcmdTuples(res), NULL, 10);
 		PQclear(res);
 		if ((rc = pg_run(conn, "commit", 0, NULL, err)) == 0)
@@ -511,7 +511,7 @@ copy_finish(PGconn *conn, const line_map *map, int64_t *created, cq_err *err)
 		} else if (rc == 0) {
 			int64_t row = copy_row(PQresultErrorField(res, PG_DIAG_CONTEXT));
 
-			rc = pg_fail_result(conn, res, err, NULL);
+			rc = pg_fail_result(conn, res, err);
 			if (row > 0)
 				cq_prefix(err, "line %" PRId64 ": ", row_to_line(map, row));
 		}
@@ -527,26 +527,25 @@ copy_finish(PGconn *conn, const line_map *map, int64_t *created, cq_err *err)
 static int
 copy_start(PGconn *conn, bool *staged, cq_err *err)
 {
-	char state[6] = "";
 	PGresult *res = PQexec(conn, copy_sql);
 	int rc = 0;
 
 	*staged = false;
 	if (PQresultStatus(res) != PGRES_COPY_IN) {
-		rc = pg_fail_result(conn, res, err, state);
-		if (strcmp(state, "0A000") == 0 && pg_alive(conn)) {
+		rc = pg_fail_result(conn, res, err);
+		if (strcmp(err->sqlstate, "0A000") == 0 && pg_alive(conn)) {
 			cq_clear(err);
 			rc = 0;
 			*staged = true;
 			PQclear(res);
 			res = PQexec(conn, stage_sql);	/* several statements: the simple protocol */
 			if (PQresultStatus(res) != PGRES_COMMAND_OK)
-				rc = pg_fail_result(conn, res, err, NULL);
+				rc = pg_fail_result(conn, res, err);
 			else {
 				PQclear(res);
 				res = PQexec(conn, stage_copy_sql);
 				if (PQresultStatus(res) != PGRES_COPY_IN)
-					rc = pg_fail_result(conn, res, err, NULL);
+					rc = pg_fail_result(conn, res, err);
 			}
 			if (rc != 0)
 				stage_finish(conn, rc, NULL, err);
@@ -608,7 +607,7 @@ enqueue_jsonl(PGconn *conn, FILE *in, enqueue_rules_fn rules, enqueue_progress p
 		jobs++;
 		if (rows.len >= COPY_CHUNK) {
 			if (PQputCopyData(conn, rows.data, (int) rows.len) != 1) {
-				rc = pg_fail_result(conn, NULL, err, NULL);
+				rc = pg_fail_result(conn, NULL, err);
 				break;
 			}
 			buf_reset(&rows);
@@ -623,7 +622,7 @@ enqueue_jsonl(PGconn *conn, FILE *in, enqueue_rules_fn rules, enqueue_progress p
 	if (rc == 0) {
 		if ((rows.len > 0 && PQputCopyData(conn, rows.data, (int) rows.len) != 1) ||
 			PQputCopyEnd(conn, NULL) != 1)
-			rc = pg_fail_result(conn, NULL, err, NULL);
+			rc = pg_fail_result(conn, NULL, err);
 		else
 			rc = copy_finish(conn, &map, created, err);
 		if (staged)

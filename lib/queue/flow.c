@@ -68,7 +68,6 @@ flow_call(PGconn *conn, const char *sql, const char *const *keys, int n, const c
 {
 	buf arr = BUF_INIT;
 	const char *params[2];
-	char sqlstate[6];
 	PGresult *res;
 
 	pg_array_begin(&arr);
@@ -77,13 +76,13 @@ flow_call(PGconn *conn, const char *sql, const char *const *keys, int n, const c
 	pg_array_end(&arr);
 	params[0] = buf_str(&arr);
 	params[1] = until;
-	res = pg_exec(conn, sql, sql == pause_sql ? 2 : 1, params, PG_ANY, err, sqlstate);
+	res = pg_exec(conn, sql, sql == pause_sql ? 2 : 1, params, PG_ANY, err);
 	buf_free(&arr);
 	if (res == NULL) {
 		/* No such schedule (for this role): the input's fault. */
-		if (strcmp(sqlstate, "P0002") == 0)
+		if (strcmp(err->sqlstate, "P0002") == 0)
 			err->code = EX_DATAERR;
-		else if (until && pg_bad_time(sqlstate))
+		else if (until && pg_bad_time(err->sqlstate))
 			cq_prefix(err, "invalid value \"%s\" for --until: ", until);
 		return err->code;
 	}
@@ -130,7 +129,7 @@ int
 flow_clear_limit(PGconn *conn, const char *key, bool *had, cq_err *err)
 {
 	const char *params[1] = {key};
-	PGresult *res = pg_exec(conn, "select cronq.clear_limit($1)", 1, params, PG_ONE, err, NULL);
+	PGresult *res = pg_exec(conn, "select cronq.clear_limit($1)", 1, params, PG_ONE, err);
 
 	if (res == NULL)
 		return err->code;
@@ -149,7 +148,7 @@ flow_limits(PGconn *conn, const char *key, json_t **out, cq_err *err)
 		"   'started', l.started, 'room', l.room, 'full', l.full, 'set_by', l.set_by,"
 		"   'set_at', to_char(l.set_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'))"
 		"   order by l.key), '[]')"
-		" from cronq.limits_now l where $1::text is null or l.key = $1", 1, params, PG_ONE, err, NULL);
+		" from cronq.limits_now l where $1::text is null or l.key = $1", 1, params, PG_ONE, err);
 	json_error_t jerr;
 
 	if (res == NULL)

@@ -92,7 +92,7 @@ inspect_list(PGconn *conn, const inspect_filter *f, bool results_as_text, char *
 
 	*json = NULL;
 	snprintf(limit, sizeof limit, "%" PRId64, f->limit);
-	res = pg_exec(conn, list_sql[results_as_text], 4, params, PG_ONE, err, NULL);
+	res = pg_exec(conn, list_sql[results_as_text], 4, params, PG_ONE, err);
 	free(statuses);
 	free(queues);
 	free(types);
@@ -126,7 +126,7 @@ inspect_show(PGconn *conn, int64_t id, bool results_as_text, char **json, cq_err
 
 	*json = NULL;
 	snprintf(idtext, sizeof idtext, "%" PRId64, id);
-	if ((res = pg_exec(conn, show_sql[results_as_text], 1, params, PG_MAYBE_ONE, err, NULL)) == NULL)
+	if ((res = pg_exec(conn, show_sql[results_as_text], 1, params, PG_MAYBE_ONE, err)) == NULL)
 		return err->code;
 	if (PQntuples(res) == 0) {
 		PQclear(res);
@@ -157,7 +157,7 @@ inspect_retry(PGconn *conn, const int64_t *ids, int n, retry_outcome *result, in
 	memset(result, 0, (size_t) n * sizeof *result);
 	pg_array_ids(&arr, ids, n);
 	params[0] = buf_str(&arr);
-	res = pg_exec(conn, retry_sql, 1, params, PG_ANY, err, NULL);
+	res = pg_exec(conn, retry_sql, 1, params, PG_ANY, err);
 	buf_free(&arr);
 	if (res == NULL)
 		return err->code;
@@ -191,7 +191,7 @@ inspect_retry_dead(PGconn *conn, const inspect_filter *f, int64_t *retried, int6
 	char *types = text_array(f->types, f->ntypes);
 	char *queues = text_array(f->queues, f->nqueues);
 	const char *params[2] = {types, queues};
-	PGresult *res = pg_exec(conn, retry_dead_sql, 2, params, PG_ONE, err, NULL);
+	PGresult *res = pg_exec(conn, retry_dead_sql, 2, params, PG_ONE, err);
 
 	free(types);
 	free(queues);

@@ -196,7 +196,7 @@ jobs_claim(PGconn *conn, const char *worker, int limit, int64_t lease_ms,
 	memset(out, 0, sizeof *out);
 	claim_params_fill(&cp, worker, limit, lease_ms, filter, params);
 	res = pg_exec(conn, plain ? sql_queue_claim_plain : sql_queue_claim, CLAIM_NPARAMS, params,
-				  PG_ANY, err, NULL);
+				  PG_ANY, err);
 	claim_params_free(&cp);
 	if (res == NULL)
 		return err->code;
@@ -264,7 +264,7 @@ jobs_heartbeat(PGconn *conn, const char *worker, const int64_t *ids,
 	params[1] = lease;
 	params[2] = buf_str(&idb);
 	params[3] = buf_str(&atb);
-	res = pg_exec(conn, sql_queue_heartbeat, 4, params, PG_ANY, err, NULL);
+	res = pg_exec(conn, sql_queue_heartbeat, 4, params, PG_ANY, err);
 	buf_free(&idb);
 	buf_free(&atb);
 	if (res == NULL)
@@ -299,7 +299,7 @@ jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int *at
 	params[4] = cur ? cur_attempt : NULL;
 	params[5] = cur ? cur->base_time : NULL;
 	params[6] = cur ? cur_ms : NULL;
-	res = pg_exec(conn, sql_queue_release, 7, params, PG_ANY, err, NULL);
+	res = pg_exec(conn, sql_queue_release, 7, params, PG_ANY, err);
 	buf_free(&idb);
 	buf_free(&atb);
 	if (res == NULL)
@@ -435,10 +435,10 @@ apply_plain(const char *list, job_outcome *o, int n)
  * One outcome statement. With skip, the rows of the jobs marked others are
  * not waited for (busy when held); without, a row held locked is waited
  * for up to the statement's lock_timeout, and then it fails (55P03 in
- * sqlstate, which may be NULL).
+ * err->sqlstate).
  */
 static int
-record_once(PGconn *conn, job_outcome *o, int n, bool expired_only, bool skip, cq_err *err, char *sqlstate)
+record_once(PGconn *conn, job_outcome *o, int n, bool expired_only, bool skip, cq_err *err)
 {
 	buf a[RECORD_ARRAYS] = {BUF_INIT};
 	const char *params[RECORD_NPARAMS];
@@ -451,7 +451,7 @@ record_once(PGconn *conn, job_outcome *o, int n, bool expired_only, bool skip, c
 	/* Rows not waited for (skip) are record.sql's to skip. */
 	plain = !expired_only && !skip && outcomes_plain(o, n);
 	np = outcome_params(o, n, plain, expired_only, skip, a, params);
-	res = pg_exec(conn, plain ? sql_queue_record_plain : sql_queue_record, np, params, PG_ONE, err, sqlstate);
+	res = pg_exec(conn, plain ? sql_queue_record_plain : sql_queue_record, np, params, PG_ONE, err);
 	for (int k = 0; k < RECORD_ARRAYS; k++)
 		buf_free(&a[k]);
 	if (res == NULL)
@@ -466,9 +466,9 @@ record_once(PGconn *conn, job_outcome *o, int n, bool expired_only, bool skip, c
 
 /* Whether a statement failed for a lock it waited for past lock_timeout. */
 static bool
-lock_timed_out(const char *sqlstate)
+lock_timed_out(const cq_err *err)
 {
-	return strcmp(sqlstate, "55P03") == 0;
+	return strcmp(err->sqlstate, "55P03") == 0;
 }
 
 /*
@@ -479,12 +479,12 @@ lock_timed_out(const char *sqlstate)
  * one by one would not help there.
  */
 static bool
-one_outcomes_fault(const char *sqlstate)
+one_outcomes_fault(const cq_err *err)
 {
 	static const char *const classes[] = {"22", "23", "54", "P0", "38", "39", "XX", NULL};
 
 	for (int i = 0; classes[i]; i++)
-		if (strncmp(sqlstate, classes[i], 2) == 0)
+		if (strncmp(err->sqlstate, classes[i], 2) == 0)
 			return true;
 	return false;
 }
@@ -492,18 +492,17 @@ one_outcomes_fault(const char *sqlstate)
 static int record_apart(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err);
 
 /*
- * After a failed outcome statement (its SQLSTATE in sqlstate, nothing of
- * it committed): a lock wait that timed out, the outcomes again without
+ * After a failed outcome statement (its SQLSTATE in err, nothing of it
+ * committed): a lock wait that timed out, the outcomes again without
  * waiting for other roles' rows; then, if what failed may be one
  * outcome's fault, one statement each (record_apart). Else rc as it was.
  */
 static int
-record_recover(PGconn *conn, job_outcome *o, int n, bool expired_only, int rc, cq_err *err, char *sqlstate,
-			   bool apart)
+record_recover(PGconn *conn, job_outcome *o, int n, bool expired_only, int rc, cq_err *err, bool apart)
 {
-	if (rc != 0 && !expired_only && lock_timed_out(sqlstate) && pg_alive(conn))
-		rc = record_once(conn, o, n, false, true, err, sqlstate);
-	if (rc != 0 && apart && one_outcomes_fault(sqlstate) && pg_alive(conn))
+	if (rc != 0 && !expired_only && lock_timed_out(err) && pg_alive(conn))
+		rc = record_once(conn, o, n, false, true, err);
+	if (rc != 0 && apart && one_outcomes_fault(err) && pg_alive(conn))
 		rc = record_apart(conn, o, n, expired_only, err);
 	return rc;
 }
@@ -512,10 +511,9 @@ record_recover(PGconn *conn, job_outcome *o, int n, bool expired_only, int rc, c
 static int
 record_one(PGconn *conn, job_outcome *o, bool expired_only, cq_err *err)
 {
-	char state[6];
+	int rc = record_once(conn, o, 1, expired_only, false, err);
 
-	return record_recover(conn, o, 1, expired_only, record_once(conn, o, 1, expired_only, false, err, state), err,
-						  state, false);
+	return record_recover(conn, o, 1, expired_only, rc, err, false);
 }
 
 /*
@@ -566,10 +564,9 @@ record_apart(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err
 int
 jobs_record(PGconn *conn, job_outcome *o, int n, bool expired_only, cq_err *err)
 {
-	char state[6];
-	int rc = record_once(conn, o, n, expired_only, false, err, state);
+	int rc = record_once(conn, o, n, expired_only, false, err);
 
-	return record_recover(conn, o, n, expired_only, rc, err, state, true);
+	return record_recover(conn, o, n, expired_only, rc, err, true);
 }
 
 int
@@ -580,7 +577,7 @@ jobs_held(PGconn *conn, const claim_filter *filter, bool *held, bool *expired, c
 	PGresult *res;
 
 	claim_params_fill(&cp, "", 0, 0, filter, params);
-	res = pg_exec(conn, sql_queue_held, 3, params + 3, PG_ONE, err, NULL);
+	res = pg_exec(conn, sql_queue_held, 3, params + 3, PG_ONE, err);
 	claim_params_free(&cp);
 	if (res == NULL)
 		return err->code;
@@ -614,7 +611,6 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	claim_params cp;
 	PGresult *res[2];
 	bool plain_record;
-	char state[6];
 	int np, rc;
 
 	if (n == 0)
@@ -625,8 +621,7 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	claim_params_fill(&cp, worker, limit, lease_ms, filter, cp_params);
 	rc = pg_exec_pair(conn, (const char *const[]) {plain_record ? sql_queue_record_plain : sql_queue_record,
 													plain ? sql_queue_claim_plain : sql_queue_claim},
-					  (const int[]) {np, CLAIM_NPARAMS}, (const char *const *const[]) {rp, cp_params}, res, err,
-					  state);
+					  (const int[]) {np, CLAIM_NPARAMS}, (const char *const *const[]) {rp, cp_params}, res, err);
 	for (int k = 0; k < RECORD_ARRAYS; k++)
 		buf_free(&a[k]);
 	claim_params_free(&cp);
@@ -635,8 +630,8 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	 * perhaps from an idle transaction): nothing was committed. The
 	 * outcomes again, not waiting for other roles' rows, then the claim.
 	 */
-	if (rc != 0 && (lock_timed_out(state) || one_outcomes_fault(state)) && pg_alive(conn)) {
-		if ((rc = record_recover(conn, o, n, false, rc, err, state, true)) != 0)
+	if (rc != 0 && (lock_timed_out(err) || one_outcomes_fault(err)) && pg_alive(conn)) {
+		if ((rc = record_recover(conn, o, n, false, rc, err, true)) != 0)
 			return rc;
 		/*
 		 * The outcomes are committed: a claim that fails now is an empty
@@ -667,7 +662,7 @@ jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 {
 	*rescued = 0;
 	for (;;) {
-		PGresult *res = pg_exec(conn, sql_queue_rescue, 0, NULL, PG_ANY, err, NULL);
+		PGresult *res = pg_exec(conn, sql_queue_rescue, 0, NULL, PG_ANY, err);
 		job_outcome *o;
 		int n, rc, recorded;
 
@@ -735,7 +730,7 @@ pages(PGconn *conn, const char *sql, int nparams, const char *const *params, con
 
 	*total = 0;
 	while (mono_ms() - start < PAGES_MAX_MS) {
-		PGresult *res = pg_exec(conn, sql, nparams, params, PG_ONE, err, NULL);
+		PGresult *res = pg_exec(conn, sql, nparams, params, PG_ONE, err);
 		bool more;
 		int n;
 

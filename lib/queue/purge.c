@@ -180,7 +180,7 @@ purge_batches(PGconn *conn, const char *sql, int n, const char *const *params,
 
 		if (stop && stop(arg))
 			return 1;
-		if ((res = pg_exec(conn, sql, n, params, PG_NONE, err, NULL)) == NULL)
+		if ((res = pg_exec(conn, sql, n, params, PG_NONE, err)) == NULL)
 			return -1;
 		got = strtoll(PQcmdTuples(res), NULL, 10);
 		PQclear(res);

@@ -64,7 +64,7 @@ wait_poll(PGconn *conn, wait_job *jobs, int n, cq_err *err)
 
 	ids_array(&arr, jobs, n, true);
 	params[0] = buf_str(&arr);
-	res = pg_exec(conn, poll_sql, 1, params, PG_ANY, err, NULL);
+	res = pg_exec(conn, poll_sql, 1, params, PG_ANY, err);
 	buf_free(&arr);
 	if (res == NULL)
 		return err->code;
@@ -152,7 +152,7 @@ wait_report_json(PGconn *conn, const wait_job *jobs, int n, char **json, cq_err 
 	*json = NULL;
 	ids_array(&arr, jobs, n, false);
 	params[0] = buf_str(&arr);
-	res = pg_exec(conn, report_sql, 1, params, PG_ONE, err, NULL);
+	res = pg_exec(conn, report_sql, 1, params, PG_ONE, err);
 	buf_free(&arr);
 	if (res == NULL)
 		return err->code;

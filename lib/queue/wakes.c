@@ -71,7 +71,7 @@ static const char wake_end_sql[] =
 
 int
 wakes_start(PGconn *conn, const wake_args *a, const claim_filter *filter, wake_info *info,
-			cq_err *err, char sqlstate[6])
+			cq_err *err)
 {
 	char pid[16], version[16];
 	char *queues = pg_text_array(filter->queues, filter->nqueues);
@@ -86,7 +86,7 @@ wakes_start(PGconn *conn, const wake_args *a, const claim_filter *filter, wake_i
 	snprintf(pid, sizeof pid, "%d", a->pid);
 	snprintf(version, sizeof version, "%d", a->version);
 	res = pg_exec(conn, filtered ? wake_filtered_sql : wake_sql, filtered ? 8 : 5, params,
-				  PG_ONE, err, sqlstate);
+				  PG_ONE, err);
 	free(queues);
 	free(types);
 	free(excluded);

@@ -39,10 +39,9 @@ typedef struct wake_info {
  * compatible-from, learn what there is to do, and when the version is
  * a->version, or newer and compatible from a->version or earlier, record
  * the wake.
- * sqlstate gets the error's SQLSTATE (for a missing schema).
  */
 int wakes_start(PGconn *conn, const wake_args *a, const claim_filter *filter, wake_info *info,
-				cq_err *err, char sqlstate[6]) __attribute__((warn_unused_result));
+				cq_err *err) __attribute__((warn_unused_result));
 
 
 /* Delete the wakes older than the kept newest, counting back from wake_id. */

@@ -61,7 +61,7 @@ query_doc(PGconn *conn, const char *sql, int nparams, const char *const *params,
 	json_t *doc;
 	PGresult *res;
 
-	if ((res = pg_exec(conn, sql, nparams, params, PG_ONE, err, NULL)) == NULL)
+	if ((res = pg_exec(conn, sql, nparams, params, PG_ONE, err)) == NULL)
 		return NULL;
 	doc = json_loads(PQgetvalue(res, 0, 0), 0, &jerr);
 	PQclear(res);
@@ -95,7 +95,7 @@ static int
 read_unplannable(PGconn *conn, stats_health *h, cq_err *err)
 {
 	PGresult *res = pg_exec(conn, "select name, cron, timezone from cronq.schedules"
-							" where enabled order by name", 0, NULL, PG_ANY, err, NULL);
+							" where enabled order by name", 0, NULL, PG_ANY, err);
 	schedule_checker *c;
 
 	if (res == NULL)
@@ -119,7 +119,7 @@ stats_health_read(PGconn *conn, stats_health *h, cq_err *err)
 	PGresult *res;
 
 	memset(h, 0, sizeof *h);
-	if ((res = pg_exec(conn, sql_report_health, 0, NULL, PG_ONE, err, NULL)) == NULL)
+	if ((res = pg_exec(conn, sql_report_health, 0, NULL, PG_ONE, err)) == NULL)
 		return err->code;
 	h->lag_ms = int_at(res, 0);
 	h->due = int_at(res, 1);

@@ -53,7 +53,7 @@ given_back_in_a_row(worker *w, int64_t job)
 				"select count(*) filter (where outcome = 'given_back') from"
 				" (select r.outcome from cronq.job_runs r where r.job_id = $1"
 				"  order by r.id desc limit $2::int) l",
-				2, params, PG_ONE, NULL, NULL);
+				2, params, PG_ONE, NULL);
 	if (r == NULL)
 		return -1;
 	n = atoi(PQgetvalue(r, 0, 0));
@@ -156,7 +156,7 @@ server_gives_sessions(worker *w)
 				  "      where d.datname = pg_catalog.current_database())"
 				  "     not between 0 and count(*) filter (where a.datname = pg_catalog.current_database()) - 1"
 				  " from pg_catalog.pg_stat_activity a where a.backend_type = 'client backend'",
-				  0, NULL, PG_ONE, &ignored, NULL);
+				  0, NULL, PG_ONE, &ignored);
 	gives = res && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
 	PQclear(res);
 	pg_close(conn);

@@ -28,7 +28,6 @@ wake_start(PGconn *conn, const run_opts *o, const char *worker_id, wake_info *wa
 		   run_summary *sum, cq_err *err)
 {
 	char host[256] = "localhost";
-	char state[6];
 	int code, settled = 0;
 
 	gethostname(host, sizeof host - 1);
@@ -37,8 +36,8 @@ wake_start(PGconn *conn, const run_opts *o, const char *worker_id, wake_info *wa
 		const wake_args a = {worker_id, host, (int) getpid(), migrate_latest_version(),
 							 o->linger_ms <= 0};
 
-		if (wakes_start(conn, &a, &o->filter, wake, err, state) != 0)
-			return migrate_explain_missing(conn, state, err);
+		if (wakes_start(conn, &a, &o->filter, wake, err) != 0)
+			return migrate_explain_missing(conn, err);
 	}
 	if ((code = migrate_check_version(wake->version, wake->compatible_from, err)) != 0)
 		return code;

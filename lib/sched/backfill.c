@@ -346,7 +346,7 @@ backfill_parse_time(PGconn *conn, const char *text, int64_t *t, cq_err *err)
 		"select case when isfinite(x.t) then floor(extract(epoch from x.t))::bigint end"
 		" from (select $1::timestamptz as t) x";
 	const char *params[1] = {text};
-	PGresult *res = pg_exec(conn, sql, 1, params, PG_ONE, err, NULL);
+	PGresult *res = pg_exec(conn, sql, 1, params, PG_ONE, err);
 	int rc = 0;
 
 	if (res == NULL)
@@ -415,7 +415,7 @@ dry_batch(PGconn *conn, const batch *b, char **keys, char **payloads, backfill_l
 		  void *arg, backfill_out *out, cq_err *err)
 {
 	const char *params[1] = {buf_str(&b->keys)};
-	PGresult *res = pg_exec(conn, existing_keys_sql, 1, params, PG_ANY, err, NULL);
+	PGresult *res = pg_exec(conn, existing_keys_sql, 1, params, PG_ANY, err);
 	char **found;
 	int nfound;
 
@@ -509,12 +509,12 @@ then_insert(PGconn *conn, const backfill_then *then, const char *what, buf *all,
 	params[5] = then->opts.timeout_ms > 0 ? timeout : NULL;
 	params[6] = key;
 	params[7] = buf_str(all);
-	res = pg_exec(conn, then_sql, 8, params, PG_MAYBE_ONE, err, NULL);
+	res = pg_exec(conn, then_sql, 8, params, PG_MAYBE_ONE, err);
 	if (res != NULL && PQntuples(res) == 0) {
 		PQclear(res);
 		out->then_existed = true;
 		res = pg_exec(conn, "select id from cronq.jobs where idempotency_key = $1", 1,
-					  (const char *[]) {key}, PG_ONE, err, NULL);
+					  (const char *[]) {key}, PG_ONE, err);
 	}
 	free(key);
 	if (res == NULL)
@@ -606,7 +606,7 @@ flush(PGconn *conn, const backfill_req *req, batch *b, bool dry, strings *keys,
 	params[4] = req->opts.timeout_ms > 0 ? timeout : NULL;
 	params[5] = buf_str(&b->payloads);
 	params[6] = buf_str(&b->keys);
-	if ((res = pg_exec(conn, insert_sql, 7, params, PG_NONE, err, NULL)) == NULL)
+	if ((res = pg_exec(conn, insert_sql, 7, params, PG_NONE, err)) == NULL)
 		return err->code;
 	created = strtoll(PQcmdTuples(res), NULL, 10);
 	PQclear(res);
@@ -672,7 +672,7 @@ backfill_schedule_get(PGconn *conn, const char *name, char **cron, char **zone, 
 	PGresult *res = pg_exec(conn, "select cron, timezone, floor(extract(epoch from anchor))::bigint,"
 							" coalesce(floor(extract(epoch from spread)), 0)::bigint"
 							" from cronq.schedules where name = $1",
-							1, params, PG_MAYBE_ONE, err, NULL);
+							1, params, PG_MAYBE_ONE, err);
 
 	*cron = *zone = NULL;
 	if (res == NULL)
@@ -714,7 +714,7 @@ backfill_schedule_run(PGconn *conn, const char *name, const int64_t *fires, int6
 
 	memset(out, 0, sizeof *out);
 	res = pg_exec(conn, "select payload::text from cronq.schedules where name = $1",
-				  1, (const char *[]) {name}, PG_MAYBE_ONE, err, NULL);
+				  1, (const char *[]) {name}, PG_MAYBE_ONE, err);
 	if (res == NULL)
 		return err->code;
 	if (PQntuples(res) == 0) {
@@ -761,7 +761,7 @@ backfill_schedule_run(PGconn *conn, const char *name, const int64_t *fires, int6
 			} else {
 				const char *params[2] = {buf_str(&names), buf_str(&times)};
 
-				if ((res = pg_exec(conn, materialise_sql, 2, params, PG_ONE, err, NULL)) == NULL)
+				if ((res = pg_exec(conn, materialise_sql, 2, params, PG_ONE, err)) == NULL)
 					rc = err->code;
 				else {
 					int64_t created = strtoll(PQgetvalue(res, 0, 0), NULL, 10);

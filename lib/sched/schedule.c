@@ -96,7 +96,7 @@ schedule_check(const schedule_def *d, cq_err *err)
 static int
 db_now(PGconn *conn, int64_t *now, cq_err *err)
 {
-	PGresult *res = pg_exec(conn, "select floor(extract(epoch from now()))::bigint", 0, NULL, PG_ONE, err, NULL);
+	PGresult *res = pg_exec(conn, "select floor(extract(epoch from now()))::bigint", 0, NULL, PG_ONE, err);
 
 	if (res == NULL)
 		return err->code;
@@ -126,7 +126,7 @@ schedule_visible(PGconn *conn, const char *name)
 {
 	cq_err ignored = {0};
 	PGresult *res = pg_exec(conn, "select 1 from cronq.schedules where name = $1", 1,
-							(const char *[]) {name}, PG_MAYBE_ONE, &ignored, NULL);
+							(const char *[]) {name}, PG_MAYBE_ONE, &ignored);
 	bool seen = res && PQntuples(res) == 1;
 
 	PQclear(res);
@@ -153,7 +153,6 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, bool *replaced, 
 	buf sql = BUF_INIT, values = BUF_INIT;
 	int64_t now = 0, next = 0;
 	int n = 0, rc;
-	char state[6];
 	PGresult *res;
 
 	if ((rc = schedule_check(d, err)) != 0)
@@ -209,7 +208,7 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, bool *replaced, 
 	}
 	if (replaced)
 		*replaced = false;
-	res = pg_exec(conn, buf_str(&sql), n, params, PG_NONE, err, state);
+	res = pg_exec(conn, buf_str(&sql), n, params, PG_NONE, err);
 	buf_free(&sql);
 	buf_free(&values);
 	if (res == NULL) {
@@ -218,12 +217,12 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, bool *replaced, 
 		 * name; its refusal (42501, as a missing grant's) is raised where
 		 * every policy's is.
 		 */
-		if ((strcmp(state, "23505") == 0 || (replace && strcmp(state, "42501") == 0 &&
+		if ((strcmp(err->sqlstate, "23505") == 0 || (replace && strcmp(err->sqlstate, "42501") == 0 &&
 											 strcmp(err->routine, "ExecWithCheckOptions") == 0)) &&
 			!schedule_visible(conn, d->name)) {
 			cq_fail(err, EX_DATAERR, "schedule \"%s\" belongs to another role", d->name);
 			cq_hint(err, "Schedule names are shared by every role: choose another name.");
-		} else if (strcmp(state, "23505") == 0) {
+		} else if (strcmp(err->sqlstate, "23505") == 0) {
 			cq_fail(err, EX_DATAERR, "schedule \"%s\" already exists", d->name);
 			cq_hint(err, "Use --replace to replace it, or \"cronq schedule remove %s\" first.", d->name);
 		}
@@ -247,7 +246,7 @@ schedule_remove(PGconn *conn, const char *name, cq_err *err)
 	const char *params[1] = {name};
 	/* Not a DELETE: a trigger deletes the row (sql/0021, why). */
 	PGresult *res = pg_exec(conn, "update cronq.schedules set removed = true where name = $1",
-							1, params, PG_NONE, err, NULL);
+							1, params, PG_NONE, err);
 	bool found;
 
 	if (res == NULL)
@@ -264,7 +263,7 @@ schedule_set_enabled(PGconn *conn, const char *name, bool enabled, bool *changed
 	/* The joined row is the one before the update: its enabled, the old one. */
 	PGresult *res = pg_exec(conn, "update cronq.schedules s set enabled = $2::bool from cronq.schedules o"
 							" where s.name = $1 and o.name = s.name returning o.enabled <> $2::bool",
-							2, params, PG_MAYBE_ONE, err, NULL);
+							2, params, PG_MAYBE_ONE, err);
 	bool found;
 
 	if (res == NULL)
@@ -280,15 +279,13 @@ int
 schedule_run(PGconn *conn, const char *name, bool force, int64_t *job_id, bool *again, cq_err *err)
 {
 	const char *params[2] = {name, force ? "true" : "false"};
-	char state[6];
-	PGresult *res = pg_exec(conn, "select cronq.run_schedule($1, $2::bool), now()", 2, params, PG_ONE, err,
-							state);
+	PGresult *res = pg_exec(conn, "select cronq.run_schedule($1, $2::bool), now()", 2, params, PG_ONE, err);
 
 	*again = false;
 	if (res == NULL) {
-		if (strcmp(state, "P0002") == 0)
+		if (strcmp(err->sqlstate, "P0002") == 0)
 			err->code = EX_DATAERR;
-		else if (strcmp(state, "55006") == 0)
+		else if (strcmp(err->sqlstate, "55006") == 0)
 			err->code = EX_TEMPFAIL;
 		return err->code;
 	}
@@ -302,7 +299,7 @@ schedule_run(PGconn *conn, const char *name, bool force, int64_t *job_id, bool *
 	params[1] = PQgetvalue(res, 0, 1);
 	cq_err unasked = {0};
 	PGresult *same = pg_exec(conn, "select created_at <> $2::timestamptz from cronq.jobs where id = $1", 2, params,
-							 PG_MAYBE_ONE, &unasked, NULL);
+							 PG_MAYBE_ONE, &unasked);
 
 	*again = same && PQntuples(same) == 1 && PQgetvalue(same, 0, 0)[0] == 't';
 	PQclear(same);
@@ -378,7 +375,7 @@ schedule_list(PGconn *conn, const char *name, cq_err *err)
 		" from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id"
 		" where $1::text is null or s.name = $1) x";
 	const char *params[1] = {name};
-	PGresult *res = pg_exec(conn, sql, 1, params, PG_ONE, err, NULL);
+	PGresult *res = pg_exec(conn, sql, 1, params, PG_ONE, err);
 	json_error_t jerr;
 	json_t *list;
 
@@ -414,7 +411,7 @@ schedule_upcoming(PGconn *conn, const char *name, int64_t count, int64_t **times
 		" floor(extract(epoch from p.until))::bigint, s.enabled"
 		" from cronq.schedules s left join cronq.pauses p on p.schedule = s.name"
 		" where s.name = $1";
-	PGresult *res = pg_exec(conn, sql, 1, (const char *[]) {name}, PG_MAYBE_ONE, err, NULL);
+	PGresult *res = pg_exec(conn, sql, 1, (const char *[]) {name}, PG_MAYBE_ONE, err);
 	const char *why = NULL;
 	fire_def def;
 	fire_clock clock;
@@ -664,11 +661,12 @@ typedef struct due_entry {
  * is the batch worth trying again schedule by schedule.
  */
 static bool
-schedule_fault(const char *sqlstate)
+schedule_fault(const cq_err *err)
 {
-	return strncmp(sqlstate, "22", 2) == 0 || strncmp(sqlstate, "23", 2) == 0 ||
-		strncmp(sqlstate, "42", 2) == 0 || strncmp(sqlstate, "P0", 2) == 0 ||
-		strcmp(sqlstate, "55P03") == 0;
+	const char *s = err->sqlstate;
+
+	return strncmp(s, "22", 2) == 0 || strncmp(s, "23", 2) == 0 || strncmp(s, "42", 2) == 0 ||
+		strncmp(s, "P0", 2) == 0 || strcmp(s, "55P03") == 0;
 }
 
 /* Why the log says an occurrence was skipped, by its ledger decision. */
@@ -814,7 +812,7 @@ entry_to_enqueue(const due_entry *d)
  * each one's next run. Adds the jobs enqueued to *enqueued.
  */
 static int
-materialise_call(PGconn *conn, due_entry *const *list, int n, int *enqueued, cq_err *err, char *sqlstate)
+materialise_call(PGconn *conn, due_entry *const *list, int n, int *enqueued, cq_err *err)
 {
 	enum {NAMES, FIRES, SCHED, NEXT, SKIP_NAMES, SKIP_FIRES, SKIP_WHY, SKIP_DETAIL, NARRAYS};
 	buf arrays[NARRAYS];
@@ -847,7 +845,7 @@ materialise_call(PGconn *conn, due_entry *const *list, int n, int *enqueued, cq_
 		pg_array_end(&arrays[a]);
 		params[a] = buf_str(&arrays[a]);
 	}
-	res = pg_exec(conn, materialise_sql, NARRAYS, params, PG_ANY, err, sqlstate);
+	res = pg_exec(conn, materialise_sql, NARRAYS, params, PG_ANY, err);
 	for (int a = 0; a < NARRAYS; a++)
 		buf_free(&arrays[a]);
 	if (res == NULL)
@@ -868,19 +866,19 @@ materialise_call(PGconn *conn, due_entry *const *list, int n, int *enqueued, cq_
  */
 static int
 materialise_split(PGconn *conn, due_entry **list, int n, due_entry **rest, int *nrest,
-				  int *enqueued, cq_err *err, char *sqlstate)
+				  int *enqueued, cq_err *err)
 {
 	bool refused;
 	int rc;
 
 	if ((rc = pg_run(conn, "savepoint materialise_part", 0, NULL, err)) != 0)
 		return rc;
-	rc = materialise_call(conn, list, n, enqueued, err, sqlstate);
+	rc = materialise_call(conn, list, n, enqueued, err);
 	if ((refused = rc != 0)) {
-		if (!schedule_fault(sqlstate) || !pg_alive(conn))
+		if (!schedule_fault(err) || !pg_alive(conn))
 			return rc;
 		if (n == 1) {
-			if (strcmp(sqlstate, "55P03") == 0)
+			if (strcmp(err->sqlstate, "55P03") == 0)
 				cq_fail(err, EX_TEMPFAIL, "a job with one of its occurrence keys is being written by a"
 						" transaction not yet committed (waited 1 s)");
 			entry_refuse(list[0], err->msg);
@@ -894,9 +892,9 @@ materialise_split(PGconn *conn, due_entry **list, int n, due_entry **rest, int *
 		return rc;
 	if (!refused || n == 1)
 		return 0;
-	if ((rc = materialise_split(conn, list, n / 2, rest, nrest, enqueued, err, sqlstate)) != 0)
+	if ((rc = materialise_split(conn, list, n / 2, rest, nrest, enqueued, err)) != 0)
 		return rc;
-	return materialise_split(conn, list + n / 2, n - n / 2, rest, nrest, enqueued, err, sqlstate);
+	return materialise_split(conn, list + n / 2, n - n / 2, rest, nrest, enqueued, err);
 }
 
 /*
@@ -906,7 +904,7 @@ materialise_split(PGconn *conn, due_entry **list, int n, due_entry **rest, int *
  * refused, and those with nothing to enqueue).
  */
 static int
-materialise_slow(PGconn *conn, due_entry *d, int n, int *enqueued, cq_err *err, char *sqlstate)
+materialise_slow(PGconn *conn, due_entry *d, int n, int *enqueued, cq_err *err)
 {
 	due_entry **list = xcalloc((size_t) n + 1, sizeof *list);
 	due_entry **rest = xcalloc((size_t) n + 1, sizeof *rest);
@@ -919,9 +917,9 @@ materialise_slow(PGconn *conn, due_entry *d, int n, int *enqueued, cq_err *err, 
 			rest[nrest++] = &d[i];
 	}
 	if (nlist > 0)
-		rc = materialise_split(conn, list, nlist, rest, &nrest, enqueued, err, sqlstate);
+		rc = materialise_split(conn, list, nlist, rest, &nrest, enqueued, err);
 	if (rc == 0 && nrest > 0)
-		rc = materialise_call(conn, rest, nrest, enqueued, err, sqlstate);
+		rc = materialise_call(conn, rest, nrest, enqueued, err);
 	free(list);
 	free(rest);
 	return rc;
@@ -931,12 +929,12 @@ materialise_slow(PGconn *conn, due_entry *d, int n, int *enqueued, cq_err *err, 
  * One transaction's worth of the schedules select_sql finds: *due gets how
  * many (0: done).
  * The due schedules go to cronq.materialise() in one call, or with slow
- * through materialise_slow(). sqlstate gets the SQLSTATE of a failed
- * cronq.materialise() call ("" for any other failure).
+ * through materialise_slow(). *fault says whether a cronq.materialise()
+ * call failed for what may be a schedule's fault (schedule_fault()).
  */
 static int
 materialise_batch(PGconn *conn, const char *select_sql, zone_cache *zones, bool slow,
-				  int *enqueued, int *skipped, int *due, cq_err *err, char *sqlstate)
+				  int *enqueued, int *skipped, int *due, cq_err *err, bool *fault)
 {
 	due_entry *d = NULL;
 	due_entry **all = NULL;
@@ -947,10 +945,10 @@ materialise_batch(PGconn *conn, const char *select_sql, zone_cache *zones, bool 
 
 	snprintf(batch, sizeof batch, "%d", MATERIALISE_BATCH);
 	*due = 0;
-	sqlstate[0] = '\0';
+	*fault = false;
 	if ((rc = pg_run(conn, "begin", 0, NULL, err)) != 0)
 		goto out;
-	if ((res = pg_exec(conn, select_sql, 1, (const char *[]) {batch}, PG_ANY, err, NULL)) == NULL) {
+	if ((res = pg_exec(conn, select_sql, 1, (const char *[]) {batch}, PG_ANY, err)) == NULL) {
 		rc = err->code;
 		goto out;
 	}
@@ -962,10 +960,12 @@ materialise_batch(PGconn *conn, const char *select_sql, zone_cache *zones, bool 
 		all[i] = &d[i];
 	}
 	if (*due > 0) {
-		rc = slow ? materialise_slow(conn, d, *due, &added, err, sqlstate)
-			: materialise_call(conn, all, *due, &added, err, sqlstate);
-		if (rc != 0)
+		rc = slow ? materialise_slow(conn, d, *due, &added, err)
+			: materialise_call(conn, all, *due, &added, err);
+		if (rc != 0) {
+			*fault = schedule_fault(err);
 			goto out;
+		}
 	}
 	if ((rc = pg_run(conn, "commit", 0, NULL, err)) != 0)
 		goto out;
@@ -1004,7 +1004,7 @@ int
 schedule_materialise(PGconn *conn, int *enqueued, int *skipped, cq_err *err)
 {
 	zone_cache zones = {NULL, NULL, 0, 0};
-	char sqlstate[6];
+	bool fault;
 	int rc = 0, due;
 
 	*enqueued = 0;
@@ -1012,13 +1012,13 @@ schedule_materialise(PGconn *conn, int *enqueued, int *skipped, cq_err *err)
 	for (size_t pass = 0; rc == 0 && pass < sizeof due_sql / sizeof due_sql[0]; pass++) {
 		do {
 			rc = materialise_batch(conn, due_sql[pass], &zones, false, enqueued, skipped, &due,
-								   err, sqlstate);
-			if (rc != 0 && schedule_fault(sqlstate) && pg_alive(conn)) {
+								   err, &fault);
+			if (rc != 0 && fault && pg_alive(conn)) {
 				/* The fast path's one statement was refused: the same batch, in parts. */
 				log_debug("materialising the due schedules in parts: %s", err->msg);
 				cq_clear(err);
 				rc = materialise_batch(conn, due_sql[pass], &zones, true, enqueued, skipped, &due,
-									   err, sqlstate);
+									   err, &fault);
 			}
 		} while (rc == 0 && due == MATERIALISE_BATCH);
 	}

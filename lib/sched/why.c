@@ -256,10 +256,9 @@ schedule_why(PGconn *conn, const char *name, const char *at, cq_err *err)
 	fire_def times;
 	tz *zone;
 	json_t *out;
-	char sqlstate[6];
 
-	if ((res = pg_exec(conn, schedule_sql, 2, params, PG_MAYBE_ONE, err, sqlstate)) == NULL) {
-		if (at && pg_bad_time(sqlstate))
+	if ((res = pg_exec(conn, schedule_sql, 2, params, PG_MAYBE_ONE, err)) == NULL) {
+		if (at && pg_bad_time(err->sqlstate))
 			cq_prefix(err, "invalid value \"%s\" for --at: ", at);
 		return NULL;
 	}
@@ -309,7 +308,7 @@ schedule_why(PGconn *conn, const char *name, const char *at, cq_err *err)
 	params[1] = fire_text;
 	params[2] = fire_text;
 	params[3] = buf_str(&earlier);
-	r = pg_exec(conn, fire_sql, 4, params, PG_MAYBE_ONE, err, NULL);
+	r = pg_exec(conn, fire_sql, 4, params, PG_MAYBE_ONE, err);
 	buf_free(&earlier);
 	if (r == NULL) {
 		json_decref(out);

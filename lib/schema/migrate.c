@@ -98,11 +98,11 @@ migrate_check_version(int db_version, int compatible_from, cq_err *err)
 }
 
 static bool
-missing_object(const char *sqlstate)
+missing_object(const cq_err *err)
 {
 	/* invalid_schema_name, undefined_table, undefined_function */
-	return sqlstate && (strcmp(sqlstate, "3F000") == 0 || strcmp(sqlstate, "42P01") == 0 ||
-						strcmp(sqlstate, "42883") == 0);
+	return strcmp(err->sqlstate, "3F000") == 0 || strcmp(err->sqlstate, "42P01") == 0 ||
+		strcmp(err->sqlstate, "42883") == 0;
 }
 
 /*
@@ -113,11 +113,10 @@ missing_object(const char *sqlstate)
 static int
 read_version(PGconn *conn, int *version, int *compatible_from, cq_err *err)
 {
-	char state[6];
-	PGresult *res = pg_exec(conn, version_sql, 0, NULL, PG_ONE, err, state);
+	PGresult *res = pg_exec(conn, version_sql, 0, NULL, PG_ONE, err);
 
 	if (res == NULL) {
-		if (missing_object(state)) {
+		if (missing_object(err)) {
 			cq_clear(err);
 			*version = *compatible_from = 0;
 			return 0;
@@ -128,9 +127,9 @@ read_version(PGconn *conn, int *version, int *compatible_from, cq_err *err)
 	PQclear(res);
 	if (*version <= migrate_latest_version())
 		return 0;
-	if ((res = pg_exec(conn, compatible_from_sql, 0, NULL, PG_ONE, err, state)) == NULL) {
+	if ((res = pg_exec(conn, compatible_from_sql, 0, NULL, PG_ONE, err)) == NULL) {
 		/* A newer schema without the function declares no older binary. */
-		if (missing_object(state)) {
+		if (missing_object(err)) {
 			cq_clear(err);
 			return 0;
 		}
@@ -142,12 +141,12 @@ read_version(PGconn *conn, int *version, int *compatible_from, cq_err *err)
 }
 
 int
-migrate_explain_missing(PGconn *conn, const char *sqlstate, cq_err *err)
+migrate_explain_missing(PGconn *conn, cq_err *err)
 {
 	cq_err verdict = {0};
 	int version = 0, compatible_from = 0;
 
-	if (!missing_object(sqlstate))
+	if (!missing_object(err))
 		return err->code;
 	/* An older schema lacks what this binary's statements name: say so. */
 	if (read_version(conn, &version, &compatible_from, &verdict) == 0 &&
@@ -187,7 +186,7 @@ exec_script(PGconn *conn, const char *sql, const char *what, cq_err *err)
 
 	/* A migration of comments only is empty, not a failure. */
 	if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && st != PGRES_EMPTY_QUERY) {
-		rc = pg_fail_result(conn, res, err, NULL);
+		rc = pg_fail_result(conn, res, err);
 		if (what) {
 			cq_prefix(err, "migration %s failed: ", what);
 			rc = err->code = rc == EX_TEMPFAIL ? rc : EX_SOFTWARE;
@@ -210,7 +209,7 @@ write_constant_fn(PGconn *conn, const char *name, int value, bool force, cq_err 
 	snprintf(sig, sizeof sig, "cronq.%s()", name);
 	snprintf(val, sizeof val, "%d", value);
 	if (!force) {
-		PGresult *res = pg_exec(conn, version_fn_current_sql, 2, params, PG_ONE, err, NULL);
+		PGresult *res = pg_exec(conn, version_fn_current_sql, 2, params, PG_ONE, err);
 
 		if (res == NULL)
 			return err->code;
@@ -268,7 +267,7 @@ static const char roles_sql[] =
 static int
 query_text(PGconn *conn, const char *sql, char *out, size_t len, cq_err *err)
 {
-	PGresult *res = pg_exec(conn, sql, 0, NULL, PG_ONE, err, NULL);
+	PGresult *res = pg_exec(conn, sql, 0, NULL, PG_ONE, err);
 
 	if (res == NULL)
 		return err->code;
@@ -299,7 +298,7 @@ apply_grants(PGconn *conn, migrate_grants *g, cq_err *err)
 	if ((rc = exec_script(conn, g->changed ? "release savepoint cronq_grants"
 						  : "rollback to savepoint cronq_grants", NULL, err)) != 0)
 		return rc;
-	if ((res = pg_exec(conn, roles_sql, 0, NULL, PG_ONE, err, NULL)) == NULL)
+	if ((res = pg_exec(conn, roles_sql, 0, NULL, PG_ONE, err)) == NULL)
 		return err->code;
 	snprintf(g->present, sizeof g->present, "%s", PQgetvalue(res, 0, 0));
 	snprintf(g->missing, sizeof g->missing, "%s", PQgetvalue(res, 0, 1));
@@ -388,16 +387,15 @@ fail:
 int
 migrate_status(PGconn *conn, migrate_state *states, int *db_version, cq_err *err)
 {
-	char state[6];
 	PGresult *res;
 	int rows = 0;
 
 	*db_version = 0;
 	res = pg_exec(conn, "select version, to_char(applied_at at time zone 'UTC', "
 				  "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') from cronq.schema_migrations order by version",
-				  0, NULL, PG_ANY, err, state);
+				  0, NULL, PG_ANY, err);
 	if (res == NULL) {
-		if (strcmp(state, "3F000") != 0 && strcmp(state, "42P01") != 0)
+		if (strcmp(err->sqlstate, "3F000") != 0 && strcmp(err->sqlstate, "42P01") != 0)
 			return err->code;
 		cq_clear(err);
 	} else

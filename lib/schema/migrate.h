@@ -91,6 +91,6 @@ int migrate_check(PGconn *conn, cq_err *err) __attribute__((warn_unused_result))
  * version read from conn when it is older or newer than this binary's.
  * Other failures are left as they are. Returns err->code.
  */
-int migrate_explain_missing(PGconn *conn, const char *sqlstate, cq_err *err);
+int migrate_explain_missing(PGconn *conn, cq_err *err);
 
 #endif

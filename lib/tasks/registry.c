@@ -137,7 +137,7 @@ task_author_may(const task_ctx *ctx, const task_job *job, char *why, size_t len)
 		if (conn == NULL)
 			return -1;
 		/* pg_exec: bounded like every statement of the runner's (pg_set_answer_limit). */
-		r = pg_exec(conn, "select cronq.task_permission_error($1, $2)", 2, params, PG_ONE, &err, NULL);
+		r = pg_exec(conn, "select cronq.task_permission_error($1, $2)", 2, params, PG_ONE, &err);
 		if (r != NULL)
 			break;
 		if (tries == 0 && !pg_alive(conn))

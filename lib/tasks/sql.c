@@ -209,7 +209,7 @@ end_backend(const task_ctx *ctx, PGconn *conn)
 	if (runner == NULL)
 		return;
 	r = pg_exec(runner, "select pg_catalog.pg_terminate_backend($1::pg_catalog.int4)", 1, values, PG_ANY,
-				NULL, NULL);
+				NULL);
 	PQclear(r);
 }
 

@@ -142,7 +142,7 @@ exec_against(const fake *f, const char *param, cq_err *err, bool *alive)
 	if ((conn = pg_connect(conninfo, err)) == NULL)
 		return -1;
 	t0 = mono_ms();
-	res = pg_exec(conn, "select $1::text", 1, values, PG_ONE, err, NULL);
+	res = pg_exec(conn, "select $1::text", 1, values, PG_ONE, err);
 	t0 = mono_ms() - t0;
 	CHECK(res == NULL, "a server that never answers gives no result");
 	PQclear(res);
