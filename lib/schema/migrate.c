@@ -375,7 +375,7 @@ migrate_apply(PGconn *conn, int *applied, int *db_version, migrate_grants *grant
 fail:
 	*applied = 0;
 	if (err && strcmp(err->sqlstate, "55P03") == 0)
-		cq_hint(err, "Another session holds a lock on a cronq table (see pg_locks); run \"cronq migrate\" again.");
+		cq_hint(err, "Another session holds a lock on a cronq object (see pg_locks); run \"cronq migrate\" again.");
 	if (pg_alive(conn)) {
 		PGresult *res = PQexec(conn, "rollback");
 

@@ -89,6 +89,25 @@ cronq migrate
 expect "migrate after the newer schema is gone" 0 "" ""
 eq "the functions follow" "$latest|$compat" "$(q "select cronq.schema_version(), cronq.schema_compatible_from()")"
 
+# A lock migrate waits for past its lock_timeout (10 s): another session's
+# transaction holding the row of a function that migrate rewrites once it
+# has applied something. It fails with 75 and a hint, and leaves nothing
+# applied (the transaction rolled back: the version is as before).
+q "delete from cronq.schema_migrations where version = $latest"
+"$PSQL" -XAtq -c "begin" -c "alter function cronq.schema_version() set work_mem = '1MB'" \
+    -c "select pg_sleep(30)" -c "rollback" >/dev/null 2>&1 &
+holder=$!
+wait_for "the holder" 10 "select count(*) = 1 from pg_stat_activity where query = 'select pg_sleep(30)' and state = 'active'" ||
+    fail "the holder never took the function's row"
+cronq migrate
+expect "migrate waiting past its lock_timeout" 75 "" "cronq: error: canceling statement due to lock timeout$nl"'cronq: hint: Another session holds a lock on a cronq object (see pg_locks); run "cronq migrate" again.'
+eq "the migration it was applying left no trace" "$previous|0" \
+    "$(q "select max(version), count(*) filter (where version = $latest) from cronq.schema_migrations")"
+q "select pg_cancel_backend(pid) from pg_stat_activity where query = 'select pg_sleep(30)'" >/dev/null
+wait "$holder"
+cronq migrate
+eq "migrate again, once the lock is gone" "0|$latest" "$RC|$(q "select max(version) from cronq.schema_migrations")"
+
 # A database whose string literals are not standard (a legacy default):
 # migrate's sessions read them as written, as the SQL-standard bodies it
 # creates are parsed then, once: 'LC\_%' stays a prefix, not 'LC_%'.
