@@ -275,7 +275,8 @@ rescue_waits "row locked mid-rescue: " --lease 6s
     -c "commit" >/dev/null 2>&1 7>&- &
 locker=$!
 check "row locked mid-rescue: another session locks the job's row" wait_for "lock" 5 \
-    "select exists (select from pg_stat_activity where query like '%pg_sleep(12)%' and state = 'active')"
+    "select exists (select from pg_stat_activity where query like '%pg_sleep(12)%' and state = 'active'
+                    and pid <> pg_backend_pid())"
 t0=$(date +%s%N)
 echo "commit;" >&7
 exec 7>&-
