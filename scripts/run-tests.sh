@@ -8,6 +8,12 @@
 #              these space-separated words
 #   UNIT_ONLY  set: the unit tests alone, no PostgreSQL
 #   NO_UNIT    set: the integration tests alone
+#   TEST_LANES how many integration tests run at once (default 2), each
+#              lane against a PostgreSQL of its own: most tests spend their
+#              time waiting (leases, timeouts, restarts), and a lane's
+#              tests run one after another as they always did, so that a
+#              test that restarts its server or counts its sessions meets
+#              no other test there. 1 under SOAK.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +35,13 @@ tally() {  # read "name: N passed, M failed" lines from a log
 
 tmp=$(mktemp -d /tmp/cronq-test.XXXXXX)
 chmod 755 "$tmp"  # the cluster runs as postgres when we are root
-cleanup() { "$root/scripts/pg.sh" stop "$tmp/pg" >/dev/null 2>&1; rm -rf "$tmp"; }
+cleanup() {
+    local jobs d
+    jobs=$(jobs -p)
+    [ -z "$jobs" ] || kill $jobs 2>/dev/null
+    for d in "$tmp"/pg*; do [ -d "$d" ] && "$root/scripts/pg.sh" stop "$d" >/dev/null 2>&1; done
+    rm -rf "$tmp"
+}
 trap cleanup EXIT INT TERM
 
 echo "== unit tests"
@@ -49,9 +61,7 @@ done
 [ -n "${UNIT_ONLY:-}" ] && { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit; }
 
 echo "== integration tests"
-env_line=$("$root/scripts/pg.sh" start "$tmp/pg" fast) || { echo "could not start PostgreSQL"; echo "$passed passed, $((failed + 1)) failed"; exit 1; }
-eval "$env_line"
-export TEST_TMP="$tmp"
+tests=()
 for t in "$root"/tests/integration/t_*.sh; do
     name=$(basename "$t" .sh)
     if [ -n "${TESTS:-}" ]; then
@@ -59,20 +69,55 @@ for t in "$root"/tests/integration/t_*.sh; do
         for want in $TESTS; do [[ "$name" == *"$want"* ]] && wanted=1; done
         [ $wanted = 1 ] || continue
     fi
-    start=$(date +%s)
-    # A hang fails with the test's name: TEST_TIMEOUT seconds per file
-    # (default 600; the load scenarios under `make soak` get an hour).
-    limit=${TEST_TIMEOUT:-600}
-    [ -n "${SOAK:-}" ] && limit=3600
-    timeout --kill-after=10 "$limit" bash "$t" >"$tmp/$name.log" 2>&1
-    rc=$?
-    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-        echo "not ok $name: timed out after ${limit}s"; failed=$((failed + 1))
-    fi
-    grep -E '^not ok|^  |: [0-9]+ passed' "$tmp/$name.log"
-    echo "   ($(( $(date +%s) - start ))s)"
-    tally "$tmp/$name.log" "$name"
+    tests+=("$name")
 done
+# The tests that take a minute or more start first, so that the lanes end
+# together; the rest in name order.
+long=" t_hang t_compose_hostile t_limits t_crash t_reliability t_failover t_compose t_restart "
+printf '%s\n' "${tests[@]}" | awk -v long="$long" '{ print (index(long, " " $0 " ") ? 0 : 1), $0 }' |
+    sort -s -k1,1n | cut -d' ' -f2 >"$tmp/queue"
+lanes=${TEST_LANES:-2}
+[ -n "${SOAK:-}" ] && lanes=1
+[ "$lanes" -gt "${#tests[@]}" ] && lanes=${#tests[@]}
+[ "$lanes" -ge 1 ] || lanes=1
+for lane in $(seq 1 "$lanes"); do
+    "$root/scripts/pg.sh" start "$tmp/pg$lane" fast >"$tmp/env$lane" ||
+        { echo "could not start PostgreSQL"; echo "$passed passed, $((failed + 1)) failed"; exit 1; }
+done
+export TEST_TMP="$tmp"
+echo 0 >"$tmp/next"
+
+# lane N: take the next test off the queue until none is left, each run
+# against lane N's server; its report printed whole once it ends, and its
+# counts added to tally-N.
+lane() {
+    local n=$1 name i start limit rc
+    eval "$(cat "$tmp/env$n")"
+    while :; do
+        i=$(flock "$tmp/next" bash -c 'i=$(cat "$1"); echo $((i + 1)) >"$1"; echo "$i"' _ "$tmp/next")
+        name=$(sed -n "$((i + 1))p" "$tmp/queue")
+        [ -n "$name" ] || break
+        start=$(date +%s)
+        # A hang fails with the test's name: TEST_TIMEOUT seconds per file
+        # (default 600; the load scenarios under `make soak` get an hour).
+        limit=${TEST_TIMEOUT:-600}
+        [ -n "${SOAK:-}" ] && limit=3600
+        timeout --kill-after=10 "$limit" bash "$root/tests/integration/$name.sh" >"$tmp/$name.log" 2>&1
+        rc=$?
+        {
+            if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+                echo "not ok $name: timed out after ${limit}s"
+                echo "$name: 0 passed, 1 failed" >>"$tmp/$name.log"
+            fi
+            grep -E '^not ok|^  |: [0-9]+ passed' "$tmp/$name.log"
+            echo "   ($(( $(date +%s) - start ))s)"
+        } >"$tmp/$name.report"
+        flock "$tmp/queue" cat "$tmp/$name.report"
+    done
+}
+for lane_n in $(seq 1 "$lanes"); do lane "$lane_n" & done
+wait
+for name in "${tests[@]}"; do tally "$tmp/$name.log" "$name"; done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
