@@ -93,8 +93,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libcronq.a
 
 unit-bins: $(UNIT_BIN)
 
-# The whole suite: unit tests, then integration tests against a PostgreSQL
-# started for the run. Ends with "N passed, N failed".
+# The whole suite: unit tests, then integration tests, two at a time, each
+# lane against a PostgreSQL started for the run (TEST_LANES=1: one at a
+# time). Ends with "N passed, N failed".
 test: deps
 	@$(MAKE) --no-print-directory $(BIN) unit-bins
 	@CRONQ=$(abspath $(BIN)) UNIT_DIR=$(abspath $(BUILD)/tests) scripts/run-tests.sh
