@@ -88,8 +88,8 @@ export TEST_TMP="$tmp"
 echo 0 >"$tmp/next"
 
 # lane N: take the next test off the queue until none is left, each run
-# against lane N's server; its report printed whole once it ends, and its
-# counts added to tally-N.
+# against lane N's server, its report printed whole once it ends; the
+# counts are read from the logs once every lane is done.
 lane() {
     local n=$1 name i start limit rc
     eval "$(cat "$tmp/env$n")"
