@@ -35,14 +35,23 @@ tally() {  # read "name: N passed, M failed" lines from a log
 
 tmp=$(mktemp -d /tmp/cronq-test.XXXXXX)
 chmod 755 "$tmp"  # the cluster runs as postgres when we are root
+# On the way out (interrupted too): each lane's test still running stopped
+# with everything it started in its process group (timeout leads one),
+# then the lanes, then their servers.
 cleanup() {
-    local jobs d
+    local f pid jobs d
+    for f in "$tmp"/running*; do
+        pid=$(cat "$f" 2>/dev/null)
+        [ -n "$pid" ] && kill -TERM -- "-$pid" 2>/dev/null && sleep 1 && kill -KILL -- "-$pid" 2>/dev/null
+    done
     jobs=$(jobs -p)
     [ -z "$jobs" ] || kill $jobs 2>/dev/null
     for d in "$tmp"/pg*; do [ -d "$d" ] && "$root/scripts/pg.sh" stop "$d" >/dev/null 2>&1; done
     rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 echo "== unit tests"
 # The compiled tests, and the checks of the source (tests/unit/*.sh) with them.
@@ -102,11 +111,17 @@ lane() {
         # (default 600; the load scenarios under `make soak` get an hour).
         limit=${TEST_TIMEOUT:-600}
         [ -n "${SOAK:-}" ] && limit=3600
-        timeout --kill-after=10 "$limit" bash "$root/tests/integration/$name.sh" >"$tmp/$name.log" 2>&1
+        timeout --kill-after=10 "$limit" bash "$root/tests/integration/$name.sh" >"$tmp/$name.log" 2>&1 </dev/null &
+        echo $! >"$tmp/running$n"
+        wait $!
         rc=$?
+        : >"$tmp/running$n"
         {
             if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
                 echo "not ok $name: timed out after ${limit}s"
+                echo "$name: 0 passed, 1 failed" >>"$tmp/$name.log"
+            elif ! grep -qE '^[A-Za-z0-9_.-]+: [0-9]+ passed, [0-9]+ failed$' "$tmp/$name.log"; then
+                echo "not ok $name: no result line (crashed? exit $rc)"
                 echo "$name: 0 passed, 1 failed" >>"$tmp/$name.log"
             fi
             grep -E '^not ok|^  |: [0-9]+ passed' "$tmp/$name.log"
