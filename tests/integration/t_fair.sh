@@ -111,7 +111,11 @@ q "create table public.rv_log (tag text)" >/dev/null
 "$CRONQ" enqueue noop >/dev/null
 "$CRONQ" enqueue --priority 1 sleep '{"seconds": 2}' >/dev/null
 for t in j1 j2; do "$CRONQ" enqueue --priority 2 sql "{\"sql\": \"insert into public.rv_log values ('$t')\"}" >/dev/null; done
-lp=$((PGPORT + 7))
+# a port no server listens on (another lane's may be anywhere)
+for _ in $(seq 1 50); do
+    lp=$(( 20000 + RANDOM % 30000 ))
+    ss -ltn | grep -q ":$lp " || break
+done
 python3 "$(dirname "$0")/proxy_cut_after_release.py" "$lp" "$PGPORT" >"$T_DIR/proxy.out" 2>&1 &
 px=$!
 poll 10 sh -c "ss -ltn | grep -q \"127.0.0.1:$lp \"" || fail "the proxy did not start"
