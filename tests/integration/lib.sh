@@ -86,6 +86,13 @@ poll() {
     done
     return 1
 }
+# sleepers N: a query of the pids of the other sessions in pg_sleep(N) (a
+# test's holder of a lock: it takes the lock, then sleeps), never the one
+# asking, whose own query names pg_sleep(N) too.
+sleepers() {
+    echo "select pid from pg_stat_activity where query like '%pg_sleep($1)%' and state = 'active'
+          and pid <> pg_backend_pid()"
+}
 # is_true SQL: whether the query returns t.
 is_true() { [ "$(q "$1")" == t ]; }
 # wait_for DESC SECONDS SQL: poll until the query returns t.

@@ -63,8 +63,7 @@ hold_notes() {
         -c "select pg_sleep($1)" -c "commit" >/dev/null &
     holder=$!
     check "another transaction holds $2" wait_for "held" 5 \
-        "select exists (select from pg_stat_activity where query like '%pg_sleep($1)%' and state = 'active'
-                       and pid <> pg_backend_pid())"
+        "select exists ($(sleepers "$1"))"
 }
 # page_ms: one settle_step() page; how long it took in ms.
 page_ms() {
@@ -441,7 +440,7 @@ hold_notes 60 "the author's 500 notes" "select 1 from cronq.settle_later l join 
 cronq run
 eq "500 notes held elsewhere: the wake settles another role's noted job, the held notes stay" "0|queued|500" \
     "$RC|$(status_of "$vd")|$(q "select count(*) from cronq.settle_later")"
-q "select pg_cancel_backend(pid) from pg_stat_activity where query like '%pg_sleep(60)%' and state = 'active' and pid <> pg_backend_pid()" >/dev/null
+q "select pg_cancel_backend(pid) from ($(sleepers 60)) s" >/dev/null
 wait "$holder"
 q "delete from cronq.jobs; delete from cronq.settle_later" >/dev/null
 # The note of a job no longer blocked is deleted only where a page can

@@ -101,8 +101,7 @@ hold_locks() {
         -c "commit" >/dev/null 2>&1 &
     locker=$!
     check "$1: the other session holds the lock" wait_for "lock" 5 \
-        "select exists (select from pg_stat_activity where query like '%pg_sleep($2)%' and state = 'active'
-            and pid <> pg_backend_pid())"
+        "select exists ($(sleepers "$2"))"
 }
 
 start_listener blackhole.py 127.0.0.1

@@ -97,13 +97,13 @@ q "delete from cronq.schema_migrations where version = $latest"
 "$PSQL" -XAtq -c "begin" -c "alter function cronq.schema_version() set work_mem = '1MB'" \
     -c "select pg_sleep(30)" -c "rollback" >/dev/null 2>&1 &
 holder=$!
-wait_for "the holder" 10 "select count(*) = 1 from pg_stat_activity where query = 'select pg_sleep(30)' and state = 'active'" ||
+wait_for "the holder" 10 "select exists ($(sleepers 30))" ||
     fail "the holder never took the function's row"
 cronq migrate
 expect "migrate waiting past its lock_timeout" 75 "" "cronq: error: canceling statement due to lock timeout$nl"'cronq: hint: Another session holds a lock on a cronq object (see pg_locks); run "cronq migrate" again.'
 eq "the migration it was applying left no trace" "$previous|0" \
     "$(q "select max(version), count(*) filter (where version = $latest) from cronq.schema_migrations")"
-q "select pg_cancel_backend(pid) from pg_stat_activity where query = 'select pg_sleep(30)'" >/dev/null
+q "select pg_cancel_backend(pid) from ($(sleepers 30)) s" >/dev/null
 wait "$holder"
 cronq migrate
 eq "migrate again, once the lock is gone" "0|$latest" "$RC|$(q "select max(version) from cronq.schema_migrations")"

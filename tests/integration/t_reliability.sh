@@ -275,8 +275,7 @@ rescue_waits "row locked mid-rescue: " --lease 6s
     -c "commit" >/dev/null 2>&1 7>&- &
 locker=$!
 check "row locked mid-rescue: another session locks the job's row" wait_for "lock" 5 \
-    "select exists (select from pg_stat_activity where query like '%pg_sleep(12)%' and state = 'active'
-                    and pid <> pg_backend_pid())"
+    "select exists ($(sleepers 12))"
 t0=$(date +%s%N)
 echo "commit;" >&7
 exec 7>&-
@@ -286,7 +285,7 @@ wait $historian
 eq "row locked mid-rescue: the run ends 0" 0 $rc
 check "row locked mid-rescue: without waiting for the row (${ms} ms)" [ "$ms" -lt 4000 ]
 eq "row locked mid-rescue: the job is left as it was, for a later rescue" "running|1|slow-worker|false" "$(holder "$id")"
-q "select pg_terminate_backend(pid) from pg_stat_activity where query like '%pg_sleep(12)%' and pid <> pg_backend_pid()" >/dev/null
+q "select pg_terminate_backend(pid) from ($(sleepers 12)) s" >/dev/null
 wait $locker
 
 # SKIP LOCKED: a row another session holds locked (a claim in progress
