@@ -22,9 +22,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 export CRONQ
 
 passed=0; failed=0
-tally() {  # read "name: N passed, M failed" lines from a log
+# result_line LOG: a test's last "name: N passed, M failed" line, if any.
+result_line() { grep -E '^[A-Za-z0-9_.-]+: [0-9]+ passed, [0-9]+ failed$' "$1" | tail -n 1; }
+tally() {  # add up a log's result line
     local line p f
-    line=$(grep -E '^[A-Za-z0-9_.-]+: [0-9]+ passed, [0-9]+ failed$' "$1" | tail -n 1)
+    line=$(result_line "$1")
     if [ -z "$line" ]; then
         echo "not ok $2: no result line (crashed?)"; failed=$((failed + 1)); return
     fi
@@ -120,7 +122,7 @@ lane() {
             if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
                 echo "not ok $name: timed out after ${limit}s"
                 echo "$name: 0 passed, 1 failed" >>"$tmp/$name.log"
-            elif ! grep -qE '^[A-Za-z0-9_.-]+: [0-9]+ passed, [0-9]+ failed$' "$tmp/$name.log"; then
+            elif [ -z "$(result_line "$tmp/$name.log")" ]; then
                 echo "not ok $name: no result line (crashed? exit $rc)"
                 echo "$name: 0 passed, 1 failed" >>"$tmp/$name.log"
             fi
