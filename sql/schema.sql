@@ -1542,6 +1542,23 @@ ALTER FUNCTION cronq.jobs_hooks() OWNER TO postgres;
 CREATE FUNCTION cronq.jobs_link() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    insert into cronq.link_commits default values on conflict do nothing;
+    perform pg_catalog.set_config('cronq.links_left', '', true);
+    return null;
+end
+$$;
+
+ALTER FUNCTION cronq.jobs_link() OWNER TO postgres;
+
+--
+-- Name: jobs_link_commit(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.jobs_link_commit() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_seqscan TO 'off'
     SET enable_nestloop TO 'off'
     SET jit TO 'off'
@@ -1549,7 +1566,9 @@ CREATE FUNCTION cronq.jobs_link() RETURNS trigger
 declare
     taken text := pg_catalog.current_setting('cronq.links_taken', true);
     last bigint;
+    kids bigint[];
 begin
+    delete from cronq.link_commits c where c.xid = pg_catalog.pg_current_xact_id();
     with l as (
         delete from cronq.plan_links l
         where l.xid = pg_catalog.pg_current_xact_id_if_assigned()
@@ -1573,16 +1592,29 @@ begin
           and exists (select 1 from cronq.jobs c where c.id = any(u.kids) and c.status = 'blocked')
         order by u.id
     )
-    select max(l.seq) into last from l;
+    select max(l.seq), pg_catalog.array_agg(l.child) into last, kids from l;
     if last is not null then
         perform pg_catalog.set_config('cronq.links_taken', last::text, true);
+        -- jobs_plan's count, taken again: each probe of a parent by its
+        -- key (a subquery on its own, as in jobs_link)
+        with r as (
+            select k.id, k.waiting_for as had,
+                   (select count(*) from cronq.jobs p
+                    where p.id = any(k.depends_on) and p.status <> 'succeeded') as n
+            from cronq.jobs k
+            where k.id = any(kids) and k.status = 'blocked'
+        )
+        update cronq.jobs c
+        set waiting_for = r.n, status = case when r.n = 0 then 'queued' else 'blocked' end, updated_at = now()
+        from r
+        where c.id = any(array(select r.id from r where r.n is distinct from r.had)) and c.id = r.id;
     end if;
     perform pg_catalog.set_config('cronq.links_left', '', true);
     return null;
 end
 $_$;
 
-ALTER FUNCTION cronq.jobs_link() OWNER TO postgres;
+ALTER FUNCTION cronq.jobs_link_commit() OWNER TO postgres;
 
 --
 -- Name: jobs_plan(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -2847,7 +2879,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 33;
+    RETURN 34;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -3039,6 +3071,16 @@ $$;
 ALTER FUNCTION cronq.settle_step(OUT more boolean, OUT settled integer) OWNER TO postgres;
 
 --
+-- Name: link_commits; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE UNLOGGED TABLE cronq.link_commits (
+    xid xid8 DEFAULT pg_current_xact_id() NOT NULL
+);
+
+ALTER TABLE cronq.link_commits OWNER TO postgres;
+
+--
 -- Name: plan_links; Type: TABLE; Schema: cronq; Owner: postgres
 --
 
@@ -3058,7 +3100,10 @@ CREATE FUNCTION cronq.sweep_links() RETURNS bigint
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     BEGIN ATOMIC
- WITH d AS (
+ WITH c AS (
+          DELETE FROM cronq.link_commits
+           RETURNING 1 AS "?column?"
+         ), d AS (
           DELETE FROM cronq.plan_links l
            RETURNING 1 AS "?column?"
          )
@@ -3308,6 +3353,13 @@ ALTER TABLE ONLY cronq.jobs
 
 ALTER TABLE ONLY cronq.limits
     ADD CONSTRAINT limits_pkey PRIMARY KEY (key);
+
+--
+-- Name: link_commits link_commits_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
+--
+
+ALTER TABLE ONLY cronq.link_commits
+    ADD CONSTRAINT link_commits_pkey PRIMARY KEY (xid);
 
 --
 -- Name: pauses pauses_pkey; Type: CONSTRAINT; Schema: cronq; Owner: postgres
@@ -3561,6 +3613,12 @@ CREATE TRIGGER limits_serialise BEFORE INSERT OR DELETE ON cronq.limits FOR EACH
 --
 
 CREATE TRIGGER limits_stamp BEFORE INSERT OR UPDATE ON cronq.limits FOR EACH ROW EXECUTE FUNCTION cronq.limits_stamp();
+
+--
+-- Name: link_commits link_commits_apply; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE CONSTRAINT TRIGGER link_commits_apply AFTER INSERT ON cronq.link_commits DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION cronq.jobs_link_commit();
 
 --
 -- Name: pauses pauses_remove; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -4160,6 +4218,12 @@ GRANT ALL ON FUNCTION cronq.job_keys(p_queue text, p_type text, p_schedule text,
 --
 
 REVOKE ALL ON FUNCTION cronq.jobs_link() FROM PUBLIC;
+
+--
+-- Name: FUNCTION jobs_link_commit(); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.jobs_link_commit() FROM PUBLIC;
 
 --
 -- Name: FUNCTION key_in_use(p_key text); Type: ACL; Schema: cronq; Owner: postgres

@@ -289,9 +289,9 @@ eq "it ran once, after the last backfilled job" "1|t" \
 as app backfill noop --from 2026-01-01 --to 2026-01-02 --then nope
 expect "--then of an unknown task" 65 "" 'cronq: error: --then: unrecognized task type "nope"'
 
-# --- wide fan-out: each parent written once a statement (schema 31) ---------
+# --- wide fan-out: each parent written once a transaction (schema 34) -------
 # 20,000 dependants of one job in one --jsonl, then 5,000 more: each
-# statement writes the parent once, every dependant is in its dependants
+# transaction writes the parent once, every dependant is in its dependants
 # in id order, and its success queues them all. Written row by row, the
 # parent took ~1 min for 8,000 (quadratic): past this file's time limit.
 q "delete from cronq.jobs" >/dev/null
@@ -308,6 +308,7 @@ create temp table l (d jsonb);
 \copy l (d) from '$T_DIR/fan2.jsonl'
 insert into cronq.jobs (type, payload, depends_on)
     select d->>'type', '{}', array[(d->'depends_on'->>0)::bigint] from l;
+set constraints all immediate;
 select (select count(*) from l) || '|' || n_tup_upd from pg_stat_xact_user_tables where relid = 'cronq.jobs'::regclass;
 commit;
 SQL
@@ -329,6 +330,73 @@ for _ in $(seq 1 40); do
     [ "$(q "select count(*) from cronq.jobs where status in ('queued', 'blocked', 'running')")" = 0 ] && break
 done
 eq "the parent's success ran all 25,000" "25001" "$(q "select count(*) from cronq.jobs where status = 'succeeded'")"
+
+# 5,000 calls of cronq.enqueue() in one statement, each a dependant of
+# one job: each call is a statement of its own, and the parent is written
+# once, at the commit (once a call before: 4,000 took 16 s, quadratic).
+# Until then its dependants do not list them.
+lp0=$(en app noop --in 1h)
+eq "5,000 cronq.enqueue() calls: the parent not written before the commit, then once" "5000|0|-|1" \
+    "$(PGUSER=app "$PSQL" -XAtq -v ON_ERROR_STOP=1 <<SQL | tr '\n' '|' | sed 's/|$//'
+begin;
+select count(cronq.enqueue('noop', depends_on => array[$lp0::bigint])) from generate_series(1, 5000);
+select n_tup_upd from pg_stat_xact_user_tables where relid = 'cronq.jobs'::regclass;
+select coalesce((select dependants::text from cronq.jobs where id = $lp0), '-');
+set constraints all immediate;
+select n_tup_upd from pg_stat_xact_user_tables where relid = 'cronq.jobs'::regclass;
+commit;
+SQL
+)"
+eq "... every one in its dependants, in id order, blocked on it; nothing left" "t|5000|5000|0|0" \
+    "$(q "select dependants = array(select id from cronq.jobs where depends_on = array[$lp0::bigint] order by id),
+                 cardinality(dependants),
+                 (select count(*) from cronq.jobs where status = 'blocked' and waiting_for = 1 and depends_on = array[$lp0::bigint]),
+                 (select count(*) from cronq.plan_links), (select count(*) from cronq.link_commits)
+          from cronq.jobs where id = $lp0")"
+# A savepoint rolled back takes its links with it; SET CONSTRAINTS ALL
+# IMMEDIATE links at each statement's end.
+eq "a dependant of a rolled-back savepoint is not linked; one after it is" "1|true" \
+    "$(PGUSER=app "$PSQL" -XAtq -v ON_ERROR_STOP=1 <<SQL | tail -n 1
+begin;
+savepoint a;
+select cronq.enqueue('noop', depends_on => array[$lp0::bigint]) is null;
+rollback to savepoint a;
+select cronq.enqueue('noop', depends_on => array[$lp0::bigint]) as k \\gset
+commit;
+select cardinality(dependants) - 5000 || '|' || (dependants[5001] = :k) from cronq.jobs where id = $lp0;
+SQL
+)"
+eq "under SET CONSTRAINTS ALL IMMEDIATE, linked at the statement's end" "5002" \
+    "$(PGUSER=app "$PSQL" -XAtq -v ON_ERROR_STOP=1 <<SQL | tail -n 1
+begin;
+set constraints all immediate;
+select cronq.enqueue('noop', depends_on => array[$lp0::bigint]) is null;
+select cardinality(dependants) from cronq.jobs where id = $lp0;
+rollback;
+SQL
+)"
+
+# A later statement of the transaction that wrote a dependant changes its
+# parent before the link is written: the commit counts again what it
+# waits for. Retried after its success, the parent is waited for again;
+# made succeeded (here by the owner), it is not waited for.
+rs=$(en app noop); run --batch 1
+rq=$(en app noop --in 1h)
+rk=$(PGUSER=app "$PSQL" -XAtq -v ON_ERROR_STOP=1 <<SQL | sed -n 1p
+begin;
+select cronq.enqueue('noop', depends_on => array[$rs::bigint, $rq::bigint]);
+select cronq.retry($rs) is not null;
+commit;
+SQL
+)
+eq "a dependant of a job its own transaction then retried after its success waits for both" "queued|blocked|2" \
+    "$(q "select (select status from cronq.jobs where id = $rs) || '|' || status || '|' || waiting_for from cronq.jobs where id = $rk")"
+ok_rk=$(q "begin;
+           insert into cronq.jobs (type, payload, depends_on, enqueued_by) values ('noop', '{}', array[$rq::bigint], 'app') returning id;
+           update cronq.jobs set status = 'succeeded', finished_at = now() where id = $rq;
+           commit;" | sed -n 1p)
+eq "... and one whose parent its transaction then made succeeded is queued" "queued|0" \
+    "$(q "select status || '|' || waiting_for from cronq.jobs where id = $ok_rk")"
 
 # A dependant enqueued while a runner records its parent's outcome, in a
 # statement that goes on for a second after it: the parent's row is
@@ -374,17 +442,30 @@ eq "a job kept out by a conflict is not among its parent's dependants" "-|1|0" \
 
 # --- what a statement's author can leave behind (schema 32) -----------------
 # A parent cancelled in the statement that writes its dependant (in its
-# RETURNING) ended before the dependant was appended to it: the next wake
-# settles the dependant from its parents, as a runner's outcome would have.
+# RETURNING), or in a later one of its transaction, ended before the
+# dependant was appended to it: the next wake settles the dependant from
+# its parents, as a runner's outcome would have.
 cp=$(en app noop --in 1h)
 cc=$(asq app "insert into cronq.jobs (type, payload, depends_on) values ('noop', '{}', array[$cp::bigint])
               returning id, cronq.cancel($cp)")
 cc=${cc%%|*}
 eq "a dependant whose parent its own statement cancelled: blocked until a wake" "cancelled|blocked" \
     "$(q "select (select status from cronq.jobs where id = $cp) || '|' || status from cronq.jobs where id = $cc")"
+cp2=$(en app noop --in 1h)
+cc2=$(PGUSER=app "$PSQL" -XAtq -v ON_ERROR_STOP=1 <<SQL | sed -n 1p
+begin;
+select cronq.enqueue('noop', depends_on => array[$cp2::bigint]);
+select cronq.cancel($cp2);
+commit;
+SQL
+)
+eq "... or a later statement of its transaction" "cancelled|blocked" \
+    "$(q "select (select status from cronq.jobs where id = $cp2) || '|' || status from cronq.jobs where id = $cc2")"
 run --batch 1
 eq "... the next wake cancels it, naming its parent" "cancelled|dependency_failed|job $cp, which it depends on, ended cancelled" \
     "$(q "select status || '|' || error_code || '|' || last_error from cronq.jobs where id = $cc")"
+eq "... and the other" "cancelled|dependency_failed|job $cp2, which it depends on, ended cancelled" \
+    "$(q "select status || '|' || error_code || '|' || last_error from cronq.jobs where id = $cc2")"
 # A dependant of jobs that had already ended is settled as it is written:
 # nothing is noted for a wake (a note a parent made each of a job's
 # recounts at the wakes: 100,000 parents, 100,000 recounts).
