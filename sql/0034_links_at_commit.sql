@@ -124,9 +124,9 @@ create constraint trigger link_commits_apply after insert on cronq.link_commits
     deferrable initially deferred for each row
     execute function cronq.jobs_link_commit();
 
--- 0032's, and the requests for links at commit left behind with them
--- (none is, but by a trigger disabled by the owner: the trigger deletes
--- its row).
+-- 0032's, and with the links the rows of cronq.link_commits that
+-- committed transactions left (none: jobs_link_commit deletes its own,
+-- unless the owner disabled its trigger).
 create or replace function cronq.sweep_links() returns bigint
 language sql security definer set search_path = pg_catalog, pg_temp
 begin atomic
