@@ -399,24 +399,28 @@ eq "... and one whose parent its transaction then made succeeded is queued" "que
     "$(q "select status || '|' || waiting_for from cronq.jobs where id = $ok_rk")"
 
 # A dependant enqueued while a runner records its parent's outcome, in a
-# statement that goes on for a second after it: the parent's row is
+# transaction that goes on for a second after it: the parent's row is
 # locked from the dependant's count of what it waits for to the commit,
-# so the outcome waits, then finds it among the dependants. Unlocked, the
-# outcome would settle before the statement's end wrote the link, and the
-# dependant would wait for ever.
-lp=$(en app sleep '{"seconds": 0.3}')
+# so the outcome waits, then finds it among the dependants. Repeatable
+# read, where the commit's links and count again read the snapshot the
+# transaction began with: unlocked, the outcome would commit first, and
+# the commit's link of the dependant to its parent would fail (a
+# concurrent update); read committed, the count again would catch it.
+lp=$(en app sleep '{"seconds": 0.6}')
 run --batch 1 &
 runner=$!
 for _ in $(seq 1 100); do
     [ "$(q "select status from cronq.jobs where id = $lp")" = running ] && break
     sleep 0.05
 done
-asq app "insert into cronq.jobs (type, payload, depends_on)
-         select 'noop', (select '{}'::jsonb from pg_sleep(g - 1)), case when g = 1 then array[$lp::bigint] end
-         from generate_series(1, 2) g" >/dev/null
+PGUSER=app "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "begin isolation level repeatable read" \
+    -c "insert into cronq.jobs (type, payload, depends_on)
+        select 'noop', (select '{}'::jsonb from pg_sleep(g - 1)), case when g = 1 then array[$lp::bigint] end
+        from generate_series(1, 2) g" -c "commit" >/dev/null 2>"$T_DIR/rr.err"
+rc=$?
 wait "$runner"
-eq "a dependant linked while its parent ran: counted running, then settled by its success" "succeeded|1|settled" \
-    "$(q "select (select status from cronq.jobs where id = $lp) || '|' || count(*) || '|' ||
+eq "a dependant linked while its parent ran: counted running, then settled by its success" "0|succeeded|1|settled" \
+    "$rc|$(q "select (select status from cronq.jobs where id = $lp) || '|' || count(*) || '|' ||
                  string_agg(case when status in ('queued', 'succeeded') then 'settled' else status end, ',')
           from cronq.jobs where depends_on = array[$lp::bigint]")"
 
