@@ -53,8 +53,9 @@ usage(void)
 		   "Run \"cronq COMMAND --help\" for a command's options.\n"
 		   "When standard error is a terminal, commands that change something confirm it\n"
 		   "there in one line; under cron, or redirected, they add nothing.\n"
-		   "Connection: --db CONNINFO, else $CRONQ_DATABASE_URL, else $DATABASE_URL,\n"
-		   "else libpq's defaults (PGHOST, PGDATABASE, ~/.pgpass, ...).\n");
+		   "Connection: a command's --db CONNINFO (cronq list --db URL), else\n"
+		   "$CRONQ_DATABASE_URL, else $DATABASE_URL, else libpq's defaults (PGHOST,\n"
+		   "PGDATABASE, ~/.pgpass, ...).\n");
 }
 
 static int
@@ -92,7 +93,9 @@ main(int argc, char **argv)
 	for (const command *c = commands; c->name; c++)
 		if (strcmp(c->name, name) == 0)
 			return finish(c->fn(argc - 1, argv + 1));
+	/* cronq --db URL list: the options of a command go after it. */
 	if (name[0] == '-')
-		return cli_usage_error(NULL, "unrecognized option \"%s\"", name);
+		return cli_usage_error(NULL, "unrecognized option \"%s\" before the command: a command's options"
+							   " go after it (cronq COMMAND %s ...)", name, name);
 	return cli_usage_error(NULL, "unrecognized command \"%s\"", name);
 }

@@ -14,6 +14,8 @@ cronq
 expect "no command" 64 "" $'cronq: error: no command given\nTry "cronq --help" for more information.'
 cronq frobnicate
 expect "unknown command" 64 "" $'cronq: error: unrecognized command "frobnicate"\nTry "cronq --help" for more information.'
+cronq --db x list
+expect "an option before the command: where options go" 64 "" $'cronq: error: unrecognized option "--db" before the command: a command\'s options go after it (cronq COMMAND --db ...)\nTry "cronq --help" for more information.'
 
 all_cmds="migrate enqueue run schedule cancel list show wait retry purge backfill status check"
 for cmd in $all_cmds; do
