@@ -66,10 +66,11 @@ begin
                       timeout, enabled, catchup, overlap, next_run_at, start_deadline,
                       history, keep, anchor, spread, hooks, removed)
             on cronq.schedules to cronq_user;
-        -- What an enqueue with a unique key asks as the owner (0013):
-        -- whether a job holds the key, and to end a late holder.
+        -- What an enqueue with a unique key or a new schedule asks as the
+        -- owner (0013, 0035): whether a job holds the key or a schedule the
+        -- name, and to end a late holder.
         grant execute on function cronq.unique_key_in_use(text), cronq.expire_holder(text),
-                                  cronq.key_in_use(text)
+                                  cronq.key_in_use(text), cronq.schedule_name_in_use(text)
             to cronq_user;
     end if;
     if exists (select 1 from pg_catalog.pg_roles where rolname = 'cronq_admin') then
@@ -86,7 +87,7 @@ begin
         grant select on cronq.schema_migrations to cronq_admin;
         grant select, delete on cronq.occurrences to cronq_admin;
         grant execute on function cronq.unique_key_in_use(text), cronq.expire_holder(text),
-                                  cronq.key_in_use(text)
+                                  cronq.key_in_use(text), cronq.schedule_name_in_use(text)
             to cronq_admin;
         -- What the outcome statements call (0017), so that a member may run
         -- `cronq run`: it enqueues the hooks their authors wrote, as them

@@ -1363,6 +1363,8 @@ CREATE FUNCTION cronq.jobs_admit() RETURNS trigger
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_seqscan TO 'off'
     AS $$
+declare
+    h bigint;
 begin
     if new.expires_at is not null and new.schedule is null
        and new.expires_at <= greatest(now(), coalesce(new.run_at, now())) then
@@ -1373,6 +1375,15 @@ begin
     -- The common case, a key nobody holds: one probe of jobs_unique_active.
     if new.unique_key is not null and cronq.unique_key_in_use(new.unique_key) then
         perform cronq.expire_holder(new.unique_key);
+        select j.id into h from cronq.jobs j
+        where j.unique_key = new.unique_key and j.status in ('queued', 'failed', 'running')
+          and j.status <> 'running' and j.expires_at <= now();
+        if h is not null then
+            raise exception 'unique key "%" is held by job %, past its deadline and locked by another transaction',
+                left(new.unique_key, 200), h
+                using errcode = '55P03',
+                      hint = 'The job cannot run any more; enqueue again once that transaction ends.';
+        end if;
         if exists (select 1 from cronq.jobs j where j.unique_key = new.unique_key
                    and j.status in ('queued', 'failed', 'running')) then
             return null;
@@ -2703,6 +2714,19 @@ $$;
 ALTER FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval, hooks jsonb) OWNER TO postgres;
 
 --
+-- Name: schedule_name_in_use(text); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schedule_name_in_use(p_name text) RETURNS boolean
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    select exists (select 1 from cronq.schedules s where s.name = p_name)
+$$;
+
+ALTER FUNCTION cronq.schedule_name_in_use(p_name text) OWNER TO postgres;
+
+--
 -- Name: schedule_refusal(text, timestamp with time zone); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -2831,6 +2855,28 @@ $$;
 ALTER FUNCTION cronq.schedules_ledger() OWNER TO postgres;
 
 --
+-- Name: schedules_name_check(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schedules_name_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    if cronq.schedule_name_in_use(new.name)
+       and not cronq.may_act_for_others(tg_relid)
+       and not exists (select 1 from cronq.schedules s where s.name = new.name) then
+        raise exception 'schedule "%" belongs to another role', new.name
+            using errcode = '23505',
+                  hint = 'Schedule names are shared by every role: choose another name.';
+    end if;
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.schedules_name_check() OWNER TO postgres;
+
+--
 -- Name: schedules_spell(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -2869,7 +2915,7 @@ ALTER FUNCTION cronq.schedules_spell() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_compatible_from() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 25;
+    RETURN 35;
 
 ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
@@ -2879,7 +2925,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 34;
+    RETURN 35;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -3657,6 +3703,12 @@ CREATE TRIGGER schedules_ledger_delete AFTER DELETE ON cronq.schedules FOR EACH 
 CREATE TRIGGER schedules_ledger_rename AFTER UPDATE OF name ON cronq.schedules FOR EACH ROW WHEN ((old.name IS DISTINCT FROM new.name)) EXECUTE FUNCTION cronq.schedules_ledger();
 
 --
+-- Name: schedules schedules_name_check; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_name_check BEFORE INSERT ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_name_check();
+
+--
 -- Name: schedules schedules_queue_name; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
@@ -4345,6 +4397,14 @@ GRANT ALL ON FUNCTION cronq.run_schedule(name text, force boolean) TO cronq_admi
 
 GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval, hooks jsonb) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload jsonb, timezone text, queue text, priority integer, max_attempts integer, timeout interval, enabled boolean, catchup text, overlap text, start_deadline interval, history text, keep integer, anchor timestamp with time zone, spread interval, hooks jsonb) TO cronq_admin;
+
+--
+-- Name: FUNCTION schedule_name_in_use(p_name text); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.schedule_name_in_use(p_name text) FROM PUBLIC;
+GRANT ALL ON FUNCTION cronq.schedule_name_in_use(p_name text) TO cronq_user;
+GRANT ALL ON FUNCTION cronq.schedule_name_in_use(p_name text) TO cronq_admin;
 
 --
 -- Name: FUNCTION set_limit(key text, max_running integer, rate integer, per interval); Type: ACL; Schema: cronq; Owner: postgres

@@ -262,4 +262,56 @@ q "delete from cronq.schedules where name = 'a-legacy'"
 as oncall check
 eq "and OK once it is gone" "0|CRONQ OK" "$RC|${OUT%% -*}"
 
+# --- 10. INSERT ... ON CONFLICT DO UPDATE reaches no other role's row ------
+# PostgreSQL locks the conflicting row and evaluates the WHERE on it before
+# row-level security refuses the update: a role naming another role's
+# schedule could read its columns a bit at a time and hold it locked.
+asq app "select cronq.schedule('a-secret', '0 5 * * *', 'sql', '{\"sql\": \"select 42 /* hunter2 */\"}')" >/dev/null
+before=$(q "select md5(s::text) from cronq.schedules s where name = 'a-secret'")
+upsert="insert into cronq.schedules as s (name, cron, type) values ('a-secret', '* * * * *', 'noop')
+        on conflict (name) do update set enabled = true where"
+asq app2 "$upsert s.payload->>'sql' like '%hunter2%'" >/dev/null 2>&1; rc_true=$?
+asq app2 "$upsert s.payload->>'sql' like '%hunter3%'" >/dev/null 2>&1; rc_false=$?
+eq "a true and a false condition on app's schedule answer alike: both refused" "1|1" "$rc_true|$rc_false"
+out=$(asq app2 "$upsert false" 2>&1)
+match "saying the name is another role's" 'schedule "a-secret" belongs to another role' "$out"
+# app2's transaction stays open after the refusal (psql's ON_ERROR_ROLLBACK)
+PGUSER=app2 "$PSQL" -Xq -v ON_ERROR_ROLLBACK=on -c "begin" -c "$upsert false" \
+    -c "select pg_sleep(3) as held_open" -c "commit" >/dev/null 2>&1 &
+holder=$!
+wait_for "app2's transaction is open" 10 \
+    "select exists (select 1 from pg_stat_activity where query like '%pg_sleep(3) as held_open%' and pid <> pg_backend_pid())"
+eq "no lock is left on app's schedule: the runner's lock is granted at once" "1" \
+    "$(q "select 1 from cronq.schedules where name = 'a-secret' for update nowait" 2>&1)"
+wait $holder
+eq "app's schedule is unchanged" "$before" "$(q "select md5(s::text) from cronq.schedules s where name = 'a-secret'")"
+asq app "select cronq.schedule('a-secret', '0 6 * * *', 'sql', '{\"sql\": \"select 42\"}')" >/dev/null
+eq "its author still replaces it (the same statement's conflict, its own row)" "0 6 * * *|app" \
+    "$(q "select cron || '|' || created_by from cronq.schedules where name = 'a-secret'")"
+as app2 schedule add a-secret '* * * * *' noop --replace
+eq "the CLI's --replace on another role's name: 65, saying so" "65|1" "$RC|$(grep -c 'belongs to another role' <<<"$ERR")"
+asq oncall "insert into cronq.schedules as s (name, cron, type) values ('a-secret', '0 7 * * *', 'noop')
+            on conflict (name) do update set cron = excluded.cron" >/dev/null
+eq "an admin's upsert still changes any schedule" "0 7 * * *" "$(q "select cron from cronq.schedules where name = 'a-secret'")"
+
+# A late holder of a unique key that another transaction keeps locked
+# (cronq.expire_holder, granted to every cronq_user, locks it): the enqueue
+# fails, where it used to answer "already queued" with a job that can
+# never run, and wrote nothing.
+late=$(asq app "select cronq.enqueue('noop', unique_key => 'a-late', expires_at => now() + interval '1 second')")
+sleep 1.5
+PGUSER=app2 "$PSQL" -Xq -c "begin" -c "select cronq.expire_holder('a-late')" \
+    -c "select pg_sleep(4) as late_held" -c "commit" >/dev/null 2>&1 &
+holder=$!
+wait_for "app2 holds the late job" 10 \
+    "select exists (select 1 from pg_stat_activity where query like '%pg_sleep(4) as late_held%' and pid <> pg_backend_pid())"
+out=$(PGUSER=app "$PSQL" -XAtq -v ON_ERROR_STOP=1 -v VERBOSITY=verbose \
+      -c "select id || '|' || created from cronq.enqueue_job('noop', unique_key => 'a-late')" 2>&1); rc=$?
+eq "the enqueue fails (55P03), naming the late job; nothing written" "1|1|1" \
+    "$rc|$(grep -c "55P03.*held by job $late, past its deadline" <<<"$out")|$(q "select count(*) from cronq.jobs where unique_key = 'a-late'")"
+wait $holder
+asq app "select cronq.enqueue_job('noop', unique_key => 'a-late')" >/dev/null
+eq "once that transaction ends, the late job is ended and a new one holds the key" "cancelled|1|2" \
+    "$(q "select status from cronq.jobs where id = $late")|$(q "select count(*) from cronq.jobs where unique_key = 'a-late' and status = 'queued'")|$(q "select count(*) from cronq.jobs where unique_key = 'a-late'")"
+
 done_testing
