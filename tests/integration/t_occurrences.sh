@@ -106,6 +106,17 @@ as cronq_runner backfill --schedule l1 --from "$(mins -3)" --to "$(mins -3)"
 as cronq_runner why l1 --at "$(mins -3)" --json
 eq "why: skipped by catch-up, then backfilled" "catchup|true|queued" \
     "$(q "select j->>'decision' || '|' || (j->>'reason' like 'skipped by catch-up%; enqueued since by a backfill: enqueued: job %') || '|' || (j->>'job_status') from (select '$OUT'::json j) x")"
+# A job of another role with the occurrence's key (left by a former
+# schedule of that name, say) is not the schedule's: why does not present
+# it as its backfill.
+q "insert into cronq.jobs (type, enqueued_by, schedule, idempotency_key, run_at)
+   values ('noop', 'app2', 'l1', 'schedule:l1:' || to_char(timestamptz '$(mins -4)' at time zone 'UTC',
+           'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), now() + interval '1 year')" >/dev/null
+eq "another role's job holds the key of l1's occurrence" 1 \
+    "$(q "select count(*) from cronq.jobs where enqueued_by = 'app2' and idempotency_key like 'schedule:l1:%'")"
+as cronq_runner why l1 --at "$(mins -4)" --json
+eq "why: another role's job with the key is not the schedule's backfill" "catchup|false|" \
+    "$(q "select j->>'decision' || '|' || (j->>'reason' like '%enqueued since%') || '|' || coalesce(j->>'job_status', '') from (select '$OUT'::json j) x")"
 as cronq_runner why s1 --at 2001-01-01
 match "why: before the schedule existed" "the schedule did not exist yet" "$OUT"
 # a backfill's occurrence: not a wake's decision, found by its key
