@@ -204,6 +204,12 @@ bool pg_role_limit(const cq_err *err);
  * any other error the server answers with is the login's. */
 bool pg_server_unavailable(const cq_err *err);
 
+/* Whether a failed statement was cancelled (a cancel request: 57014) or
+ * ended for its conflict with another transaction (40001, 40P01): nothing
+ * of it committed, the connection is as it was, and the same statement
+ * again may pass. */
+bool pg_transient(const cq_err *err);
+
 /* True when the connection is usable. */
 bool pg_alive(PGconn *conn);
 

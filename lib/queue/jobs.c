@@ -309,6 +309,38 @@ jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int *at
 	return 0;
 }
 
+int
+jobs_give_back_unknown(PGconn *conn, const char *worker, int *n_back, cq_err *err)
+{
+	const char *params[1] = {worker};
+	PGresult *res = pg_exec(conn, "select id, attempts from cronq.jobs where status = 'running' and locked_by = $1",
+							1, params, PG_ANY, err);
+	int n, rc;
+	int64_t *ids;
+	int *attempts;
+	bool *released;
+
+	*n_back = 0;
+	if (res == NULL)
+		return err->code;
+	n = PQntuples(res);
+	ids = xcalloc((size_t) n + 1, sizeof *ids);
+	attempts = xcalloc((size_t) n + 1, sizeof *attempts);
+	released = xcalloc((size_t) n + 1, sizeof *released);
+	for (int i = 0; i < n; i++) {
+		ids[i] = strtoll(PQgetvalue(res, i, 0), NULL, 10);
+		attempts[i] = atoi(PQgetvalue(res, i, 1));
+	}
+	PQclear(res);
+	rc = jobs_release(conn, worker, ids, attempts, n, NULL, released, err);
+	for (int i = 0; rc == 0 && i < n; i++)
+		*n_back += released[i];
+	free(ids);
+	free(attempts);
+	free(released);
+	return rc;
+}
+
 /*
  * Whether the outcomes are all plain successes of one worker against one
  * base time, which the shorter statement (record_plain.sql) records.
@@ -493,14 +525,16 @@ static int record_apart(PGconn *conn, job_outcome *o, int n, bool expired_only, 
 
 /*
  * After a failed outcome statement (its SQLSTATE in err, nothing of it
- * committed): a lock wait that timed out, the outcomes again without
- * waiting for other roles' rows; then, if what failed may be one
- * outcome's fault, one statement each (record_apart). Else rc as it was.
+ * committed): a lock wait that timed out, or a statement cancelled or
+ * ended by a conflict (a DBA's pg_cancel_backend), the outcomes again,
+ * once, without waiting for other roles' rows; then, if what failed may be
+ * one outcome's fault, one statement each (record_apart). Else rc as it
+ * was.
  */
 static int
 record_recover(PGconn *conn, job_outcome *o, int n, bool expired_only, int rc, cq_err *err, bool apart)
 {
-	if (rc != 0 && !expired_only && lock_timed_out(err) && pg_alive(conn))
+	if (rc != 0 && !expired_only && (lock_timed_out(err) || pg_transient(err)) && pg_alive(conn))
 		rc = record_once(conn, o, n, false, true, err);
 	if (rc != 0 && apart && one_outcomes_fault(err) && pg_alive(conn))
 		rc = record_apart(conn, o, n, expired_only, err);
@@ -627,10 +661,11 @@ jobs_record_and_claim(PGconn *conn, job_outcome *o, int n, const char *worker, i
 	claim_params_free(&cp);
 	/*
 	 * A row held locked past the outcomes' lock_timeout (its author's,
-	 * perhaps from an idle transaction): nothing was committed. The
-	 * outcomes again, not waiting for other roles' rows, then the claim.
+	 * perhaps from an idle transaction), a statement cancelled, or one
+	 * outcome's fault: nothing was committed. The outcomes again, not
+	 * waiting for other roles' rows, then the claim.
 	 */
-	if (rc != 0 && (lock_timed_out(err) || one_outcomes_fault(err)) && pg_alive(conn)) {
+	if (rc != 0 && (lock_timed_out(err) || pg_transient(err) || one_outcomes_fault(err)) && pg_alive(conn)) {
 		if ((rc = record_recover(conn, o, n, false, rc, err, true)) != 0)
 			return rc;
 		/*

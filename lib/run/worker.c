@@ -101,7 +101,8 @@ worker_ride_out(worker *w)
 
 	if (pg_alive(w->db.conn) || (limit = pg_reconnect_limit_ms(w->db.conn)) < 0)
 		return false;
-	/* A lease's length of heartbeats since the last outage: a new count. */
+	
+/* A lease's length of heartbeats since the last outage: a new count. */
 	if (!w->offline && w->back_at && now - w->back_at > w->sh->o->lease_ms)
 		w->outages = 0;
 	if (!w->offline && w->outages >= OUTAGES_MAX)
@@ -123,6 +124,47 @@ worker_ride_out(worker *w)
 	w->offline = true;
 	w->next_beat = now + RECONNECT_RETRY_MS;
 	return true;
+}
+
+/*
+ * The leases renewed; tried once more when the first try failed for what
+ * passes: a statement cancelled on a live connection (a DBA's
+ * pg_cancel_backend must not stop the job), or a connection lost and
+ * opened again (may_repair: not when the job's deadline would pass
+ * meanwhile).
+ */
+static bool
+heartbeat(worker *w, bool may_repair)
+{
+	if (slots_heartbeat(w) == 0)
+		return true;
+	if (pg_transient(&w->err) && pg_alive(w->db.conn)) {
+		cq_clear(&w->err);
+		return slots_heartbeat(w) == 0;
+	}
+	return may_repair && pg_handle_repair(&w->db, w->id, w->err.msg) && slots_heartbeat(w) == 0;
+}
+
+/*
+ * After a claim whose answer was lost with its connection: it may have
+ * committed, and the jobs it took would stay running under this worker's
+ * name, never started, until the rescue took them an attempt each. On a
+ * connection opened again they are given back. Not under a --worker-id,
+ * which another process may share; the worker holds no job here.
+ */
+static void
+give_back_unknown(worker *w)
+{
+	cq_err err = {0};
+	int n = 0;
+
+	if (w->sh->o->worker_id || (!pg_alive(w->db.conn) && !pg_handle_repair(&w->db, w->id, w->err.msg)))
+		return;
+	if (jobs_give_back_unknown(w->db.conn, w->id, &n, &err) != 0)
+		log_warning("could not give back the jobs a claim whose answer was lost may have taken: %s;"
+					" the rescue takes them once their leases expire", err.msg);
+	else if (n > 0)
+		log_warning("gave back %d job%s that a claim whose answer was lost had taken", n, n == 1 ? "" : "s");
 }
 
 task_stop
@@ -149,8 +191,7 @@ worker_tick(void *arg)
 		 */
 		bool may_repair = !(w->deadline && now + pg_reconnect_limit_ms(w->db.conn) >= w->deadline);
 
-		if (slots_heartbeat(w) != 0 &&
-			!(may_repair && pg_handle_repair(&w->db, w->id, w->err.msg) && slots_heartbeat(w) == 0)) {
+		if (!heartbeat(w, may_repair)) {
 			if (worker_ride_out(w))
 				return TASK_GO;
 			w->code = w->err.code ? w->err.code : EX_TEMPFAIL;
@@ -392,18 +433,24 @@ worker_main(void *arg)
 						   : "could not claim jobs: ");
 		if (w->code == 0 && have_batch)
 			slots_recorded(w, rec, idx, npending);
-		else if (w->code != 0 && npending > 0 && !pg_alive(w->db.conn)) {
+		else if (w->code != 0 && (npending > 0 || !pg_alive(w->db.conn))) {
 			/*
-			 * Connection lost: flush_all() records the finished jobs'
-			 * outcomes on a new one (waiting for it while their leases
-			 * last); the claim is not tried again (it may have
-			 * committed), and the run ends with the error.
+			 * The outcomes not recorded (the connection lost, or a
+			 * statement that failed on a live one): flush_all() records
+			 * them on their own, on a new connection if need be (waiting
+			 * for it while their leases last). A claim lost with its
+			 * connection may have committed: not tried again, its jobs
+			 * given back. The run ends with the error.
 			 */
 			cq_err lost = w->err;
 			int code = w->code;
+			bool cut = !pg_alive(w->db.conn);
 
 			w->code = 0;
-			flush_all(w);
+			if (npending > 0)
+				flush_all(w);
+			if (cut)
+				give_back_unknown(w);
 			w->code = code;
 			w->err = lost;
 		}

@@ -116,7 +116,7 @@ for _ in $(seq 1 50); do
     lp=$(( 20000 + RANDOM % 30000 ))
     ss -ltn | grep -q ":$lp " || break
 done
-python3 "$(dirname "$0")/proxy_cut_after_release.py" "$lp" "$PGPORT" >"$T_DIR/proxy.out" 2>&1 &
+python3 "$(dirname "$0")/proxy_cut_after.py" "$lp" "$PGPORT" >"$T_DIR/proxy.out" 2>&1 &
 px=$!
 poll 10 sh -c "ss -ltn | grep -q \"127.0.0.1:$lp \"" || fail "the proxy did not start"
 "$CRONQ" run --verbose --batch 3 --db "host=127.0.0.1 port=$lp dbname=$PGDATABASE" 2>"$T_DIR/a.err" &

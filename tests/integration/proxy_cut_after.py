@@ -1,8 +1,9 @@
 # A TCP proxy to PostgreSQL that, once, lets the first release.sql statement
-# commit and then cuts the client's connection before the answer reaches it.
+# (or the first statement holding argv[3]) commit and then cuts the client's
+# connection before the answer reaches it.
 import asyncio, sys
 LPORT, PPORT = int(sys.argv[1]), int(sys.argv[2])
-MARK = b"as b(id, attempt)"
+MARK = sys.argv[3].encode() if len(sys.argv) > 3 else b"as b(id, attempt)"
 done = False
 async def pipe(r, w, on_chunk=None):
     try:
@@ -24,13 +25,13 @@ async def handle(cr, cw):
         global done
         if not done and MARK in d:
             st["armed"] = True; done = True
-            print("proxy: release statement seen", flush=True)
+            print("proxy: statement seen", flush=True)
         return d
     def s2c(d):
         if st["armed"]:
             st["buf"] += d
             if b"Z\x00\x00\x00\x05" in st["buf"]:
-                print("proxy: release committed (ReadyForQuery); cutting the client off", flush=True)
+                print("proxy: statement committed (ReadyForQuery); cutting the client off", flush=True)
                 cw.transport.abort(); sw.transport.abort()
                 return None
             return b""

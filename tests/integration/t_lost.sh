@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# No job a runner ran or took is lost to a statement that fails on a live
+# connection or to an answer lost with its connection:
+# - a statement_timeout of the runner's role does not reach its own
+#   statements (cronq's answer limit bounds them): 3,000 noops of one
+#   attempt each all succeed (before, the outcome statements timed out and
+#   the jobs they had run ended dead at the rescue);
+# - an outcome statement cancelled (SQLSTATE 57014, as pg_cancel_backend
+#   gives; a trigger raises it once): the outcomes are recorded again at
+#   once;
+# - a heartbeat cancelled the same way: the running job goes on;
+# - the claim's answer lost with its connection after its commit (a proxy
+#   cuts it; a worker's first claim takes one job): the job it took is given
+#   back at once, no attempt counted, not left running until the rescue
+#   counted an attempt.
+. "$(dirname "$0")/lib.sh"
+migrate
+q "create role cq_runner login superuser" >/dev/null
+runner() { PGUSER=cq_runner timeout 60 "$CRONQ" run "$@"; }
+state() { q "select coalesce(string_agg(status || ':' || n, ',' order by status), '')
+             from (select status, count(*) n from cronq.jobs where queue = '$1' group by status) s"; }
+enqueue_noops() {  # N QUEUE
+    for _ in $(seq "$1"); do echo "{\"type\":\"noop\",\"queue\":\"$2\",\"max_attempts\":1}"; done |
+        "$CRONQ" enqueue --jsonl >/dev/null
+}
+
+# --- a role's statement_timeout ----------------------------------------------
+enqueue_noops 3000 timeout
+q "alter role cq_runner set statement_timeout = '5ms'"
+runner --queue timeout --batch 1000 --lease 10s 2>"$T_DIR/timeout.err"
+eq "statement_timeout on the runner's role: the run ends well" 0 "$?"
+q "alter role cq_runner reset statement_timeout"
+eq "every job recorded as it ran: succeeded, none running or dead" "succeeded:3000" "$(state timeout)"
+
+# --- a statement cancelled, once ----------------------------------------------
+q "create sequence public.outcome_once; create sequence public.beat_once;
+   create function public.cancel_once() returns trigger language plpgsql as \$\$
+   begin
+       if nextval(tg_argv[0]) = 1 then
+           raise exception 'canceling statement due to user request (simulated)' using errcode = '57014';
+       end if;
+       return new;
+   end \$\$;
+   create trigger cancel_outcome before update on cronq.jobs for each row
+       when (old.status = 'running' and new.status = 'succeeded' and new.queue = 'cancelled')
+       execute function public.cancel_once('public.outcome_once');
+   create trigger cancel_beat before update on cronq.jobs for each row
+       when (old.status = 'running' and new.status = 'running' and new.queue = 'beat')
+       execute function public.cancel_once('public.beat_once')" >/dev/null
+enqueue_noops 200 cancelled
+runner --queue cancelled --batch 50 --lease 30s 2>"$T_DIR/cancelled.err"
+eq "an outcome statement cancelled: the run ends well" 0 "$?"
+check "an outcome statement was cancelled" [ "$(q "select nextval('public.outcome_once')")" -gt 2 ]
+eq "the outcomes recorded again: all succeeded, one run each" "succeeded:200|200" \
+    "$(state cancelled)|$(q "select count(*) from cronq.job_runs r join cronq.jobs j on j.id = r.job_id where j.queue = 'cancelled'")"
+
+id=$("$CRONQ" enqueue sleep '{"seconds": 3}' --queue beat --max-attempts 1)
+runner --queue beat --lease 2s 2>"$T_DIR/beat.err"
+eq "a heartbeat cancelled: the run ends well" 0 "$?"
+check "a heartbeat was cancelled" [ "$(q "select nextval('public.beat_once')")" -gt 2 ]
+eq "the job ran to its end: succeeded, one attempt, one run" "succeeded|1|succeeded" \
+    "$(q "select status || '|' || attempts || '|' || (select string_agg(outcome, ',') from cronq.job_runs where job_id = $id) from cronq.jobs where id = $id")"
+
+# --- the claim's answer lost after its commit ---------------------------------
+enqueue_noops 5 cut
+for _ in $(seq 1 50); do
+    lp=$(( 20000 + RANDOM % 30000 ))
+    ss -ltn | grep -q ":$lp " || break
+done
+python3 "$(dirname "$0")/proxy_cut_after.py" "$lp" "$PGPORT" "attempts = j.attempts + 1" >"$T_DIR/proxy.out" 2>&1 &
+px=$!
+poll 10 sh -c "ss -ltn | grep -q \"127.0.0.1:$lp \"" || fail "the proxy did not start"
+runner --queue cut --lease 60s --db "host=127.0.0.1 port=$lp dbname=$PGDATABASE user=cq_runner" 2>"$T_DIR/cut.err"
+rc=$?
+kill $px 2>/dev/null
+match "the proxy cut the connection after the claim committed" "cutting" "$(cat "$T_DIR/proxy.out")"
+eq "the run ends with the lost connection's 75" 75 "$rc"
+match "saying it gave the job back" "gave back 1 job that a claim whose answer was lost had taken" "$(cat "$T_DIR/cut.err")"
+eq "the jobs are queued, the one taken given back: no attempt counted, no history" "queued:5|0|0" \
+    "$(state cut)|$(q "select sum(attempts) from cronq.jobs where queue = 'cut'")|$(q "select count(*) from cronq.job_runs r join cronq.jobs j on j.id = r.job_id where j.queue = 'cut'")"
+runner --queue cut 2>/dev/null
+eq "the next run runs them: all succeeded" "succeeded:5" "$(state cut)"
+
+done_testing
