@@ -536,6 +536,23 @@ record_recover(PGconn *conn, job_outcome *o, int n, bool expired_only, int rc, c
 {
 	if (rc != 0 && !expired_only && (lock_timed_out(err) || pg_transient(err)) && pg_alive(conn))
 		rc = record_once(conn, o, n, false, true, err);
+	/*
+	 * Held past the wait again: a row of the runner's own jobs is locked
+	 * too (a member of cronq_admin may lock any job's). Every row held is
+	 * skipped now, left to the rescue, rather than the whole batch.
+	 */
+	if (rc != 0 && !expired_only && lock_timed_out(err) && pg_alive(conn)) {
+		bool *others = xcalloc((size_t) n + 1, sizeof *others);
+
+		for (int i = 0; i < n; i++) {
+			others[i] = o[i].others;
+			o[i].others = true;
+		}
+		rc = record_once(conn, o, n, false, true, err);
+		for (int i = 0; i < n; i++)
+			o[i].others = others[i];
+		free(others);
+	}
 	if (rc != 0 && apart && one_outcomes_fault(err) && pg_alive(conn))
 		rc = record_apart(conn, o, n, expired_only, err);
 	return rc;

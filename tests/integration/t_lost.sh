@@ -12,7 +12,10 @@
 # - the claim's answer lost with its connection after its commit (a proxy
 #   cuts it; a worker's first claim takes one job): the job it took is given
 #   back at once, no attempt counted, not left running until the rescue
-#   counted an attempt.
+#   counted an attempt;
+# - the runner's own job's row held locked by an admin past the outcome
+#   statement's waits: that job is left to the rescue, the run goes on
+#   (before, the run ended with 75, its outcomes dropped).
 . "$(dirname "$0")/lib.sh"
 migrate
 q "create role cq_runner login superuser" >/dev/null
@@ -80,5 +83,24 @@ eq "the jobs are queued, the one taken given back: no attempt counted, no histor
     "$(state cut)|$(q "select sum(attempts) from cronq.jobs where queue = 'cut'")|$(q "select count(*) from cronq.job_runs r join cronq.jobs j on j.id = r.job_id where j.queue = 'cut'")"
 runner --queue cut 2>/dev/null
 eq "the next run runs them: all succeeded" "succeeded:5" "$(state cut)"
+
+# --- the runner's own job locked by an admin --------------------------------
+q "do \$\$ begin create role cronq_admin nologin; exception when duplicate_object then null; end \$\$;
+   create role cq_lost_admin login in role cronq_admin" >/dev/null
+migrate
+own=$(PGUSER=cq_runner "$CRONQ" enqueue sleep '{"seconds": 3}' --queue adminlock --max-attempts 1)
+runner --queue adminlock --lease 30s 2>"$T_DIR/adminlock.err" &
+r=$!
+wait_for "the runner's own job runs" 10 "select status = 'running' from cronq.jobs where id = $own"
+PGUSER=cq_lost_admin "$PSQL" -Xq -c "begin" -c "select id from cronq.jobs where id = $own for update" \
+    -c "select pg_sleep(7) as admin_holds" -c "commit" >/dev/null 2>&1 &
+holder=$!
+wait $r
+eq "an admin holding the runner's own job's row: the run ends well" 0 "$?"
+match "saying the job's row is held, left to the rescue" "job $own's row is held locked by another transaction" \
+    "$(cat "$T_DIR/adminlock.err")"
+eq "the job is left running for the rescue, not recorded over the lock" "running" \
+    "$(q "select status from cronq.jobs where id = $own")"
+wait $holder
 
 done_testing
