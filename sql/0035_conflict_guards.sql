@@ -24,6 +24,9 @@
 -- same (jobs_guard and jobs_admit check committed holders), and what is
 -- gained there is one job held locked, by a transaction that must stay
 -- open, and one bit of it.
+--
+-- Binaries read nothing new.
+-- compatible-from: 25
 
 -- Whether any schedule has this name, the caller's or not: it runs as the
 -- owner and says no more than that (key_in_use's twin for names, which a

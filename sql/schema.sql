@@ -2915,7 +2915,7 @@ ALTER FUNCTION cronq.schedules_spell() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_compatible_from() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 35;
+    RETURN 25;
 
 ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 

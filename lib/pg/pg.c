@@ -496,32 +496,55 @@ pg_connect_with(const char *conninfo, const char *settings, cq_err *err)
 	return conn;
 }
 
+/*
+ * What an author's session starts with beyond the conninfo's options: the
+ * server looks every second, while a statement runs, whether the client
+ * is still there, and ends the statement if not. A runner killed (-9)
+ * while a job's SQL ran left it running to its end on the server, and
+ * the rescue could start the job again beside it: two runs at once of a
+ * "transaction": false job, both committing. Servers on platforms that
+ * cannot tell (the setting must be 0 there) and poolers that refuse the
+ * startup parameter "options" get the session without it.
+ */
+#define AUTHOR_OPTIONS "-c client_connection_check_interval=1000"
+
 PGconn *
 pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err *err)
 {
 	PQconninfoOption *opts = NULL;
 	const char **keys, **vals;
-	size_t n = 0, i = 0;
+	size_t n = 0, i = 0, at_options;
+	const char *options = NULL;
+	char *with_check;
 	PGconn *conn;
 
 	if (conninfo && (opts = parse_conninfo(conninfo, err)) == NULL)
 		return NULL;
 	for (PQconninfoOption *o = opts; o && o->keyword; o++)
 		n++;
-	keys = xcalloc(n + 4 + N_CONNECT_DEFAULTS, sizeof *keys);
-	vals = xcalloc(n + 4 + N_CONNECT_DEFAULTS, sizeof *vals);
+	keys = xcalloc(n + 5 + N_CONNECT_DEFAULTS, sizeof *keys);
+	vals = xcalloc(n + 5 + N_CONNECT_DEFAULTS, sizeof *vals);
 	/*
 	 * Everything the runner's conninfo says but who logs in: an explicit
 	 * password is the runner's own, and would stand in for the role's line
 	 * in ~/.pgpass (libpq reads the password file only when none is given).
 	 */
 	for (PQconninfoOption *o = opts; o && o->keyword; o++) {
-		if (o->val == NULL || strcmp(o->keyword, "user") == 0 ||
+		if (o->val == NULL || strcmp(o->keyword, "user") == 0 || strcmp(o->keyword, "options") == 0 ||
 			(!own_password && strcmp(o->keyword, "password") == 0))
 			continue;
 		keys[i] = o->keyword;
 		vals[i++] = o->val;
 	}
+	for (PQconninfoOption *o = opts; o && o->keyword; o++)
+		if (strcmp(o->keyword, "options") == 0 && o->val)
+			options = o->val;
+	if (options == NULL)
+		options = getenv("PGOPTIONS");
+	with_check = xasprintf("%s%s" AUTHOR_OPTIONS, options ? options : "", options && *options ? " " : "");
+	at_options = i;
+	keys[i] = "options";
+	vals[i++] = with_check;
 	keys[i] = "user";
 	vals[i++] = role;
 	keys[i] = "fallback_application_name";
@@ -530,6 +553,13 @@ pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err 
 	vals[i++] = "UTF8";
 	add_defaults(opts, keys, vals, &i);
 	conn = connect_params(keys, vals, 0, conninfo, err);
+	if (conn == NULL && err && (strstr(err->msg, "client_connection_check_interval") ||
+								strstr(err->msg, "unsupported startup parameter"))) {
+		vals[at_options] = options ? options : "";
+		cq_clear(err);
+		conn = connect_params(keys, vals, 0, conninfo, err);
+	}
+	free(with_check);
 	free(keys);
 	free(vals);
 	PQconninfoFree(opts);

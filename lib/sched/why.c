@@ -71,11 +71,12 @@ static const char fire_sql[] =
 	" left join lateral (select rl.detail, rl.decided_at where rl.decision = 'refused'"
 	"   and s.next_run_at > $2::timestamptz) rf on true"
 	" left join cronq.pauses p on p.schedule = s.name"
-	/* its job: the decision's, else one with its key of the schedule's author (another
-	 * role's job with the key, left by a former schedule of the name, is not its backfill) */
+	/* its job: the decision's, else one with its key written since the schedule was made
+	 * (a job with the key left by a former schedule of the name is not its backfill;
+	 * its author may have changed since: an admin's edit) */
 	" left join cronq.jobs j on j.id = coalesce(o.job_id,"
 	"   (select x.id from cronq.jobs x where x.idempotency_key = 'schedule:' || s.name || ':' || $3"
-	"   and x.enqueued_by = s.created_by))"
+	"   and x.created_at >= s.created_at))"
 	" where s.name = $1";
 
 /* Column name of row 0 of res, or NULL when it is NULL. */

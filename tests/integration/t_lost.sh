@@ -15,7 +15,11 @@
 #   counted an attempt;
 # - the runner's own job's row held locked by an admin past the outcome
 #   statement's waits: that job is left to the rescue, the run goes on
-#   (before, the run ended with 75, its outcomes dropped).
+#   (before, the run ended with 75, its outcomes dropped);
+# - a runner killed (-9) while a "transaction": false SQL job runs: the
+#   server ends the job's statement within about a second (its session's
+#   client_connection_check_interval), so the rescue cannot start it again
+#   beside a run still going; before, it ran on to its end and committed.
 . "$(dirname "$0")/lib.sh"
 migrate
 q "create role cq_runner login superuser" >/dev/null
@@ -102,5 +106,19 @@ match "saying the job's row is held, left to the rescue" "job $own's row is held
 eq "the job is left running for the rescue, not recorded over the lock" "running" \
     "$(q "select status from cronq.jobs where id = $own")"
 wait $holder
+
+# --- a runner killed while a job's SQL runs -----------------------------------
+q "create table public.orphan_side (at timestamptz)" >/dev/null
+id=$("$CRONQ" enqueue sql '{"transaction": false, "sql": "insert into public.orphan_side select clock_timestamp() from pg_sleep(10)"}' \
+     --queue orphan --max-attempts 3)
+PGUSER=cq_runner "$CRONQ" run --queue orphan --lease 30s 2>/dev/null &
+r=$!
+wait_for "the job's SQL runs" 10 \
+    "select exists (select 1 from pg_stat_activity where query like '%from pg_sleep(10)%' and state = 'active' and pid <> pg_backend_pid())"
+kill -9 $r; wait $r 2>/dev/null
+wait_for "the server ends the job's statement once its client is gone" 5 \
+    "select not exists (select 1 from pg_stat_activity where query like '%from pg_sleep(10)%' and state = 'active' and pid <> pg_backend_pid())"
+eq "nothing of it committed" 0 "$(q "select count(*) from public.orphan_side")"
+"$CRONQ" cancel "$id" >/dev/null
 
 done_testing

@@ -106,17 +106,27 @@ as cronq_runner backfill --schedule l1 --from "$(mins -3)" --to "$(mins -3)"
 as cronq_runner why l1 --at "$(mins -3)" --json
 eq "why: skipped by catch-up, then backfilled" "catchup|true|queued" \
     "$(q "select j->>'decision' || '|' || (j->>'reason' like 'skipped by catch-up%; enqueued since by a backfill: enqueued: job %') || '|' || (j->>'job_status') from (select '$OUT'::json j) x")"
-# A job of another role with the occurrence's key (left by a former
-# schedule of that name, say) is not the schedule's: why does not present
-# it as its backfill.
+# A job with the occurrence's key left by a former schedule of that name
+# (written before this one was made) is not the schedule's: why does not
+# present it as its backfill. One written since is, whoever the schedule's
+# author has become since (an admin's edit makes the admin its author).
 q "insert into cronq.jobs (type, enqueued_by, schedule, idempotency_key, run_at)
    values ('noop', 'app2', 'l1', 'schedule:l1:' || to_char(timestamptz '$(mins -4)' at time zone 'UTC',
            'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), now() + interval '1 year')" >/dev/null
-eq "another role's job holds the key of l1's occurrence" 1 \
-    "$(q "select count(*) from cronq.jobs where enqueued_by = 'app2' and idempotency_key like 'schedule:l1:%'")"
+q "set session_replication_role = replica;
+   update cronq.jobs set created_at = (select created_at from cronq.schedules where name = 'l1') - interval '1 hour'
+   where enqueued_by = 'app2' and idempotency_key like 'schedule:l1:%'" >/dev/null
+eq "a former schedule's job holds the key of l1's occurrence" 1 \
+    "$(q "select count(*) from cronq.jobs j join cronq.schedules s on s.name = 'l1' where j.enqueued_by = 'app2' and j.idempotency_key like 'schedule:l1:%' and j.created_at < s.created_at")"
 as cronq_runner why l1 --at "$(mins -4)" --json
-eq "why: another role's job with the key is not the schedule's backfill" "catchup|false|" \
+eq "why: a former schedule's job with the key is not the schedule's backfill" "catchup|false|" \
     "$(q "select j->>'decision' || '|' || (j->>'reason' like '%enqueued since%') || '|' || coalesce(j->>'job_status', '') from (select '$OUT'::json j) x")"
+author=$(q "select created_by from cronq.schedules where name = 'l1'")
+q "update cronq.schedules set created_by = 'oncall' where name = 'l1'" >/dev/null
+as cronq_runner why l1 --at "$(mins -3)" --json
+eq "why: the backfill is still found once the schedule's author changed" "catchup|true|queued" \
+    "$(q "select j->>'decision' || '|' || (j->>'reason' like 'skipped by catch-up%; enqueued since by a backfill: enqueued: job %') || '|' || (j->>'job_status') from (select '$OUT'::json j) x")"
+q "update cronq.schedules set created_by = '$author' where name = 'l1'" >/dev/null
 as cronq_runner why s1 --at 2001-01-01
 match "why: before the schedule existed" "the schedule did not exist yet" "$OUT"
 # a backfill's occurrence: not a wake's decision, found by its key
