@@ -193,7 +193,7 @@ eq "a failed job waiting to retry holds the key, and is replaced, queued" "0|$fi
 slow=$(PGUSER=cronq_runner "$CRONQ" enqueue sleep '{"seconds": 3}' --unique-key nightly-export)
 run --concurrency 2 2>"$T_DIR/slow.err" &
 runner=$!
-wait_for "the holder runs" 10 "select status = 'running' from cronq.jobs where id = $slow"
+check "the holder runs" wait_for "the holder runs" 10 "select status = 'running' from cronq.jobs where id = $slow"
 as cronq_runner enqueue sleep '{"seconds": 0.5}' --unique-key nightly-export --replace
 expect "--replace leaves a running holder alone" 0 "$slow" \
     "cronq: warning: job $slow with unique key \"nightly-export\" is already running; left alone, not replaced"
@@ -211,7 +211,7 @@ eq "two rows with the key, one active" "2|1" \
 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "begin" -c "select cronq.enqueue('noop', unique_key => 'held-open')" \
     -c "select pg_sleep(2)" -c "commit" >"$T_DIR/open.out" 2>&1 &
 opener=$!
-wait_for "the holder is inserted, not committed" 10 \
+check "the holder is inserted, not committed" wait_for "the holder is inserted, not committed" 10 \
     "select exists (select 1 from pg_stat_activity where query like '%pg_sleep(2)%' and pid <> pg_backend_pid())"
 as cronq_runner enqueue noop --unique-key held-open
 wait $opener
@@ -348,7 +348,7 @@ q "update cronq.jobs set status = 'dead', finished_at = now() where id in ($o1, 
 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "begin" -c "select cronq.enqueue('noop', unique_key => 'open-retry')" \
     -c "select pg_sleep(1.5)" -c "commit" >"$T_DIR/open-retry.out" 2>&1 &
 opener=$!
-wait_for "the holder is inserted, not committed" 10 \
+check "the holder is inserted, not committed" wait_for "the holder is inserted, not committed" 10 \
     "select exists (select 1 from pg_stat_activity where query like '%pg_sleep(1.5)%' and pid <> pg_backend_pid())"
 as app retry "$o1" "$o2"
 wait $opener
@@ -374,7 +374,7 @@ q "update cronq.jobs set expires_at = now() - interval '1 second' where id = $lk
 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "begin" -c "select 1 from cronq.jobs where id = $lk for no key update" \
     -c "select pg_sleep(1.5)" -c "commit" >/dev/null 2>&1 &
 locker=$!
-wait_for "the late holder is locked" 10 \
+check "the late holder is locked" wait_for "the late holder is locked" 10 \
     "select exists (select 1 from pg_stat_activity where query like '%pg_sleep(1.5)%' and pid <> pg_backend_pid())"
 as app2 enqueue noop --unique-key locked-late
 wait $locker
@@ -389,7 +389,7 @@ q "update cronq.jobs set expires_at = now() - interval '1 second' where id = $lk
 PGUSER=app "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "begin" -c "select 1 from cronq.jobs where id = $lk for no key update" \
     -c "select pg_sleep(20)" -c "commit" >/dev/null 2>&1 &
 locker=$!
-wait_for "the late holder is locked by its author" 10 \
+check "the late holder is locked by its author" wait_for "the late holder is locked by its author" 10 \
     "select exists (select 1 from pg_stat_activity where query like '%pg_sleep(20)%' and pid <> pg_backend_pid())"
 as app2 enqueue noop --unique-key locked-long
 check "the enqueue ended while the lock was still held" kill -0 $locker

@@ -122,7 +122,7 @@ poll 10 sh -c "ss -ltn | grep -q \"127.0.0.1:$lp \"" || fail "the proxy did not 
 "$CRONQ" run --verbose --batch 3 --db "host=127.0.0.1 port=$lp dbname=$PGDATABASE" 2>"$T_DIR/a.err" &
 a=$!
 # B starts once A holds both sql jobs (so that they are A's to give back)
-wait_for "A holds both" 5 "select count(*) = 2 from cronq.jobs where type = 'sql' and status = 'running'"
+check "A holds both" wait_for "A holds both" 5 "select count(*) = 2 from cronq.jobs where type = 'sql' and status = 'running'"
 "$CRONQ" run --type sql --linger 4s --poll 100ms 2>"$T_DIR/b.err" &
 b=$!
 wait $a; wait $b; kill $px 2>/dev/null

@@ -218,12 +218,12 @@ enqueue_n 1 '{"type":"sleep","payload":{"seconds":2}}'
 "$PSQL" -XAtq -c "begin" -c "select 1 from cronq.limits where key = 'type:sleep' for update" \
     -c "select pg_sleep(1.5)" -c "select clock_timestamp()" -c "commit" >"$T_DIR/lock.out" 2>&1 &
 locker=$!
-wait_for "the limit's row is locked" 10 \
+check "the limit's row is locked" wait_for "the limit's row is locked" 10 \
     "select exists (select 1 from pg_stat_activity where query like '%pg_sleep(1.5)%' and pid <> pg_backend_pid())"
 run --concurrency 1 2>"$T_DIR/stamp.err" &
 runner=$!
 wait $locker
-wait_for "the job runs" 10 "select status = 'running' from cronq.jobs"
+check "the job runs" wait_for "the job runs" 10 "select status = 'running' from cronq.jobs"
 eq "started_at is after the lock's release" t \
     "$(q "select started_at >= '$(tail -n 1 "$T_DIR/lock.out")' from cronq.jobs")"
 wait $runner

@@ -95,7 +95,7 @@ migrate
 own=$(PGUSER=cq_runner "$CRONQ" enqueue sleep '{"seconds": 3}' --queue adminlock --max-attempts 1)
 runner --queue adminlock --lease 30s 2>"$T_DIR/adminlock.err" &
 r=$!
-wait_for "the runner's own job runs" 10 "select status = 'running' from cronq.jobs where id = $own"
+check "the runner's own job runs" wait_for "the runner's own job runs" 10 "select status = 'running' from cronq.jobs where id = $own"
 PGUSER=cq_lost_admin "$PSQL" -Xq -c "begin" -c "select id from cronq.jobs where id = $own for update" \
     -c "select pg_sleep(7) as admin_holds" -c "commit" >/dev/null 2>&1 &
 holder=$!
@@ -113,11 +113,14 @@ id=$("$CRONQ" enqueue sql '{"transaction": false, "sql": "insert into public.orp
      --queue orphan --max-attempts 3)
 PGUSER=cq_runner "$CRONQ" run --queue orphan --lease 30s 2>/dev/null &
 r=$!
-wait_for "the job's SQL runs" 10 \
+check "the job's SQL runs" wait_for "the job's SQL runs" 10 \
     "select exists (select 1 from pg_stat_activity where query like '%from pg_sleep(10)%' and state = 'active' and pid <> pg_backend_pid())"
 kill -9 $r; wait $r 2>/dev/null
-wait_for "the server ends the job's statement once its client is gone" 5 \
+check "the server ends the job's statement once its client is gone" wait_for "the server ends the job's statement once its client is gone" 5 \
     "select not exists (select 1 from pg_stat_activity where query like '%from pg_sleep(10)%' and state = 'active' and pid <> pg_backend_pid())"
+# past the statement's own end (10 s after it began): still nothing
+poll 12 sh -c "[ \"\$(\"$PSQL\" -XAtq -c \"select count(*) from pg_stat_activity where query like '%from pg_sleep(10)%' and pid <> pg_backend_pid()\")\" = 0 ]"
+sleep 1
 eq "nothing of it committed" 0 "$(q "select count(*) from public.orphan_side")"
 "$CRONQ" cancel "$id" >/dev/null
 

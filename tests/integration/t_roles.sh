@@ -279,7 +279,7 @@ match "saying the name is another role's" 'schedule "a-secret" belongs to anothe
 PGUSER=app2 "$PSQL" -Xq -v ON_ERROR_ROLLBACK=on -c "begin" -c "$upsert false" \
     -c "select pg_sleep(3) as held_open" -c "commit" >/dev/null 2>&1 &
 holder=$!
-wait_for "app2's transaction is open" 10 \
+check "app2's transaction is open" wait_for "app2's transaction is open" 10 \
     "select exists (select 1 from pg_stat_activity where query like '%pg_sleep(3) as held_open%' and pid <> pg_backend_pid())"
 eq "no lock is left on app's schedule: the runner's lock is granted at once" "1" \
     "$(q "select 1 from cronq.schedules where name = 'a-secret' for update nowait" 2>&1)"
@@ -303,7 +303,7 @@ sleep 1.5
 PGUSER=app2 "$PSQL" -Xq -c "begin" -c "select cronq.expire_holder('a-late')" \
     -c "select pg_sleep(4) as late_held" -c "commit" >/dev/null 2>&1 &
 holder=$!
-wait_for "app2 holds the late job" 10 \
+check "app2 holds the late job" wait_for "app2 holds the late job" 10 \
     "select exists (select 1 from pg_stat_activity where query like '%pg_sleep(4) as late_held%' and pid <> pg_backend_pid())"
 out=$(PGUSER=app "$PSQL" -XAtq -v ON_ERROR_STOP=1 -v VERBOSITY=verbose \
       -c "select id || '|' || created from cronq.enqueue_job('noop', unique_key => 'a-late')" 2>&1); rc=$?
