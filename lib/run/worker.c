@@ -101,8 +101,7 @@ worker_ride_out(worker *w)
 
 	if (pg_alive(w->db.conn) || (limit = pg_reconnect_limit_ms(w->db.conn)) < 0)
 		return false;
-	
-/* A lease's length of heartbeats since the last outage: a new count. */
+	/* A lease's length of heartbeats since the last outage: a new count. */
 	if (!w->offline && w->back_at && now - w->back_at > w->sh->o->lease_ms)
 		w->outages = 0;
 	if (!w->offline && w->outages >= OUTAGES_MAX)
