@@ -411,12 +411,9 @@ connect_params(const char *const *keys, const char *const *vals, int expand,
  * its schema; transactions READ COMMITTED, what cronq's statements are
  * written for (a claim skips the rows others lock and takes the rest as
  * they are now), whatever the database's or role's default: under
- * SERIALIZABLE, runners side by side failed each other's claims; string
- * literals as written (standard_conforming_strings), which the functions
- * migrate creates are parsed with; and no statement_timeout of the role's
- * or the database's: one that cancelled a runner's outcome statement left
- * the jobs it had run to the rescue (a timeout of cronq's own, the answer
- * limit, bounds each statement instead). A new string.
+ * SERIALIZABLE, runners side by side failed each other's claims; and
+ * string literals as written (standard_conforming_strings), which the
+ * functions migrate creates are parsed with. A new string.
  */
 static char *
 own_options(const char *conninfo, const char *extra)
@@ -429,7 +426,7 @@ own_options(const char *conninfo, const char *extra)
 		if (strcmp(o->keyword, "options") == 0 && o->val)
 			base = o->val;
 	out = xasprintf("%s%s-c search_path=pg_catalog,pg_temp -c default_transaction_isolation=read\\ committed "
-					"-c standard_conforming_strings=on -c statement_timeout=0%s%s",
+					"-c standard_conforming_strings=on%s%s",
 					base ? base : "", base && *base ? " " : "", extra ? " " : "", extra ? extra : "");
 	PQconninfoFree(opts);
 	return out;

@@ -310,17 +310,27 @@ jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int *at
 }
 
 int
-jobs_give_back_unknown(PGconn *conn, const char *worker, int *n_back, cq_err *err)
+jobs_give_back_unknown(PGconn *conn, const char *worker, const int64_t *ran, int nran, int *n_back,
+					   cq_err *err)
 {
-	const char *params[1] = {worker};
-	PGresult *res = pg_exec(conn, "select id, attempts from cronq.jobs where status = 'running' and locked_by = $1",
-							1, params, PG_ANY, err);
+	buf ranb = BUF_INIT;
+	const char *params[2];
+	PGresult *res;
 	int n, rc;
 	int64_t *ids;
 	int *attempts;
 	bool *released;
 
 	*n_back = 0;
+	buf_putc(&ranb, '{');
+	for (int i = 0; i < nran; i++)
+		buf_printf(&ranb, "%s%" PRId64, i ? "," : "", ran[i]);
+	buf_putc(&ranb, '}');
+	params[0] = worker;
+	params[1] = buf_str(&ranb);
+	res = pg_exec(conn, "select id, attempts from cronq.jobs where status = 'running' and locked_by = $1"
+				  " and id <> all($2::bigint[])", 2, params, PG_ANY, err);
+	buf_free(&ranb);
 	if (res == NULL)
 		return err->code;
 	n = PQntuples(res);

@@ -92,12 +92,14 @@ int jobs_release(PGconn *conn, const char *worker, const int64_t *ids, const int
 
 /*
  * After a claim whose answer was lost with its connection (it may have
- * committed): give back every job running under worker's name, as
+ * committed): give back every job running under worker's name but the n
+ * it ran (ran: their outcomes recorded, or left to the rescue), as
  * jobs_release() does (no attempt counted, no history row), rows locked
- * elsewhere skipped. Only for a name no other process uses, by a worker
- * that holds no job. *n_back: how many were given back.
+ * elsewhere skipped. Only for a name no other process uses. *n_back: how
+ * many were given back.
  */
-int jobs_give_back_unknown(PGconn *conn, const char *worker, int *n_back, cq_err *err)
+int jobs_give_back_unknown(PGconn *conn, const char *worker, const int64_t *ran, int n, int *n_back,
+						   cq_err *err)
 	__attribute__((warn_unused_result));
 
 /* One attempt's outcome, to be recorded. */

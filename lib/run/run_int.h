@@ -101,6 +101,9 @@ typedef struct worker {
 	task_stop	stopped;		/* sticky answer of worker_tick for the running job */
 	char		unavailable[1024];	/* why, when it is TASK_STOP_UNAVAILABLE */
 	run_summary sum;
+	int64_t    *kept;			/* jobs it ran whose outcome was not recorded (their rows
+								 * held locked elsewhere): still running under its name */
+	int			nkept;
 	int			code;
 	cq_err		err;
 } worker;

@@ -183,8 +183,11 @@ slots_recorded(worker *w, job_outcome *rec, const int *idx, int n)
 		s->out = rec[k];
 		s->state = SLOT_DONE;
 		log_outcome(s);
-		if (st == JOB_STATUS_NONE)
+		if (st == JOB_STATUS_NONE) {
 			w->sum.lost++;
+			w->kept = xrealloc(w->kept, (size_t) (w->nkept + 1) * sizeof *w->kept);
+			w->kept[w->nkept++] = s->job->id;
+		}
 		else if (st == JOB_STATUS_QUEUED)
 			w->sum.given_back++;
 		else {

@@ -148,22 +148,31 @@ heartbeat(worker *w, bool may_repair)
  * After a claim whose answer was lost with its connection: it may have
  * committed, and the jobs it took would stay running under this worker's
  * name, never started, until the rescue took them an attempt each. On a
- * connection opened again they are given back. Not under a --worker-id,
- * which another process may share; the worker holds no job here.
+ * connection opened again they are given back: every job running under
+ * its name but those it ran, whose outcomes are recorded or left to the
+ * rescue (this batch's, and the earlier ones' left unrecorded: w->kept).
+ * Not under a --worker-id, which another process may share.
  */
 static void
 give_back_unknown(worker *w)
 {
 	cq_err err = {0};
-	int n = 0;
+	int n = 0, nran = 0;
+	int64_t *ran;
 
 	if (w->sh->o->worker_id || (!pg_alive(w->db.conn) && !pg_handle_repair(&w->db, w->id, w->err.msg)))
 		return;
-	if (jobs_give_back_unknown(w->db.conn, w->id, &n, &err) != 0)
+	ran = xcalloc((size_t) (w->nkept + w->batch.n) + 1, sizeof *ran);
+	for (int i = 0; i < w->nkept; i++)
+		ran[nran++] = w->kept[i];
+	for (int i = 0; i < w->batch.n; i++)
+		ran[nran++] = w->slots[i].job->id;
+	if (jobs_give_back_unknown(w->db.conn, w->id, ran, nran, &n, &err) != 0)
 		log_warning("could not give back the jobs a claim whose answer was lost may have taken: %s;"
 					" the rescue takes them once their leases expire", err.msg);
 	else if (n > 0)
 		log_warning("gave back %d job%s that a claim whose answer was lost had taken", n, n == 1 ? "" : "s");
+	free(ran);
 }
 
 task_stop
@@ -504,6 +513,9 @@ worker_main(void *arg)
 	/* Recorded, or (connection lost) left to a later run's rescue. */
 	if (have_batch)
 		end_batch(w);
+	free(w->kept);
+	w->kept = NULL;
+	w->nkept = 0;
 	return NULL;
 }
 

@@ -1,9 +1,11 @@
 # A TCP proxy to PostgreSQL that, once, lets the first release.sql statement
 # (or the first statement holding argv[3]) commit and then cuts the client's
-# connection before the answer reaches it.
-import asyncio, sys
+# connection before the answer reaches it; with argv[4], a file, only once
+# that file exists (statements before it pass).
+import asyncio, os, sys
 LPORT, PPORT = int(sys.argv[1]), int(sys.argv[2])
 MARK = sys.argv[3].encode() if len(sys.argv) > 3 else b"as b(id, attempt)"
+ARM = sys.argv[4] if len(sys.argv) > 4 else None
 done = False
 async def pipe(r, w, on_chunk=None):
     try:
@@ -23,7 +25,7 @@ async def handle(cr, cw):
     st = {"armed": False, "buf": b""}
     def c2s(d):
         global done
-        if not done and MARK in d:
+        if not done and MARK in d and (ARM is None or os.path.exists(ARM)):
             st["armed"] = True; done = True
             print("proxy: statement seen", flush=True)
         return d

@@ -88,6 +88,32 @@ eq "the jobs are queued, the one taken given back: no attempt counted, no histor
 runner --queue cut 2>/dev/null
 eq "the next run runs them: all succeeded" "succeeded:5" "$(state cut)"
 
+# A job the worker ran, whose outcome was left unrecorded (its row held
+# locked by another session: left to the rescue), is not the lost claim's:
+# not given back (it would run again, its attempt not counted).
+ran=$("$CRONQ" enqueue sleep '{"seconds": 1}' --queue kept --max-attempts 1)
+python3 "$(dirname "$0")/proxy_cut_after.py" "$lp" "$PGPORT" "attempts = j.attempts + 1" "$T_DIR/arm" \
+    >"$T_DIR/proxy2.out" 2>&1 &
+px=$!
+poll 10 sh -c "ss -ltn | grep -q \"127.0.0.1:$lp \"" || fail "the proxy did not start again"
+runner --queue kept --lease 60s --linger 20s --poll 300ms \
+    --db "host=127.0.0.1 port=$lp dbname=$PGDATABASE user=cq_runner" 2>"$T_DIR/kept.err" &
+r=$!
+check "the job runs" wait_for "the job runs" 10 "select status = 'running' from cronq.jobs where id = $ran"
+"$PSQL" -Xq -c "begin" -c "select id from cronq.jobs where id = $ran for update" \
+    -c "select pg_sleep(4) as held_ran" -c "commit" >/dev/null 2>&1 &
+locker=$!
+check "its outcome is left unrecorded, the row held" \
+    poll 15 sh -c "grep -q \"job $ran's row is held locked\" \"$T_DIR/kept.err\""
+wait $locker
+touch "$T_DIR/arm"
+wait $r
+kill $px 2>/dev/null
+match "the next claim's answer was cut off" "cutting" "$(cat "$T_DIR/proxy2.out")"
+eq "the job it ran is not given back: still running, one attempt, for the rescue" "running|1" \
+    "$(q "select status || '|' || attempts from cronq.jobs where id = $ran")"
+check "nothing given back" [ "$(grep -c 'gave back' "$T_DIR/kept.err")" = 0 ]
+
 # --- the runner's own job locked by an admin --------------------------------
 q "do \$\$ begin create role cronq_admin nologin; exception when duplicate_object then null; end \$\$;
    create role cq_lost_admin login in role cronq_admin" >/dev/null
