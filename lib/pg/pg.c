@@ -501,7 +501,9 @@ pg_connect_with(const char *conninfo, const char *settings, cq_err *err)
  * the rescue could start the job again beside it: two runs at once of a
  * "transaction": false job, both committing. Servers on platforms that
  * cannot tell (the setting must be 0 there) and poolers that refuse the
- * startup parameter "options" get the session without it.
+ * startup parameter "options" get the session without it; so does a
+ * connection service (service=, $PGSERVICE) when neither the conninfo nor
+ * $PGOPTIONS gives options: the service's own would be overridden.
  */
 #define AUTHOR_OPTIONS "-c client_connection_check_interval=1000"
 
@@ -512,6 +514,7 @@ pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err 
 	const char **keys, **vals;
 	size_t n = 0, i = 0, at_options;
 	const char *options = NULL;
+	bool service = false, check;
 	char *with_check;
 	PGconn *conn;
 
@@ -533,15 +536,21 @@ pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err 
 		keys[i] = o->keyword;
 		vals[i++] = o->val;
 	}
-	for (PQconninfoOption *o = opts; o && o->keyword; o++)
+	for (PQconninfoOption *o = opts; o && o->keyword; o++) {
 		if (strcmp(o->keyword, "options") == 0 && o->val)
 			options = o->val;
+		if (strcmp(o->keyword, "service") == 0 && o->val)
+			service = true;
+	}
 	if (options == NULL)
 		options = getenv("PGOPTIONS");
 	with_check = xasprintf("%s%s" AUTHOR_OPTIONS, options ? options : "", options && *options ? " " : "");
 	at_options = i;
-	keys[i] = "options";
-	vals[i++] = with_check;
+	check = options || !(service || getenv("PGSERVICE"));
+	if (check) {
+		keys[i] = "options";
+		vals[i++] = with_check;
+	}
 	keys[i] = "user";
 	vals[i++] = role;
 	keys[i] = "fallback_application_name";
@@ -550,8 +559,8 @@ pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err 
 	vals[i++] = "UTF8";
 	add_defaults(opts, keys, vals, &i);
 	conn = connect_params(keys, vals, 0, conninfo, err);
-	if (conn == NULL && err && (strstr(err->msg, "client_connection_check_interval") ||
-								strstr(err->msg, "unsupported startup parameter"))) {
+	if (conn == NULL && err && check &&
+		(strstr(err->msg, "client_connection_check_interval") || strstr(err->msg, "unsupported startup parameter"))) {
 		vals[at_options] = options ? options : "";
 		cq_clear(err);
 		conn = connect_params(keys, vals, 0, conninfo, err);

@@ -150,4 +150,14 @@ sleep 1
 eq "nothing of it committed" 0 "$(q "select count(*) from public.orphan_side")"
 "$CRONQ" cancel "$id" >/dev/null
 
+# A connection service's options reach the job's session as before (the
+# check is not added there: it would override them).
+printf '[lostsvc]\nhost=%s\nport=%s\ndbname=%s\noptions=-c work_mem=11MB\n' "$PGHOST" "$PGPORT" "$PGDATABASE" >"$T_DIR/pg_service.conf"
+id=$("$CRONQ" enqueue sql '{"sql": "select current_setting($$work_mem$$) as w, current_setting($$client_connection_check_interval$$) as c"}' --queue svc)
+PGSERVICEFILE="$T_DIR/pg_service.conf" PGUSER=cq_runner timeout 60 "$CRONQ" run --queue svc --db "service=lostsvc user=cq_runner" 2>/dev/null
+eq "a service's options reach the job's session" "11MB|0" "$(q "select (result->'row'->>'w') || '|' || (result->'row'->>'c') from cronq.jobs where id = $id")"
+id=$("$CRONQ" enqueue sql '{"sql": "select current_setting($$work_mem$$) as w, current_setting($$client_connection_check_interval$$) as c"}' --queue svc)
+PGUSER=cq_runner timeout 60 "$CRONQ" run --queue svc --db "dbname=$PGDATABASE user=cq_runner options='-c work_mem=12MB'" 2>/dev/null
+eq "the conninfo's options too, with the check after them" "12MB|1s" "$(q "select (result->'row'->>'w') || '|' || (result->'row'->>'c') from cronq.jobs where id = $id")"
+
 done_testing
