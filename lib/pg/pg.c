@@ -530,17 +530,15 @@ pg_connect_as(const char *conninfo, const char *role, bool own_password, cq_err 
 	 * in ~/.pgpass (libpq reads the password file only when none is given).
 	 */
 	for (PQconninfoOption *o = opts; o && o->keyword; o++) {
+		if (o->val && strcmp(o->keyword, "options") == 0)
+			options = o->val;	/* sent below, with the check after it */
+		if (o->val && strcmp(o->keyword, "service") == 0)
+			service = true;
 		if (o->val == NULL || strcmp(o->keyword, "user") == 0 || strcmp(o->keyword, "options") == 0 ||
 			(!own_password && strcmp(o->keyword, "password") == 0))
 			continue;
 		keys[i] = o->keyword;
 		vals[i++] = o->val;
-	}
-	for (PQconninfoOption *o = opts; o && o->keyword; o++) {
-		if (strcmp(o->keyword, "options") == 0 && o->val)
-			options = o->val;
-		if (strcmp(o->keyword, "service") == 0 && o->val)
-			service = true;
 	}
 	if (options == NULL)
 		options = getenv("PGOPTIONS");

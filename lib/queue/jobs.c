@@ -320,12 +320,15 @@ jobs_give_back_unknown(PGconn *conn, const char *worker, const int64_t *ran, int
 	int64_t *ids;
 	int *attempts;
 	bool *released;
+	char num[32];
 
 	*n_back = 0;
-	buf_putc(&ranb, '{');
-	for (int i = 0; i < nran; i++)
-		buf_printf(&ranb, "%s%" PRId64, i ? "," : "", ran[i]);
-	buf_putc(&ranb, '}');
+	pg_array_begin(&ranb);
+	for (int i = 0; i < nran; i++) {
+		snprintf(num, sizeof num, "%" PRId64, ran[i]);
+		pg_array_raw(&ranb, num);
+	}
+	pg_array_end(&ranb);
 	params[0] = worker;
 	params[1] = buf_str(&ranb);
 	res = pg_exec(conn, "select id, attempts from cronq.jobs where status = 'running' and locked_by = $1"
