@@ -2490,6 +2490,7 @@ CREATE FUNCTION cronq.reserved_key_error(p_key text, p_schedule text, p_fire tim
                 FROM cronq.schedules s
                WHERE ((s.name = reserved_key_error.p_schedule) AND (s.created_by = reserved_key_error.p_role)))))) THEN format('role "%s" may not enqueue jobs of schedule "%s": it is not its author'::text, p_role, p_schedule)
              WHEN (starts_with(p_key, 'schedule:'::text) AND (p_key IS DISTINCT FROM ((('schedule:'::text || p_schedule) || ':'::text) || to_char((p_fire AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'::text))) AND (p_key IS DISTINCT FROM ((('schedule:'::text || p_schedule) || ':manual:'::text) || to_char((p_fire AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'::text)))) THEN format('idempotency key "%s" is reserved: keys starting with "schedule:" belong to the schedule and fire time they name'::text, "left"(p_key, 200))
+             WHEN (starts_with(p_key, 'schedule:'::text) AND (p_fire > now())) THEN format('idempotency key "%s" names a fire time not due yet: a schedule enqueues its occurrences itself once they are due'::text, "left"(p_key, 200))
              WHEN starts_with(p_key, 'notify:'::text) THEN format('idempotency key "%s" is reserved: keys starting with "notify:" belong to hooks'::text, "left"(p_key, 200))
              ELSE NULL::text
          END AS "case";
@@ -2925,7 +2926,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 35;
+    RETURN 36;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 

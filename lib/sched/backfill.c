@@ -666,11 +666,12 @@ out:
 
 int
 backfill_schedule_get(PGconn *conn, const char *name, char **cron, char **zone, fire_def *times,
-					  cq_err *err)
+					  int64_t *now, cq_err *err)
 {
 	const char *params[1] = {name};
 	PGresult *res = pg_exec(conn, "select cron, timezone, floor(extract(epoch from anchor))::bigint,"
-							" coalesce(floor(extract(epoch from spread)), 0)::bigint"
+							" coalesce(floor(extract(epoch from spread)), 0)::bigint,"
+							" floor(extract(epoch from now()))::bigint"
 							" from cronq.schedules where name = $1",
 							1, params, PG_MAYBE_ONE, err);
 
@@ -685,6 +686,7 @@ backfill_schedule_get(PGconn *conn, const char *name, char **cron, char **zone, 
 	*zone = xstrdup(PQgetvalue(res, 0, 1));
 	*times = (fire_def) {name, *cron, *zone, !PQgetisnull(res, 0, 2),
 		strtoll(PQgetvalue(res, 0, 2), NULL, 10), strtoll(PQgetvalue(res, 0, 3), NULL, 10)};
+	*now = strtoll(PQgetvalue(res, 0, 4), NULL, 10);
 	PQclear(res);
 	return 0;
 }
@@ -812,6 +814,30 @@ read_range(PGconn *conn, const char *from_text, const char *to_text, int64_t *fr
 	return 0;
 }
 
+/*
+ * Refuse occurrences later than the database's now: a schedule enqueues
+ * those itself once due, and a job holding one's key ahead of time would
+ * outlive its author's hold on the name (the database refuses such keys to
+ * a member of cronq_user as well: 0036).
+ */
+static int
+check_due(const int64_t *fires, int64_t n, int64_t now, cq_err *err)
+{
+	char first[RFC3339_BUFLEN], at[RFC3339_BUFLEN];
+	int64_t i = 0;
+
+	while (i < n && fires[i] <= now)
+		i++;
+	if (i == n)
+		return 0;
+	rfc3339_format(fires[i], first, sizeof first);
+	rfc3339_format(now, at, sizeof at);
+	cq_fail(err, EX_USAGE, "the range holds occurrences not due yet (the first at %s; the database's clock says %s)",
+			first, at);
+	cq_hint(err, "A backfill enqueues occurrences already due; the schedule enqueues the later ones itself. End the range at or before now.");
+	return err->code;
+}
+
 /* One job per occurrence of schedule name from `from` to `to`. */
 static int
 perform_schedule(PGconn *conn, const char *name, const backfill_then *then, int64_t from,
@@ -820,11 +846,12 @@ perform_schedule(PGconn *conn, const char *name, const backfill_then *then, int6
 {
 	char *cron = NULL, *zone = NULL;
 	fire_def times;
-	int64_t *fires = NULL, n = 0;
+	int64_t *fires = NULL, n = 0, now = 0;
 	int rc;
 
-	if ((rc = backfill_schedule_get(conn, name, &cron, &zone, &times, err)) == 0 &&
-		(rc = backfill_occurrences(&times, from, to, BACKFILL_MAX_STEPS, &fires, &n, err)) == 0)
+	if ((rc = backfill_schedule_get(conn, name, &cron, &zone, &times, &now, err)) == 0 &&
+		(rc = backfill_occurrences(&times, from, to, BACKFILL_MAX_STEPS, &fires, &n, err)) == 0 &&
+		(rc = check_due(fires, n, now, err)) == 0)
 		rc = backfill_schedule_run(conn, name, fires, n, then, dry, line, progress, arg, out, err);
 	free(cron);
 	free(zone);

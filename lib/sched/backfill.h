@@ -149,10 +149,11 @@ int backfill_schedule_run(PGconn *conn, const char *name, const int64_t *fires, 
 
 /*
  * Read a schedule's cron expression and zone (each a new string to free())
- * and its times: *times points at them, and at name.
+ * and its times: *times points at them, and at name; *now is the
+ * database's clock (Unix seconds).
  */
 int backfill_schedule_get(PGconn *conn, const char *name, char **cron, char **zone, fire_def *times,
-						  cq_err *err)
+						  int64_t *now, cq_err *err)
 	__attribute__((warn_unused_result));
 
 /*

@@ -332,6 +332,13 @@ cronq backfill --schedule nope --from "$from" --to "$to"
 expect "backfill of a missing schedule" 65 "" 'cronq: error: schedule "nope" does not exist'
 cronq backfill --schedule bf --from "$to" --to "$from"
 expect_rc_err "backfill --schedule: reversed range" 64 '^cronq: error: --to .* is before --from '
+n=$(jobs_count)
+cronq backfill --schedule bf --from "$from" --to "$(q "select now() + interval '2 days'")"
+expect_rc_err "backfill --schedule: a range past now, refused whole (even to a superuser)" 64 \
+    "^cronq: error: the range holds occurrences not due yet \\(the first at [0-9-]*T[0-9][02468]:00:00Z; the database's clock says [0-9TZ:-]*\\)"
+first=$(sed -n 's/.*the first at \([^;]*\);.*/\1/p' <<<"$ERR")
+eq "the first not due is the next occurrence" t "$(q "select '$first'::timestamptz > now() and '$first'::timestamptz <= now() + interval '6 hours'")"
+eq "nothing written" "$n" "$(jobs_count)"
 q "update cronq.schedules set cron = '* * * * *' where name = 'bf'"
 cronq backfill --schedule bf --from 2026-01-01 --to 2026-12-31
 expect "backfill --schedule: too many occurrences" 64 "" $'cronq: error: the range holds more than 100000 occurrences; a backfill enqueues at most 100000\ncronq: hint: Split the range.'

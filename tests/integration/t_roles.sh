@@ -140,7 +140,7 @@ for key in 'schedule:a-nightly:2030-01-01T02:00:00Z' 'schedule:cronq-purge:2030-
 done
 out=$(asq app2 "insert into cronq.jobs (type, payload, schedule) values ('noop', '{}', 'a-nightly')" 2>&1)
 match "nor enqueue a job of app's schedule" 'not its author' "$out"
-as app2 backfill --schedule a-nightly --from 2030-01-01 --to 2030-01-03
+as app2 backfill --schedule a-nightly --from 2025-01-01 --to 2025-01-03
 eq "nor backfill it" 65 "$RC"
 k=$(PGUSER=app "$CRONQ" enqueue noop --key report-2030 --in 1d)
 out=$(asq app2 "select cronq.enqueue('noop', key => 'report-2030')" 2>&1)
@@ -153,17 +153,36 @@ eq "app enqueueing its key again gets its job" "$k" "$(PGUSER=app "$CRONQ" enque
 printf '{"type": "noop", "queue": "bulk"}\n{"type": "noop", "queue": "bulk"}\n' | PGUSER=app2 "$CRONQ" enqueue --jsonl
 eq "cronq_user enqueues in bulk (no COPY under row-level security)" "0|2|app2" \
     "$?|$(q "select count(*) || '|' || min(enqueued_by) from cronq.jobs where queue = 'bulk'")"
-as app backfill --schedule a-nightly --from 2030-01-01 --to 2030-01-04
+as app backfill --schedule a-nightly --from 2025-01-01 --to 2025-01-04
 eq "app backfills its own schedule, in its name" "0|3|app" \
-    "$RC|$(q "select count(*) || '|' || min(enqueued_by) from cronq.jobs where schedule = 'a-nightly' and idempotency_key like 'schedule:a-nightly:2030-%'")"
+    "$RC|$(q "select count(*) || '|' || min(enqueued_by) from cronq.jobs where schedule = 'a-nightly' and idempotency_key like 'schedule:a-nightly:2025-%'")"
+# But not ahead of time: an occurrence not due yet is the schedule's to
+# enqueue. A job holding its key would outlive its author's hold on the
+# name, and refuse that occurrence to whoever takes the name next.
+n=$(count cronq.jobs)
+out=$(asq app "insert into cronq.jobs (type, schedule, scheduled_for, idempotency_key)
+    values ('noop', 'a-nightly', '2030-01-01T02:00:00Z', 'schedule:a-nightly:2030-01-01T02:00:00Z')" 2>&1)
+match "app may not write its own schedule's occurrence of 2030" 'not due yet' "$out"
+out=$(asq app "insert into cronq.jobs (type, schedule, scheduled_for, idempotency_key)
+    values ('noop', 'a-nightly', now() + interval '1 minute', 'schedule:a-nightly:manual:' || to_char((now() + interval '1 minute') at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'))" 2>&1)
+match "nor the key of a run by hand a minute from now" 'not due yet' "$out"
+as app backfill --schedule a-nightly --from 2025-01-05 --to 2030-01-01
+eq "nor backfill past now (the CLI refuses the range whole)" 64 "$RC"
+first=$(sed -n 's/.*occurrences not due yet (the first at \([^;]*\);.*/\1/p' <<<"$ERR")
+eq "saying which occurrence is not due: the next" t \
+    "$(q "select '${first:-none}'::text ~ '^[0-9]' and '${first:-2000-01-01}'::timestamptz > now() and '${first:-2000-01-01}'::timestamptz <= now() + interval '1 day'")"
+as app backfill --schedule a-nightly --from 2030-01-01 --to 2030-01-04 --dry-run
+eq "a dry run too" 64 "$RC"
+eq "nothing was written by any attempt" "$n|0" \
+    "$(count cronq.jobs)|$(q "select count(*) from cronq.jobs where schedule = 'a-nightly' and scheduled_for > now()")"
 
 # A schedule whose name ends where a victim's key goes on ("a-nightly:" and
 # a fire time's first digits) does not own the victim's keys: a key must be
 # exactly its schedule's and fire time's.
-asq app2 "select cronq.schedule('a-nightly:2030-01-05T02', '0 0 1 1 *', 'noop', enabled => false)" >/dev/null
+asq app2 "select cronq.schedule('a-nightly:2025-01-05T02', '0 0 1 1 *', 'noop', enabled => false)" >/dev/null
 n=$(count cronq.jobs)
 out=$(asq app2 "insert into cronq.jobs (type, schedule, scheduled_for, idempotency_key, run_at)
-    values ('noop', 'a-nightly:2030-01-05T02', '2030-01-05T02:00:00Z', 'schedule:a-nightly:2030-01-05T02:00:00Z', 'infinity')" 2>&1)
+    values ('noop', 'a-nightly:2025-01-05T02', '2025-01-05T02:00:00Z', 'schedule:a-nightly:2025-01-05T02:00:00Z', 'infinity')" 2>&1)
 match "a schedule named like a prefix of another's key cannot take it" 'reserved' "$out"
 eq "nothing was written" "$n" "$(count cronq.jobs)"
 
