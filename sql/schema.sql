@@ -1988,36 +1988,43 @@ begin
     if cronq.is_admin() then
         return new;
     end if;
-    -- retry
-    if old.status in ('dead', 'failed', 'succeeded', 'cancelled') and new.status = 'queued'
-       and new.attempts = 0 and new.locked_by is null and new.locked_until is null
-       and not new.cancel_requested and new.started_at is null and new.finished_at is null then
-        return new;
+    if not (case
+        -- retry
+        when old.status in ('dead', 'failed', 'succeeded', 'cancelled') and new.status = 'queued'
+             and new.attempts = 0 and new.locked_by is null and new.locked_until is null
+             and not new.cancel_requested and new.started_at is null and new.finished_at is null
+            then true
+        -- the rest leave the attempt and its lease as they are
+        when (new.attempts, new.locked_by, new.locked_until, new.started_at)
+             is distinct from (old.attempts, old.locked_by, old.locked_until, old.started_at)
+            then false
+        -- cancel
+        when old.status in ('queued', 'failed', 'blocked') and new.status = 'cancelled'
+             and not new.cancel_requested and new.finished_at is not null
+            then true
+        -- a running job's cancellation, carried out by its worker
+        when old.status = 'running' and new.status = 'running' and new.cancel_requested
+             and new.finished_at is not distinct from old.finished_at
+            then true
+        -- a waiting job with a unique key replaced
+        when old.status in ('queued', 'failed') and new.status = 'queued'
+             and old.unique_key is not null and new.unique_key = old.unique_key
+             and not new.cancel_requested and new.finished_at is null
+             and (new.type, new.queue, new.priority, new.max_attempts, new.timeout,
+                  new.idempotency_key, new.enqueued_by)
+                 is not distinct from (old.type, old.queue, old.priority, old.max_attempts,
+                                       old.timeout, old.idempotency_key, old.enqueued_by)
+            then true
+        else false
+    end) then
+        raise exception 'job %: a job is changed only by cancelling or retrying it', old.id
+            using errcode = '42501', hint = 'Use cronq.cancel(id), cronq.retry(id) or the CLI.';
     end if;
-    -- the rest leave the attempt and its lease as they are
-    if (new.attempts, new.locked_by, new.locked_until, new.started_at)
-       is distinct from (old.attempts, old.locked_by, old.locked_until, old.started_at) then
-        null;
-    -- cancel
-    elsif old.status in ('queued', 'failed', 'blocked') and new.status = 'cancelled'
-          and not new.cancel_requested and new.finished_at is not null then
-        return new;
-    -- a running job's cancellation, carried out by its worker
-    elsif old.status = 'running' and new.status = 'running' and new.cancel_requested
-          and new.finished_at is not distinct from old.finished_at then
-        return new;
-    -- a waiting job with a unique key replaced
-    elsif old.status in ('queued', 'failed') and new.status = 'queued'
-          and old.unique_key is not null and new.unique_key = old.unique_key
-          and not new.cancel_requested and new.finished_at is null
-          and (new.type, new.queue, new.priority, new.max_attempts, new.timeout,
-               new.idempotency_key, new.enqueued_by)
-              is not distinct from (old.type, old.queue, old.priority, old.max_attempts,
-                                    old.timeout, old.idempotency_key, old.enqueued_by) then
-        return new;
+    if new.status = 'cancelled' then
+        new.finished_at := now();
     end if;
-    raise exception 'job %: a job is changed only by cancelling or retrying it', old.id
-        using errcode = '42501', hint = 'Use cronq.cancel(id), cronq.retry(id) or the CLI.';
+    new.updated_at := now();
+    return new;
 end
 $$;
 
@@ -2277,6 +2284,22 @@ CREATE FUNCTION cronq.may_act_for_others(tbl oid) RETURNS boolean
 ALTER FUNCTION cronq.may_act_for_others(tbl oid) OWNER TO postgres;
 
 --
+-- Name: next_run_refused(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.next_run_refused() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    raise exception 'invalid next_run_at: "%" is not a time of years 1 to 9999', new.next_run_at
+        using errcode = '22008';
+end
+$$;
+
+ALTER FUNCTION cronq.next_run_refused() OWNER TO postgres;
+
+--
 -- Name: occurrence_lock(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -2351,6 +2374,26 @@ end
 $$;
 
 ALTER FUNCTION cronq.pauses_stamp() OWNER TO postgres;
+
+--
+-- Name: pauses_until(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.pauses_until() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    if new.until = 'infinity'::timestamptz then
+        new.until := null;
+        return new;
+    end if;
+    raise exception 'invalid until: "%" is not a time of years 1 to 9999', new.until
+        using errcode = '22008';
+end
+$$;
+
+ALTER FUNCTION cronq.pauses_until() OWNER TO postgres;
 
 --
 -- Name: unknown_key(jsonb, text[]); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -2926,7 +2969,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 36;
+    RETURN 37;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -3680,6 +3723,12 @@ CREATE TRIGGER pauses_remove AFTER INSERT OR UPDATE OF removed ON cronq.pauses F
 CREATE TRIGGER pauses_stamp BEFORE INSERT OR UPDATE ON cronq.pauses FOR EACH ROW WHEN ((NOT new.removed)) EXECUTE FUNCTION cronq.pauses_stamp();
 
 --
+-- Name: pauses pauses_until; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER pauses_until BEFORE INSERT OR UPDATE OF until ON cronq.pauses FOR EACH ROW WHEN ((NOT ((new.until >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.until < '10000-01-01 00:00:00+00'::timestamp with time zone)))) EXECUTE FUNCTION cronq.pauses_until();
+
+--
 -- Name: schedules schedules_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
@@ -3732,6 +3781,12 @@ CREATE TRIGGER schedules_remove AFTER INSERT OR UPDATE OF removed ON cronq.sched
 --
 
 CREATE TRIGGER schedules_spell BEFORE INSERT OR UPDATE OF enabled, disabled_from, disabled_until ON cronq.schedules FOR EACH ROW EXECUTE FUNCTION cronq.schedules_spell();
+
+--
+-- Name: schedules schedules_times; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_times BEFORE INSERT OR UPDATE OF next_run_at ON cronq.schedules FOR EACH ROW WHEN ((NOT ((new.next_run_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.next_run_at < '10000-01-01 00:00:00+00'::timestamp with time zone)))) EXECUTE FUNCTION cronq.next_run_refused();
 
 --
 -- Name: pauses pauses_schedule_fkey; Type: FK CONSTRAINT; Schema: cronq; Owner: postgres

@@ -69,7 +69,9 @@ help(void)
 		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
 		   "Placeholders: {date} is the step's UTC date (2026-03-08), {ts} its time\n"
 		   "(2026-03-08T10:00:00Z); {{word} is a literal {word}. Step jobs are due at\n"
-		   "once; a schedule's jobs are due at their fire time. At most %d jobs.\n"
+		   "once; a schedule's jobs are due at their fire time, and a range holding\n"
+		   "one not due yet is refused (the schedule enqueues it itself). At most %d\n"
+		   "jobs.\n"
 		   "Prints \"enqueued N jobs (M already existed)\", and with --then\n"
 		   "\"then: job ID after them\".\n",
 		   BACKFILL_MAX_STEPS);

@@ -8,6 +8,7 @@
 #include "pg/pg.h"
 #include "sched/why.h"
 #include "util/json.h"
+#include "util/utf8.h"
 
 enum { OPT_AT = OPT_FIRST_CMD, OPT_JSON };
 
@@ -87,10 +88,13 @@ cmd_why(int argc, char **argv)
 		fputs(text, stdout);
 		free(text);
 	} else {
-		char line[2048];
+		char line[2048], *shown;
 
+		/* A job's error and the ledger's detail are its author's words. */
 		schedule_why_text(why, line, sizeof line);
-		printf("%s\n", line);
+		shown = utf8_printable(line, false);
+		printf("%s\n", shown);
+		free(shown);
 	}
 	json_decref(why);
 	return 0;

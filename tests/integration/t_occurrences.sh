@@ -252,11 +252,12 @@ eq "schedule run --force: one more job" "0|$((n + 1))" "$RC|$(q "select count(*)
 match "schedule run -v: says it enqueued it" "enqueued job $OUT of schedule mine" "$ERR"
 # A run in a second whose manual key a job already holds gets that job,
 # and a person is told so. The keys of the next 30 seconds are taken
-# first, as runs by hand of those seconds would have (the author may write
-# them), so that the run meets one however slow the build.
+# first, as runs by hand of those seconds would have (by a superuser: a
+# role may not write the key of a second not yet come), so that the run
+# meets one however slow the build.
 n=$(q "select count(*) from cronq.jobs"); top=$(q "select max(id) from cronq.jobs")
-asq app "insert into cronq.jobs (type, idempotency_key, schedule, scheduled_for)
-         select 'noop', 'schedule:mine:manual:' || to_char(t at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), 'mine', t
+q "insert into cronq.jobs (type, idempotency_key, schedule, scheduled_for, enqueued_by)
+         select 'noop', 'schedule:mine:manual:' || to_char(t at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), 'mine', t, 'app'
          from generate_series(date_trunc('second', now()), date_trunc('second', now()) + interval '30 seconds',
                               interval '1 second') t" >/dev/null
 m=$(q "select count(*) from cronq.jobs")
@@ -396,4 +397,13 @@ eq "purge: young rows stay" "t" "$(q "select count(*) > 0 from cronq.occurrences
 as cronq_runner schedule remove l2
 eq "a schedule removed takes its ledger with it" 0 "$(q "select count(*) from cronq.occurrences where schedule = 'l2'")"
 
+# --- why prints its author's words, not its control characters ---------------
+asq() { PGUSER=$1 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "$2"; }
+asq app "select cronq.schedule('loud', '* * * * *', 'fail',
+    jsonb_build_object('message', E'boom \\u001b]0;PWNED\\u0007\\u001b[2J', 'permanent', true))" >/dev/null
+q "update cronq.schedules set next_run_at = date_trunc('minute', now()) where name = 'loud'" >/dev/null
+run --queue default >/dev/null 2>&1
+as cronq_runner why loud
+eq "why: the job's error shown with its control characters escaped" "0|0|1" \
+    "$RC|$(printf '%s' "$OUT" | tr -d -c '\033\007' | wc -c)|$(grep -c 'boom \\x1b\]0;PWNED\\x07\\x1b\[2J' <<<"$OUT")"
 done_testing

@@ -207,6 +207,36 @@ done
 eq "its job is as it was" "$before" "$(q "select row(status, attempts, locked_by, locked_until, run_at)::text from cronq.jobs where id = $mine")"
 run
 eq "and every runner still claims: app's job ran" succeeded "$(q "select status from cronq.jobs where id = $v")"
+# Nor a time no wake can read: a schedule's next run, a pause's end, a
+# cancel's end (an infinite one stopped every runner's wake before it
+# claimed, and status and check for everyone).
+v=$(PGUSER=app "$CRONQ" enqueue noop --queue victims)
+asq app2 "select cronq.schedule('a2-due', '* * * * *', 'noop')" >/dev/null
+n=$(count cronq.schedules)
+for t in '-infinity' 'infinity' '4713-01-01 00:00:00+00 BC' '10000-01-01 00:00:00+00'; do
+    out=$(asq app2 "update cronq.schedules set next_run_at = '$t' where name = 'a2-due'" 2>&1)
+    match "app2 may not set its schedule's next run to $t" 'invalid next_run_at: .* is not a time of years 1 to 9999' "$out"
+    out=$(asq app2 "insert into cronq.schedules (name, cron, type, next_run_at) values ('a2-inf', '* * * * *', 'noop', '$t')" 2>&1)
+    match "nor write a schedule that runs next at $t" 'invalid next_run_at' "$out"
+done
+eq "nothing was written" "$n|t" "$(count cronq.schedules)|$(q "select next_run_at is null from cronq.schedules where name = 'a2-due'")"
+as app2 pause schedule:a2-due --until infinity
+eq "a pause until infinity is a pause until resumed" "0|t" "$RC|$(q "select until is null from cronq.pauses where key = 'schedule:a2-due'")"
+for t in '-infinity' '20000-01-01 00:00:00+00'; do
+    out=$(asq app2 "update cronq.pauses set until = '$t' where key = 'schedule:a2-due'" 2>&1)
+    match "a pause's end may not be $t" 'invalid until: .* is not a time of years 1 to 9999' "$out"
+done
+eq "the pause is as it was" t "$(q "select until is null from cronq.pauses where key = 'schedule:a2-due'")"
+mine=$(PGUSER=app2 "$CRONQ" enqueue noop --in 1d)
+eq "a cancel's end and a change's time are the database's clock" "UPDATE 1|t" \
+    "$(tag app2 "update cronq.jobs set status = 'cancelled', finished_at = 'infinity', updated_at = '-infinity' where id = $mine" | head -n 1)|$(q "select finished_at = updated_at and updated_at between now() - interval '1 minute' and now() from cronq.jobs where id = $mine")"
+run
+eq "every runner still claims: app's job ran" succeeded "$(q "select status from cronq.jobs where id = $v")"
+for report in "status" "status --html" "status --prometheus" "check"; do
+    as oncall $report
+    eq "and $report still answers" 0 "$RC"
+done
+asq app2 "select cronq.resume('schedule:a2-due'), cronq.unschedule('a2-due')" >/dev/null
 # Rows no worker can be fenced on (written by a superuser: no author can)
 # do not keep the rescue going round.
 q "insert into cronq.jobs (type, queue, status, locked_by, locked_until, enqueued_by)
