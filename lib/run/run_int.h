@@ -116,9 +116,14 @@ int budget_take(shared *sh, int want);
 void budget_return(shared *sh, int n);
 void copy_message(char *dst, size_t len, const char *msg);
 
-/* wake.c */
+/*
+ * wake.c. wake_start: 0, or an EX_* code with err filled. A failed
+ * materialisation on a connection still usable is not the wake's end:
+ * it is logged, kept in *later (later->code non-zero) for the run's exit,
+ * and the wake goes on to the jobs.
+ */
 int wake_start(PGconn *conn, const run_opts *o, const char *worker_id, wake_info *wake,
-			   run_summary *sum, cq_err *err);
+			   run_summary *sum, cq_err *later, cq_err *err);
 void wake_end(PGconn *conn, const wake_info *wake, const run_summary *sum, int code);
 
 /* worker.c */

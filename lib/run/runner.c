@@ -178,6 +178,7 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 	PGconn *conn;
 	char base_id[300];
 	wake_info wake = {0};
+	cq_err later = {0};
 	int code = 0;
 
 	/*
@@ -238,7 +239,7 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 			snprintf(w->id, sizeof w->id, "%s", base_id);
 	}
 
-	if ((code = wake_start(conn, o, base_id, &wake, sum, err)) != 0 || wake.finished)
+	if ((code = wake_start(conn, o, base_id, &wake, sum, &later, err)) != 0 || wake.finished)
 		goto out;
 	sh.limited = wake.limited;
 
@@ -259,6 +260,10 @@ runner_run(const run_opts *o, run_summary *sum, cq_err *err)
 		code = cq_fail(err, EX_TEMPFAIL, "the runner could not open a database session, so it claimed no more"
 					   " jobs and gave back %" PRId64 " (their attempts not counted): %s",
 					   sum->given_back, sh.fault);
+	if (code == 0 && later.code != 0) {
+		code = later.code;
+		*err = later;
+	}
 
 out:
 	/* Worker 0's connection: the runner's, or the one that replaced it. */

@@ -21,11 +21,14 @@
 
 /*
  * Start the wake on conn for worker_id: 0, or an EX_* code with err filled.
- * wake->finished: nothing to do, the wake is recorded finished.
+ * wake->finished: nothing to do, the wake is recorded finished. The due
+ * schedules failing (one row no statement can read, a bug) must not stop
+ * every runner from claiming the jobs of every role: that failure, on a
+ * connection still usable, goes to *later and the wake goes on.
  */
 int
 wake_start(PGconn *conn, const run_opts *o, const char *worker_id, wake_info *wake,
-		   run_summary *sum, cq_err *err)
+		   run_summary *sum, cq_err *later, cq_err *err)
 {
 	char host[256] = "localhost";
 	int code, settled = 0;
@@ -52,7 +55,11 @@ wake_start(PGconn *conn, const run_opts *o, const char *worker_id, wake_info *wa
 	if (wake->need_materialise &&
 		(code = schedule_materialise(conn, &sum->scheduled, &sum->skipped, err)) != 0) {
 		cq_prefix(err, "could not enqueue the due schedules: ");
-		return code;
+		if (!pg_alive(conn))
+			return code;
+		log_warning("%s; claiming jobs all the same", err->msg);
+		*later = *err;
+		cq_clear(err);
 	}
 	if (wake->need_rescue && (code = jobs_rescue(conn, &sum->rescued, err)) != 0) {
 		cq_prefix(err, "could not rescue the expired leases: ");

@@ -237,6 +237,15 @@ for report in "status" "status --html" "status --prometheus" "check"; do
     eq "and $report still answers" 0 "$RC"
 done
 asq app2 "select cronq.resume('schedule:a2-due'), cronq.unschedule('a2-due')" >/dev/null
+# And were such a row there (a superuser's, written with the triggers off),
+# the wake says so and exits 70, but claims every role's jobs all the same.
+asq app "select cronq.schedule('a-broken', '* * * * *', 'noop')" >/dev/null
+q "set session_replication_role = replica; update cronq.schedules set next_run_at = '-infinity' where name = 'a-broken'" >/dev/null
+v=$(PGUSER=app "$CRONQ" enqueue noop --queue victims)
+PGUSER=cronq_runner "$CRONQ" run >/dev/null 2>"$T_DIR/broken.err"
+eq "a wake whose schedules fail: 70, app's job run all the same" "70|succeeded" "$?|$(q "select status from cronq.jobs where id = $v")"
+match "saying why" 'could not enqueue the due schedules: .*infinity' "$(tail -n 1 "$T_DIR/broken.err")"
+asq app "select cronq.unschedule('a-broken')" >/dev/null
 # Rows no worker can be fenced on (written by a superuser: no author can)
 # do not keep the rescue going round.
 q "insert into cronq.jobs (type, queue, status, locked_by, locked_until, enqueued_by)
