@@ -2035,7 +2035,7 @@ ALTER FUNCTION cronq.jobs_transition_guard() OWNER TO postgres;
 --
 
 CREATE FUNCTION cronq.jobs_wait() RETURNS trigger
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
@@ -2043,6 +2043,7 @@ begin
                         where p.id = any(new.depends_on) and p.status <> 'succeeded');
     if new.waiting_for > 0 then
         new.status := 'blocked';
+        insert into cronq.settle_later (job_id) values (new.id);
     end if;
     return new;
 end
@@ -2562,11 +2563,12 @@ begin
         returning p.until, p.paused_at into ended, began;
     was := found and (ended is null or ended > now());
     -- A schedule resumes from its next fire time: the ones that came while
-    -- it was paused stay skipped, catchup all or not. Paused still, the
-    -- next wake plans it from now; ended by its until (and no wake came
+    -- it was paused stay skipped, catchup all or not. Paused still, from
+    -- the second after the resume; ended by its until (and no wake came
     -- since), from that time.
     if found and key like 'schedule:%' then
-        update cronq.schedules s set next_run_at = case when was then null else ended end
+        update cronq.schedules s
+        set next_run_at = case when was then date_trunc('second', now()) + interval '1 second' else ended end
         where s.name = substr(key, 10)
           and (was or (s.next_run_at >= began and s.next_run_at < ended));
     end if;
@@ -2969,7 +2971,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 37;
+    RETURN 38;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 

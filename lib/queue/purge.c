@@ -16,9 +16,18 @@
  * enqueued in its author's name, are left to keep_sql: their age does not
  * count (a probe of the index schedules_keep, empty when no schedule has
  * a keep, for each scheduled row only). A parent whose dependants a
- * runner left to the next wake (cronq.settle_parents, sql/0025) stays
- * until they are settled: they are found through its row.
+ * runner left to the next wake stays until they are settled: those left
+ * whole (cronq.settle_parents, sql/0025) are found through its row, those
+ * noted one by one (cronq.settle_later: a row its outcome could not lock,
+ * a retry beside its end) through theirs (none, mostly). Purged first, a
+ * dead parent left its noted dependant to run as if it had succeeded.
  */
+#define PARENT_SETTLED \
+	"   and (dependants is null" \
+	"        or not exists (select 1 from cronq.settle_parents n where n.job_id = cronq.jobs.id)" \
+	"           and not exists (select 1 from cronq.settle_later l join cronq.jobs d on d.id = l.job_id" \
+	"                           where d.status = 'blocked' and cronq.jobs.id = any (d.depends_on)))"
+
 static const char purge_sql[] =
 	"with victims as ("
 	" select id from cronq.jobs"
@@ -26,8 +35,7 @@ static const char purge_sql[] =
 	"   and (schedule is null"
 	"        or not exists (select 1 from cronq.schedules s where s.keep is not null"
 	"                       and s.name = cronq.jobs.schedule and s.created_by = cronq.jobs.enqueued_by))"
-	"   and (dependants is null"
-	"        or not exists (select 1 from cronq.settle_parents n where n.job_id = cronq.jobs.id))"
+	PARENT_SETTLED
 	" order by finished_at limit $3::int for update skip locked"
 	"), runs as ("
 	" delete from cronq.job_runs r using victims v where r.job_id = v.id"
@@ -58,8 +66,7 @@ static const char keep_sql[] =
 	"), victims as ("
 	" select id from cronq.jobs"
 	" where id = any (array(select id from beyond)) and status = $1"
-	"   and (dependants is null"
-	"        or not exists (select 1 from cronq.settle_parents n where n.job_id = cronq.jobs.id))"
+	PARENT_SETTLED
 	" for update skip locked"
 	"), runs as ("
 	" delete from cronq.job_runs r using victims v where r.job_id = v.id"

@@ -731,7 +731,16 @@ backfill_schedule_run(PGconn *conn, const char *name, const int64_t *fires, int6
 	keys.v = xcalloc(BACKFILL_BATCH, sizeof *keys.v);
 	payloads.v = xcalloc(BACKFILL_BATCH, sizeof *payloads.v);
 	batch_reset(&b);
-	if (!dry && (rc = pg_run(conn, "begin", 0, NULL, err)) != 0)
+	/*
+	 * The schedule's row held until the commit, whoever backfills: a wake
+	 * passes over the schedule meanwhile (it locks due schedules SKIP
+	 * LOCKED) rather than meet keys this transaction is writing, which it
+	 * took for the schedule's own fault (refused, an hour on). Under
+	 * row-level security, jobs_occurrence_lock takes it too.
+	 */
+	if (!dry && ((rc = pg_run(conn, "begin", 0, NULL, err)) != 0 ||
+				 (rc = pg_run(conn, "select from cronq.schedules where name = $1 for no key update", 1,
+							  (const char *[]) {name}, err)) != 0))
 		goto out;
 	rc = 0;
 	for (int64_t i = 0; i < n; i++) {

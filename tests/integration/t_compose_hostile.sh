@@ -174,6 +174,37 @@ eq "the next wake: 14 queued, 15 blocked for the second parent, the held one sti
 wait "$locker"
 cronq run
 eq "a later wake settles the held one" "queued|0" "$(status_of "$held")|$(q "select count(*) from cronq.settle_later")"
+# A dead parent stays while a dependant it could not settle is noted:
+# purged first, the dependant ran as if it had succeeded (helper-74).
+p=$(as tc_mallory "select cronq.enqueue('fail', '{\"permanent\": true}', max_attempts => 1)")
+d=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$p])")
+hold_locked "$d" 4 "the dependant of a parent about to die"
+cronq run
+eq "the parent died, its held dependant noted" "dead|blocked|1" \
+    "$(status_of "$p")|$(status_of "$d")|$(q "select count(*) from cronq.settle_later where job_id = $d")"
+cronq purge --status dead --older-than 0s
+eq "purge keeps the dead parent while its dependant is noted" "dead" "$(status_of "$p")"
+wait "$locker"
+cronq run
+eq "the next wake cancels the dependant; then the parent may go" "cancelled|dependency_failed|" \
+    "$(q "select status || '|' || error_code from cronq.jobs where id = $d")|$(cronq purge --status dead --older-than 0s; status_of "$p")"
+# A dependant retried while its parent ends is settled by the next wake:
+# the parent's outcome saw it cancelled, its retry not yet committed
+# (helper-74: it stayed blocked for ever).
+p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
+d=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$p])")
+as tc_mallory "select cronq.cancel($d)" >/dev/null
+q "update cronq.jobs set run_at = now() where id = $p" >/dev/null
+PGUSER=tc_mallory "$PSQL" -XAtq -c "begin" -c "select cronq.retry($d)" -c "select pg_sleep(3)" -c "commit" >/dev/null &
+retrier=$!
+check "the retry's transaction is open" wait_for - 5 \
+    "select exists (select 1 from pg_stat_activity where usename = 'tc_mallory' and state = 'active' and query like '%pg_sleep%')"
+cronq run
+wait "$retrier"
+eq "the parent succeeded beside the retry: the dependant blocked, and noted" "succeeded|blocked|1" \
+    "$(status_of "$p")|$(status_of "$d")|$(q "select count(*) from cronq.settle_later where job_id = $d")"
+cronq run
+eq "the next wake runs it" "succeeded|0" "$(status_of "$d")|$(q "select count(*) from cronq.settle_later")"
 # A note of 1,100 dependants is three pages, each applied once.
 p=$(as tc_mallory "select cronq.enqueue('noop')")
 as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p], run_at => now() + interval '1 hour'))

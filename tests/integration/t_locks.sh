@@ -270,4 +270,33 @@ eq "a row inserted with removed set is gone at once (an admin may write the colu
 eq "no row is left with removed set" "0" \
     "$(q "select (select count(*) from cronq.schedules where removed) + (select count(*) from cronq.pauses where removed)")"
 
+# --- a backfill holds its schedule from the wakes, whoever writes it
+# The owner's backfill (no row-level security: jobs_occurrence_lock does
+# not fire) wrote an occurrence's key the wake then met uncommitted: the
+# wake took it for the schedule's fault, refused the occurrence and moved
+# the schedule an hour on (helper-74). Now backfill locks the row first
+# and the wake passes over the schedule until it commits.
+clear_of_minute_end 15
+q "truncate cronq.occurrences" >/dev/null
+as cronq_runner schedule add bf-lock '* * * * *' noop
+fire=$(q "select date_trunc('minute', now())")
+q "update cronq.schedules set next_run_at = '$fire' where name = 'bf-lock'" >/dev/null
+q "create function public.t_slow_insert() returns trigger language plpgsql as \$\$ begin perform pg_sleep(3); return null; end \$\$;
+   create trigger t_slow_insert after insert on cronq.jobs for each row
+       when (new.schedule = 'bf-lock' and new.scheduled_for = '$fire') execute function public.t_slow_insert()" >/dev/null
+PGUSER=cronq_runner "$CRONQ" backfill --schedule bf-lock --from "$(q "select '$fire'::timestamptz - interval '2 minutes'")" --to "$fire" \
+    >"$T_DIR/bf-lock.out" 2>&1 &
+backfiller=$!
+check "the backfill is writing the occurrence" wait_for - 5 \
+    "select exists (select 1 from pg_stat_activity where usename = 'cronq_runner' and wait_event = 'PgSleep')"
+PGUSER=cronq_runner "$CRONQ" run --queue none-such 2>"$T_DIR/bf-lock.err"
+eq "the wake beside it ends 0, passing over the schedule (no decision, next run unchanged)" "0|0|t" \
+    "$?|$(q "select count(*) from cronq.occurrences where schedule = 'bf-lock'")|$(q "select next_run_at = '$fire' from cronq.schedules where name = 'bf-lock'")"
+wait "$backfiller"
+eq "the backfill enqueued its three" "0|enqueued 3 jobs (0 already existed)" "$?|$(cat "$T_DIR/bf-lock.out")"
+q "drop trigger t_slow_insert on cronq.jobs; drop function public.t_slow_insert()" >/dev/null
+PGUSER=cronq_runner "$CRONQ" run --queue none-such 2>/dev/null
+eq "the next wake finds the occurrence enqueued by the backfill, and goes on a minute" "enqueued|t" \
+    "$(q "select string_agg(decision, ',') from cronq.occurrences where schedule = 'bf-lock'")|$(q "select next_run_at = '$fire'::timestamptz + interval '1 minute' from cronq.schedules where name = 'bf-lock'")"
+
 done_testing

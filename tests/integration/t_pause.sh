@@ -111,6 +111,8 @@ as cronq_runner schedule add all-of-them '* * * * *' noop --catchup all
 as cronq_runner pause schedule:all-of-them
 q "update cronq.schedules set next_run_at = date_trunc('minute', now()) - interval '5 minutes' where name = 'all-of-them'" >/dev/null
 as cronq_runner resume schedule:all-of-them
+eq "resumed, it runs from the resume's next second (a fire time before the next wake is not lost)" t \
+    "$(q "select next_run_at = date_trunc('second', next_run_at) and next_run_at between now() - interval '3 seconds' and now() + interval '1 second' from cronq.schedules where name = 'all-of-them'")"
 run
 eq "resumed after runners were down through the pause: nothing missed is enqueued" "0|true" \
     "$(q "select (select count(*) from cronq.jobs) || '|' || (next_run_at > now()) from cronq.schedules where name = 'all-of-them'")"
