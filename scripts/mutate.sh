@@ -13,9 +13,9 @@
 #   MUTATE_CATALOGUE  another catalogue than tests/mutations (the lint's test)
 # mutate.sh --lint checks every entry without building or testing (the
 # unit test test_mutations runs it): its substitution must change its file,
-# and an entry on a migration must not change a function that a later
-# migration defines again — the database would run the later definition,
-# and no test could ever kill the mutant.
+# and an entry on a migration must not change a function or a trigger that
+# a later migration defines again — the database would run the later
+# definition, and no test could ever kill the mutant.
 set -uo pipefail
 export TEST_TIMEOUT=${TEST_TIMEOUT:-180}
 
@@ -27,9 +27,10 @@ mutant() {
     MUTATION=$2 perl -0p -e 'eval $ENV{MUTATION}; die $@ if $@' "$1"
 }
 # superseded FILE MUTANT: for a migration sql/NNNN_*.sql, when MUTANT's first
-# changed line lies in a function that a later migration creates again,
-# "cronq.NAME, defined again by NNNN_….sql"; otherwise nothing. A function's
-# text runs from its "create [or replace] function" to the next statement
+# changed line lies in a function (or a trigger's statement) that a later
+# migration creates again, "cronq.NAME, defined again by NNNN_….sql" ("trigger
+# NAME, …"); otherwise nothing. A function's (trigger's) text runs from its
+# "create [or replace] function" ("create trigger") to the next statement
 # that begins a line (create, drop, alter, comment, grant, revoke, do,
 # insert, update, delete, select).
 superseded() {
@@ -41,11 +42,14 @@ superseded() {
         open my $a, "<", $file or die; my @a = <$a>;
         open my $b, "<", $mutated or die; my @b = <$b>;
         my $n = 0; $n++ while $n < @a && $n < @b && $a[$n] eq $b[$n];
-        my $fn;
+        my ($fn, $again);
         for my $i (0 .. $n) {
             last if $i > $#a;
-            if ($a[$i] =~ /^create\s+(?:or\s+replace\s+)?function\s+(cronq\.\w+)\s*\(/i) { $fn = $1 }
-            elsif ($a[$i] =~ /^(?:create|drop|alter|comment|grant|revoke|do|insert|update|delete|select)\b/i) { undef $fn }
+            if ($a[$i] =~ /^create\s+(?:or\s+replace\s+)?function\s+(cronq\.\w+)\s*\(/i) {
+                $fn = $1; $again = qr/^create\s+(?:or\s+replace\s+)?function\s+\Q$fn\E\s*\(/mi;
+            } elsif ($a[$i] =~ /^create\s+(?:constraint\s+)?trigger\s+(\w+)\b/i) {
+                $fn = "trigger $1"; $again = qr/^create\s+(?:constraint\s+)?trigger\s+\Q$1\E\b/mi;
+            } elsif ($a[$i] =~ /^(?:create|drop|alter|comment|grant|revoke|do|insert|update|delete|select)\b/i) { undef $fn }
         }
         exit 0 unless defined $fn;
         my ($num) = $file =~ m{(\d{4})_[^/]*\.sql$};
@@ -54,7 +58,7 @@ superseded() {
             next unless $m > $num;
             open my $l, "<", $later or die;
             local $/; my $text = <$l>;
-            if ($text =~ /^create\s+(?:or\s+replace\s+)?function\s+\Q$fn\E\s*\(/mi) {
+            if ($text =~ $again) {
                 (my $base = $later) =~ s{.*/}{};
                 print "$fn, defined again by $base\n";
                 exit 0;

@@ -13,9 +13,10 @@
 -- member of cronq_user) is refused such a key (42501), and `cronq backfill
 -- --schedule` refuses a range holding an occurrence not due yet. The owner
 -- (materialisation writes due occurrences, run_schedule now's), superusers
--- and BYPASSRLS roles are not checked, as before. A new schedule fires only
--- after it was made, so no job an earlier author wrote holds one of its
--- keys.
+-- and BYPASSRLS roles are not checked, as before. A new schedule fires
+-- from when it was made, so no job an earlier author wrote holds one of
+-- the keys it makes itself; those of fire times before it (a backfill, a
+-- next run set in the past) may be held, and are refused aloud.
 --
 -- Jobs written before this migration are left as they are.
 --
@@ -43,8 +44,11 @@ begin atomic
                  || to_char(p_fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
             then format('idempotency key "%s" is reserved: keys starting with "schedule:" belong to the schedule and fire time they name',
                         left(p_key, 200))
-        when starts_with(p_key, 'schedule:') and p_fire > now()
-            then format('idempotency key "%s" names a fire time not due yet: a schedule enqueues its occurrences itself once they are due',
+        -- Not before year 1 either: to_char's YYYY drops the era, so a
+        -- fire time BC wrote the key of the same date AD (helper-75).
+        when starts_with(p_key, 'schedule:')
+             and not (p_fire >= timestamptz '0001-01-01 00:00:00+00' and p_fire <= now())
+            then format('idempotency key "%s" names a fire time not due yet (or before year 1): a schedule enqueues its occurrences itself once they are due',
                         left(p_key, 200))
         when starts_with(p_key, 'notify:')
             then format('idempotency key "%s" is reserved: keys starting with "notify:" belong to hooks',

@@ -37,7 +37,10 @@
 update cronq.schedules set next_run_at = null
 where not (next_run_at >= timestamptz '0001-01-01 00:00:00+00'
            and next_run_at < timestamptz '10000-01-01 00:00:00+00');
+-- (pauses_stamp would stamp the rows with the migration's role and time)
+alter table cronq.pauses disable trigger pauses_stamp;
 update cronq.pauses set until = null where until >= timestamptz '10000-01-01 00:00:00+00';
+alter table cronq.pauses enable trigger pauses_stamp;
 delete from cronq.pauses where until < timestamptz '0001-01-01 00:00:00+00';
 update cronq.jobs set finished_at = now()
 where not (finished_at >= timestamptz '0001-01-01 00:00:00+00'
@@ -45,6 +48,43 @@ where not (finished_at >= timestamptz '0001-01-01 00:00:00+00'
 update cronq.jobs set updated_at = now()
 where not (updated_at >= timestamptz '0001-01-01 00:00:00+00'
            and updated_at < timestamptz '10000-01-01 00:00:00+00');
+
+-- A job's scheduled_for too (no role may update it): a fire time BC made
+-- the key of the same date AD (to_char's YYYY drops the era), so a job
+-- could hold a later author's occurrence (helper-75). Those written
+-- before lose the time and such a key.
+update cronq.jobs set scheduled_for = null,
+    idempotency_key = case when starts_with(idempotency_key, 'schedule:') then null else idempotency_key end
+where not (scheduled_for >= timestamptz '0001-01-01 00:00:00+00'
+           and scheduled_for < timestamptz '10000-01-01 00:00:00+00');
+
+-- As 0024's, naming scheduled_for when it is the time out of range.
+create or replace function cronq.jobs_times_refused() returns trigger
+language plpgsql set search_path = pg_catalog, pg_temp as $$
+declare
+    bad_run_at boolean := (tg_op = 'INSERT' or new.run_at is distinct from old.run_at)
+        and not (new.run_at >= timestamptz '0001-01-01 00:00:00+00'
+                 and new.run_at < timestamptz '10000-01-01 00:00:00+00');
+    bad_expires_at boolean := not bad_run_at
+        and not (new.expires_at >= timestamptz '0001-01-01 00:00:00+00'
+                 and new.expires_at < timestamptz '10000-01-01 00:00:00+00');
+    col text := case when bad_run_at then 'run_at' when bad_expires_at then 'expires_at' else 'scheduled_for' end;
+    val timestamptz := case when bad_run_at then new.run_at when bad_expires_at then new.expires_at
+                            else new.scheduled_for end;
+begin
+    raise exception 'invalid %: "%" is not a time of years 1 to 9999', col, val using errcode = '22008';
+end
+$$;
+
+drop trigger if exists jobs_times on cronq.jobs;
+create trigger jobs_times before insert on cronq.jobs for each row
+    when (not (new.run_at >= timestamptz '0001-01-01 00:00:00+00'
+               and new.run_at < timestamptz '10000-01-01 00:00:00+00')
+          or not (new.expires_at >= timestamptz '0001-01-01 00:00:00+00'
+                  and new.expires_at < timestamptz '10000-01-01 00:00:00+00')
+          or not (new.scheduled_for >= timestamptz '0001-01-01 00:00:00+00'
+                  and new.scheduled_for < timestamptz '10000-01-01 00:00:00+00'))
+    execute function cronq.jobs_times_refused();
 
 create or replace function cronq.next_run_refused() returns trigger
 language plpgsql set search_path = pg_catalog, pg_temp as $$
@@ -54,8 +94,10 @@ begin
 end
 $$;
 
+-- Of spread too: schedules_guard (which fires first, by name) moves the
+-- next run by a changed spread's difference (helper-75: a day past 9999).
 drop trigger if exists schedules_times on cronq.schedules;
-create trigger schedules_times before insert or update of next_run_at on cronq.schedules for each row
+create trigger schedules_times before insert or update of next_run_at, spread on cronq.schedules for each row
     when (not (new.next_run_at >= timestamptz '0001-01-01 00:00:00+00'
                and new.next_run_at < timestamptz '10000-01-01 00:00:00+00'))
     execute function cronq.next_run_refused();

@@ -99,8 +99,9 @@ begin
         grant execute on function cronq.settle_step() to cronq_admin;
         -- What purge calls (0032): the dependency links left behind.
         grant execute on function cronq.sweep_links() to cronq_admin;
-        -- what purge asks: a parent whose dependants are still to settle stays
-        grant select on cronq.settle_parents to cronq_admin;
+        -- what purge asks: a parent whose dependants are still to settle
+        -- stays, whole (settle_parents) or one by one (settle_later, 0038)
+        grant select on cronq.settle_parents, cronq.settle_later to cronq_admin;
     end if;
 end
 $$;

@@ -1966,8 +1966,12 @@ declare
     bad_run_at boolean := (tg_op = 'INSERT' or new.run_at is distinct from old.run_at)
         and not (new.run_at >= timestamptz '0001-01-01 00:00:00+00'
                  and new.run_at < timestamptz '10000-01-01 00:00:00+00');
-    col text := case when bad_run_at then 'run_at' else 'expires_at' end;
-    val timestamptz := case when bad_run_at then new.run_at else new.expires_at end;
+    bad_expires_at boolean := not bad_run_at
+        and not (new.expires_at >= timestamptz '0001-01-01 00:00:00+00'
+                 and new.expires_at < timestamptz '10000-01-01 00:00:00+00');
+    col text := case when bad_run_at then 'run_at' when bad_expires_at then 'expires_at' else 'scheduled_for' end;
+    val timestamptz := case when bad_run_at then new.run_at when bad_expires_at then new.expires_at
+                            else new.scheduled_for end;
 begin
     raise exception 'invalid %: "%" is not a time of years 1 to 9999', col, val using errcode = '22008';
 end
@@ -2534,7 +2538,7 @@ CREATE FUNCTION cronq.reserved_key_error(p_key text, p_schedule text, p_fire tim
                 FROM cronq.schedules s
                WHERE ((s.name = reserved_key_error.p_schedule) AND (s.created_by = reserved_key_error.p_role)))))) THEN format('role "%s" may not enqueue jobs of schedule "%s": it is not its author'::text, p_role, p_schedule)
              WHEN (starts_with(p_key, 'schedule:'::text) AND (p_key IS DISTINCT FROM ((('schedule:'::text || p_schedule) || ':'::text) || to_char((p_fire AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'::text))) AND (p_key IS DISTINCT FROM ((('schedule:'::text || p_schedule) || ':manual:'::text) || to_char((p_fire AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'::text)))) THEN format('idempotency key "%s" is reserved: keys starting with "schedule:" belong to the schedule and fire time they name'::text, "left"(p_key, 200))
-             WHEN (starts_with(p_key, 'schedule:'::text) AND (p_fire > now())) THEN format('idempotency key "%s" names a fire time not due yet: a schedule enqueues its occurrences itself once they are due'::text, "left"(p_key, 200))
+             WHEN (starts_with(p_key, 'schedule:'::text) AND (NOT ((p_fire >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (p_fire <= now())))) THEN format('idempotency key "%s" names a fire time not due yet (or before year 1): a schedule enqueues its occurrences itself once they are due'::text, "left"(p_key, 200))
              WHEN starts_with(p_key, 'notify:'::text) THEN format('idempotency key "%s" is reserved: keys starting with "notify:" belong to hooks'::text, "left"(p_key, 200))
              ELSE NULL::text
          END AS "case";
@@ -3674,7 +3678,7 @@ CREATE TRIGGER jobs_settle AFTER UPDATE OF status ON cronq.jobs FOR EACH ROW WHE
 -- Name: jobs jobs_times; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER jobs_times BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((NOT ((new.run_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.run_at < '10000-01-01 00:00:00+00'::timestamp with time zone))) OR (NOT ((new.expires_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.expires_at < '10000-01-01 00:00:00+00'::timestamp with time zone))))) EXECUTE FUNCTION cronq.jobs_times_refused();
+CREATE TRIGGER jobs_times BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((NOT ((new.run_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.run_at < '10000-01-01 00:00:00+00'::timestamp with time zone))) OR (NOT ((new.expires_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.expires_at < '10000-01-01 00:00:00+00'::timestamp with time zone))) OR (NOT ((new.scheduled_for >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.scheduled_for < '10000-01-01 00:00:00+00'::timestamp with time zone))))) EXECUTE FUNCTION cronq.jobs_times_refused();
 
 --
 -- Name: jobs jobs_times_update; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -3788,7 +3792,7 @@ CREATE TRIGGER schedules_spell BEFORE INSERT OR UPDATE OF enabled, disabled_from
 -- Name: schedules schedules_times; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER schedules_times BEFORE INSERT OR UPDATE OF next_run_at ON cronq.schedules FOR EACH ROW WHEN ((NOT ((new.next_run_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.next_run_at < '10000-01-01 00:00:00+00'::timestamp with time zone)))) EXECUTE FUNCTION cronq.next_run_refused();
+CREATE TRIGGER schedules_times BEFORE INSERT OR UPDATE OF next_run_at, spread ON cronq.schedules FOR EACH ROW WHEN ((NOT ((new.next_run_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.next_run_at < '10000-01-01 00:00:00+00'::timestamp with time zone)))) EXECUTE FUNCTION cronq.next_run_refused();
 
 --
 -- Name: pauses pauses_schedule_fkey; Type: FK CONSTRAINT; Schema: cronq; Owner: postgres
@@ -4513,6 +4517,12 @@ GRANT SELECT ON TABLE cronq.limits_now TO cronq_admin;
 
 GRANT SELECT ON TABLE cronq.schema_migrations TO cronq_user;
 GRANT SELECT ON TABLE cronq.schema_migrations TO cronq_admin;
+
+--
+-- Name: TABLE settle_later; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT SELECT ON TABLE cronq.settle_later TO cronq_admin;
 
 --
 -- Name: TABLE settle_parents; Type: ACL; Schema: cronq; Owner: postgres

@@ -166,6 +166,11 @@ match "app may not write its own schedule's occurrence of 2030" 'not due yet' "$
 out=$(asq app "insert into cronq.jobs (type, schedule, scheduled_for, idempotency_key)
     values ('noop', 'a-nightly', now() + interval '1 minute', 'schedule:a-nightly:manual:' || to_char((now() + interval '1 minute') at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'))" 2>&1)
 match "nor the key of a run by hand a minute from now" 'not due yet' "$out"
+out=$(asq app "insert into cronq.jobs (type, schedule, scheduled_for, idempotency_key, run_at)
+    values ('noop', 'a-nightly', '2030-01-01 02:00:00+00 BC', 'schedule:a-nightly:2030-01-01T02:00:00Z', 'infinity')" 2>&1)
+match "nor through a fire time BC (whose key reads as the same date AD)" 'not due yet' "$out"
+out=$(asq app "insert into cronq.jobs (type, scheduled_for) values ('noop', '-infinity')" 2>&1)
+match "a job's scheduled_for is a time of years 1 to 9999" 'invalid scheduled_for: .* is not a time of years 1 to 9999' "$out"
 as app backfill --schedule a-nightly --from 2025-01-05 --to 2030-01-01
 eq "nor backfill past now (the CLI refuses the range whole)" 64 "$RC"
 first=$(sed -n 's/.*occurrences not due yet (the first at \([^;]*\);.*/\1/p' <<<"$ERR")
@@ -220,6 +225,12 @@ for t in '-infinity' 'infinity' '4713-01-01 00:00:00+00 BC' '10000-01-01 00:00:0
     match "nor write a schedule that runs next at $t" 'invalid next_run_at' "$out"
 done
 eq "nothing was written" "$n|t" "$(count cronq.schedules)|$(q "select next_run_at is null from cronq.schedules where name = 'a2-due'")"
+asq app2 "update cronq.schedules set next_run_at = '9999-12-31 23:59:59+00' where name = 'a2-due'" >/dev/null
+out=$(asq app2 "update cronq.schedules set spread = '1 day' where name = 'a2-due'" 2>&1)
+match "nor past 9999 by a spread that moves it" 'invalid next_run_at' "$out"
+eq "the schedule is as it was" "9999-12-31 23:59:59+00|" \
+    "$(q "select next_run_at at time zone 'UTC' || '+00|' || coalesce(spread::text, '') from cronq.schedules where name = 'a2-due'")"
+asq app2 "update cronq.schedules set next_run_at = null where name = 'a2-due'" >/dev/null
 as app2 pause schedule:a2-due --until infinity
 eq "a pause until infinity is a pause until resumed" "0|t" "$RC|$(q "select until is null from cronq.pauses where key = 'schedule:a2-due'")"
 for t in '-infinity' '20000-01-01 00:00:00+00'; do

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_mutations — the catalogue of make mutate (tests/mutations) stays
 # usable: scripts/mutate.sh --lint finds every entry's substitution
-# changing its file and no entry on a migration changing a function that a
-# later migration defines again (the database runs the later one: such a
+# changing its file and no entry on a migration changing a function or a
+# trigger that a later migration defines again (the database runs the later one: such a
 # mutant can never be killed, and the guarantee would look defended). Then
 # the lint itself, on a catalogue of known cases. Under make mutate
 # (CRONQ_MUTANT set) the tree is a mutant, which the entries no longer
@@ -38,6 +38,9 @@ is "the same change on the last definition" "1 entries apply, 0 broken" \
 is "a statement after a function, not in it" "1 entries apply, 0 broken" \
     "$(lint grant sql/0020_names_every.sql 's/\nrevoke execute on function cronq.fire_hooks\(bigint\[\], text\[\], integer\[\], text\[\]\) from public;//' >/dev/null
        MUTATE_CATALOGUE="$tmp/catalogue" scripts/mutate.sh --lint)"
+is "a trigger a later migration creates again" \
+    "broken trig: it changes trigger jobs_times, defined again by 0037_finite_schedule_times.sql: the database runs that one" \
+    "$(lint trig sql/0024_finite_times.sql 's/    when \(not \(new.run_at >= /    when (false and not (new.run_at >= /')"
 is "a substitution that matches nothing" "broken none: the substitution matched nothing in lib/queue/claim.sql" \
     "$(lint none lib/queue/claim.sql 's/no such text anywhere//')"
 is "a substitution that does not compile" "broken bad: the substitution fails on lib/queue/claim.sql" \
