@@ -165,6 +165,10 @@ PGOPTIONS="-c cronq.settle_left=20" cronq run
 eq "budget 20, 30 dependants: the parent succeeded, none counted down, the parent noted" \
     "succeeded|30|30|1" \
     "$(status_of "$p")|$(q "select count(*) from cronq.jobs where status = 'blocked' and waiting_for = cardinality(depends_on)")|$(q "select count(*) from cronq.jobs where depends_on[1] = $p")|$(q "select count(*) from cronq.settle_parents where job_id = $p")"
+q "update cronq.jobs set finished_at = now() - interval '1 hour' where id = $p" >/dev/null
+cronq purge --older-than 1s --status succeeded
+eq "purge keeps the noted parent (none of its dependants noted one by one)" "0|1|0" \
+    "$RC|$(q "select count(*) from cronq.jobs where id = $p")|$(q "select count(*) from cronq.settle_later")"
 held=$(q "select min(id) from cronq.jobs where depends_on = array[$p]::bigint[]")
 hold_locked "$held" 4 "one dependant"
 PGOPTIONS="-c cronq.settle_left=20" cronq run
