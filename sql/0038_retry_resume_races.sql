@@ -1,6 +1,6 @@
 -- 0038_retry_resume_races.sql — a dependant retried while its parent
--- ends is settled by the next wake; a schedule resumed runs the fire times
--- that come between the resume and the next wake.
+-- ends counts that end; a schedule resumed runs the fire times that come
+-- between the resume and the next wake.
 --
 -- A retry of a dependant (cronq.retry(), `cronq retry`) makes it blocked
 -- when a parent has not succeeded: jobs_wait counts its parents as its
@@ -9,35 +9,40 @@
 -- committed yet, looked cancelled or dead to it, and was passed over. So a
 -- retry that committed after its parent's outcome left the dependant
 -- blocked for ever (helper-74: 1,899 of 5,000 retried beside their parent's
--- end), waiting for a parent that had succeeded, or not cancelled under
--- one that had died; nothing noted it for a wake. Now jobs_wait notes each
--- job it blocks in cronq.settle_later, as the outcomes note what they
--- cannot settle: the next wake counts its parents again (a job still
--- rightly blocked is left so, its note gone). The trigger runs as the
--- owner (SECURITY DEFINER, search_path pinned): the notes are the owner's
--- table, and a trigger function cannot be called but as a trigger. Its
--- count reads the parents whatever row-level security would show: they
--- are the job's own author's (jobs_plan), or any an admin chose.
+-- end). Now jobs_wait locks the parents it counts, as jobs_plan locks an
+-- enqueue's (FOR NO KEY UPDATE): a parent's outcome under way is waited
+-- for and then counted; one that comes later waits for the retry's commit
+-- and then sees the dependant blocked. (Noting each retried job for the
+-- next wake, tried first, let a role flood the notes with cancel-retry
+-- loops and had the wake cancel a dependant retried under a dead parent,
+-- which the retry means to keep waiting: helper-76.) An author's open
+-- transaction that retries holds its own parents, as an enqueue's does:
+-- the batch recording one of them waits 2 s at most (semantics.md).
 --
 -- cronq.resume() of a schedule still paused set next_run_at to null, so
 -- the next wake planned it from its own now: the fire times between the
 -- resume and that wake were lost, without a ledger row (an every-minute
--- schedule lost one at every resume). It is now the resume's own second,
--- the next whole second after now (as a pause that ended by itself
--- resumes from its end): the wake looks for occurrences from there. The
--- fire times that came while paused stay skipped.
+-- schedule lost one at every resume). It is now the next whole second
+-- after the resume (the clock's, not the transaction's start: a wake
+-- during a long transaction may have decided later fire times, paused),
+-- or the next run a wake already planned if that is later (as a pause
+-- that ended by itself resumes from its end): the wake looks for
+-- occurrences from there. The fire times that came while paused stay
+-- skipped.
 --
 -- Binaries read nothing new.
 -- compatible-from: 25
 
+-- As 0017's, the parents locked as jobs_plan locks an enqueue's.
 create or replace function cronq.jobs_wait() returns trigger
-language plpgsql security definer set search_path = pg_catalog, pg_temp as $$
+language plpgsql set search_path = pg_catalog, pg_temp as $$
 begin
-    new.waiting_for := (select count(*) from cronq.jobs p
-                        where p.id = any(new.depends_on) and p.status <> 'succeeded');
+    new.waiting_for := (select count(*) filter (where p.status <> 'succeeded')
+                        from (select p.status from cronq.jobs p
+                              where p.id = any(new.depends_on)
+                              for no key update of p) p);
     if new.waiting_for > 0 then
         new.status := 'blocked';
-        insert into cronq.settle_later (job_id) values (new.id);
     end if;
     return new;
 end
@@ -63,7 +68,9 @@ begin
     -- since), from that time.
     if found and key like 'schedule:%' then
         update cronq.schedules s
-        set next_run_at = case when was then date_trunc('second', now()) + interval '1 second' else ended end
+        set next_run_at = case when was
+                               then greatest(s.next_run_at, date_trunc('second', clock_timestamp()) + interval '1 second')
+                               else ended end
         where s.name = substr(key, 10)
           and (was or (s.next_run_at >= began and s.next_run_at < ended));
     end if;

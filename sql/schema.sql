@@ -2039,15 +2039,16 @@ ALTER FUNCTION cronq.jobs_transition_guard() OWNER TO postgres;
 --
 
 CREATE FUNCTION cronq.jobs_wait() RETURNS trigger
-    LANGUAGE plpgsql SECURITY DEFINER
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
-    new.waiting_for := (select count(*) from cronq.jobs p
-                        where p.id = any(new.depends_on) and p.status <> 'succeeded');
+    new.waiting_for := (select count(*) filter (where p.status <> 'succeeded')
+                        from (select p.status from cronq.jobs p
+                              where p.id = any(new.depends_on)
+                              for no key update of p) p);
     if new.waiting_for > 0 then
         new.status := 'blocked';
-        insert into cronq.settle_later (job_id) values (new.id);
     end if;
     return new;
 end
@@ -2572,7 +2573,9 @@ begin
     -- since), from that time.
     if found and key like 'schedule:%' then
         update cronq.schedules s
-        set next_run_at = case when was then date_trunc('second', now()) + interval '1 second' else ended end
+        set next_run_at = case when was
+                               then greatest(s.next_run_at, date_trunc('second', clock_timestamp()) + interval '1 second')
+                               else ended end
         where s.name = substr(key, 10)
           and (was or (s.next_run_at >= began and s.next_run_at < ended));
     end if;

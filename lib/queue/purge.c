@@ -18,15 +18,16 @@
  * a keep, for each scheduled row only). A parent whose dependants a
  * runner left to the next wake stays until they are settled: those left
  * whole (cronq.settle_parents, sql/0025) are found through its row, those
- * noted one by one (cronq.settle_later: a row its outcome could not lock,
- * a retry beside its end) through theirs (none, mostly). Purged first, a
- * dead parent left its noted dependant to run as if it had succeeded.
+ * noted one by one (cronq.settle_later: a row its outcome could not lock)
+ * through theirs (none, mostly; read once a statement, a hashed set, not
+ * once a row). Purged first, a dead parent left its noted dependant to run
+ * as if it had succeeded.
  */
 #define PARENT_SETTLED \
 	"   and (dependants is null" \
 	"        or not exists (select 1 from cronq.settle_parents n where n.job_id = cronq.jobs.id)" \
-	"           and not exists (select 1 from cronq.settle_later l join cronq.jobs d on d.id = l.job_id" \
-	"                           where d.status = 'blocked' and cronq.jobs.id = any (d.depends_on)))"
+	"           and cronq.jobs.id not in (select unnest(d.depends_on) from cronq.settle_later l" \
+	"                                     join cronq.jobs d on d.id = l.job_id where d.status = 'blocked'))"
 
 static const char purge_sql[] =
 	"with victims as ("

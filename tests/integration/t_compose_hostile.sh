@@ -192,23 +192,35 @@ wait "$locker"
 cronq run
 eq "the next wake cancels the dependant; then the parent may go" "cancelled|dependency_failed|" \
     "$(q "select status || '|' || error_code from cronq.jobs where id = $d")|$(cronq purge --status dead --older-than 0s; status_of "$p")"
-# A dependant retried while its parent ends is settled by the next wake:
-# the parent's outcome saw it cancelled, its retry not yet committed
-# (helper-74: it stayed blocked for ever).
-p=$(as tc_mallory "select cronq.enqueue('noop', run_at => now() + interval '1 hour')")
-d=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$p])")
+# A dependant retried while its parent ends counts that end: the retry
+# locks the parents it counts, so the parent's outcome waits for its
+# commit and then finds it blocked (helper-74: the outcome saw it still
+# cancelled, and it stayed blocked for ever).
+p=$(as tc_mallory "select cronq.enqueue('sleep', '{\"seconds\": 1.5}')")
+d=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$p], run_at => now() + interval '1 hour')")
 as tc_mallory "select cronq.cancel($d)" >/dev/null
-q "update cronq.jobs set run_at = now() where id = $p" >/dev/null
-PGUSER=tc_mallory "$PSQL" -XAtq -c "begin" -c "select cronq.retry($d)" -c "select pg_sleep(3)" -c "commit" >/dev/null &
+"$CRONQ" run >/dev/null 2>&1 &
+runner=$!
+check "the parent runs" wait_for - 5 "select status = 'running' from cronq.jobs where id = $p"
+PGUSER=tc_mallory "$PSQL" -XAtq -c "begin" -c "select cronq.retry($d)" -c "select pg_sleep(2)" -c "commit" >/dev/null &
 retrier=$!
-check "the retry's transaction is open" wait_for - 5 \
-    "select exists (select 1 from pg_stat_activity where usename = 'tc_mallory' and state = 'active' and query like '%pg_sleep%')"
+wait "$retrier" "$runner"
+eq "the parent succeeded beside the retry; the dependant waits for nothing, and no note" "succeeded|t|0|0" \
+    "$(status_of "$p")|$(q "select status in ('queued', 'succeeded') from cronq.jobs where id = $d")|$(q "select waiting_for from cronq.jobs where id = $d")|$(q "select count(*) from cronq.settle_later")"
+# And one retried under a dead parent waits for it, wakes or not, until
+# the parent is retried and succeeds.
+p=$(as tc_mallory "select cronq.enqueue('fail', '{\"permanent\": true}', max_attempts => 1)")
+d=$(as tc_mallory "select cronq.enqueue('noop', depends_on => array[$p])")
 cronq run
-wait "$retrier"
-eq "the parent succeeded beside the retry: the dependant blocked, and noted" "succeeded|blocked|1" \
-    "$(status_of "$p")|$(status_of "$d")|$(q "select count(*) from cronq.settle_later where job_id = $d")"
+as tc_mallory "select cronq.retry($d)" >/dev/null
 cronq run
-eq "the next wake runs it" "succeeded|0" "$(status_of "$d")|$(q "select count(*) from cronq.settle_later")"
+eq "a dependant retried under a dead parent stays blocked through a wake" "dead|blocked|1" \
+    "$(status_of "$p")|$(status_of "$d")|$(q "select waiting_for from cronq.jobs where id = $d")"
+q "update cronq.jobs set type = 'noop', payload = '{}' where id = $p" >/dev/null
+as tc_mallory "select cronq.retry($p)" >/dev/null
+cronq run
+cronq run
+eq "then the parent retried and run: the dependant runs" "succeeded|succeeded" "$(status_of "$p")|$(status_of "$d")"
 # A note of 1,100 dependants is three pages, each applied once.
 p=$(as tc_mallory "select cronq.enqueue('noop')")
 as tc_mallory "select count(cronq.enqueue('noop', depends_on => array[$p], run_at => now() + interval '1 hour'))

@@ -116,6 +116,14 @@ eq "resumed, it runs from the resume's next second (a fire time before the next 
 run
 eq "resumed after runners were down through the pause: nothing missed is enqueued" "0|true" \
     "$(q "select (select count(*) from cronq.jobs) || '|' || (next_run_at > now()) from cronq.schedules where name = 'all-of-them'")"
+# A next run a wake already planned past the resume is kept: a fire time,
+# not the resume's second.
+as cronq_runner pause schedule:all-of-them
+planned=$(q "select date_trunc('minute', now()) + interval '30 minutes'")
+q "update cronq.schedules set next_run_at = '$planned' where name = 'all-of-them'" >/dev/null
+as cronq_runner resume schedule:all-of-them
+eq "resumed before a next run a wake planned: that next run kept" t \
+    "$(q "select next_run_at = '$planned' from cronq.schedules where name = 'all-of-them'")"
 as cronq_runner pause schedule:all-of-them --until "$(q "select now() + interval '1 hour'")"
 # the pause began 150 s before this minute and ended 10 s before it (as if
 # no wake came through it): of the six fire times missed, the three before
