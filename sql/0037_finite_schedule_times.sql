@@ -86,11 +86,13 @@ create trigger jobs_times before insert on cronq.jobs for each row
                   and new.scheduled_for < timestamptz '10000-01-01 00:00:00+00'))
     execute function cronq.jobs_times_refused();
 
-create or replace function cronq.next_run_refused() returns trigger
+-- A time out of range refused, naming its column (the trigger's argument)
+-- and its value: one function for the schedules' and the pauses' triggers.
+create or replace function cronq.time_refused() returns trigger
 language plpgsql set search_path = pg_catalog, pg_temp as $$
 begin
-    raise exception 'invalid next_run_at: "%" is not a time of years 1 to 9999', new.next_run_at
-        using errcode = '22008';
+    raise exception 'invalid %: "%" is not a time of years 1 to 9999', tg_argv[0],
+        to_jsonb(new) ->> tg_argv[0] using errcode = '22008';
 end
 $$;
 
@@ -100,26 +102,27 @@ drop trigger if exists schedules_times on cronq.schedules;
 create trigger schedules_times before insert or update of next_run_at, spread on cronq.schedules for each row
     when (not (new.next_run_at >= timestamptz '0001-01-01 00:00:00+00'
                and new.next_run_at < timestamptz '10000-01-01 00:00:00+00'))
-    execute function cronq.next_run_refused();
+    execute function cronq.time_refused('next_run_at');
 
--- 'infinity': until resumed; anything else out of range: refused.
-create or replace function cronq.pauses_until() returns trigger
+-- A pause until 'infinity' is one until resumed (pauses_forever fires
+-- before pauses_until, by name); anything else out of range is refused.
+create or replace function cronq.pauses_forever() returns trigger
 language plpgsql set search_path = pg_catalog, pg_temp as $$
 begin
-    if new.until = 'infinity'::timestamptz then
-        new.until := null;
-        return new;
-    end if;
-    raise exception 'invalid until: "%" is not a time of years 1 to 9999', new.until
-        using errcode = '22008';
+    new.until := null;
+    return new;
 end
 $$;
 
+drop trigger if exists pauses_forever on cronq.pauses;
+create trigger pauses_forever before insert or update of until on cronq.pauses for each row
+    when (new.until = 'infinity'::timestamptz)
+    execute function cronq.pauses_forever();
 drop trigger if exists pauses_until on cronq.pauses;
 create trigger pauses_until before insert or update of until on cronq.pauses for each row
     when (not (new.until >= timestamptz '0001-01-01 00:00:00+00'
                and new.until < timestamptz '10000-01-01 00:00:00+00'))
-    execute function cronq.pauses_until();
+    execute function cronq.time_refused('until');
 
 -- As 0017's, each change it lets through stamped with now(): updated_at,
 -- and a cancel's finished_at.

@@ -2290,22 +2290,6 @@ CREATE FUNCTION cronq.may_act_for_others(tbl oid) RETURNS boolean
 ALTER FUNCTION cronq.may_act_for_others(tbl oid) OWNER TO postgres;
 
 --
--- Name: next_run_refused(); Type: FUNCTION; Schema: cronq; Owner: postgres
---
-
-CREATE FUNCTION cronq.next_run_refused() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-    raise exception 'invalid next_run_at: "%" is not a time of years 1 to 9999', new.next_run_at
-        using errcode = '22008';
-end
-$$;
-
-ALTER FUNCTION cronq.next_run_refused() OWNER TO postgres;
-
---
 -- Name: occurrence_lock(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -2365,6 +2349,22 @@ CREATE FUNCTION cronq.paused_keys() RETURNS text[]
 ALTER FUNCTION cronq.paused_keys() OWNER TO postgres;
 
 --
+-- Name: pauses_forever(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.pauses_forever() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    new.until := null;
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.pauses_forever() OWNER TO postgres;
+
+--
 -- Name: pauses_stamp(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -2380,26 +2380,6 @@ end
 $$;
 
 ALTER FUNCTION cronq.pauses_stamp() OWNER TO postgres;
-
---
--- Name: pauses_until(); Type: FUNCTION; Schema: cronq; Owner: postgres
---
-
-CREATE FUNCTION cronq.pauses_until() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-    if new.until = 'infinity'::timestamptz then
-        new.until := null;
-        return new;
-    end if;
-    raise exception 'invalid until: "%" is not a time of years 1 to 9999', new.until
-        using errcode = '22008';
-end
-$$;
-
-ALTER FUNCTION cronq.pauses_until() OWNER TO postgres;
 
 --
 -- Name: unknown_key(jsonb, text[]); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -3223,6 +3203,22 @@ CREATE FUNCTION cronq.task_rules(p_type text, p jsonb) RETURNS text
 ALTER FUNCTION cronq.task_rules(p_type text, p jsonb) OWNER TO postgres;
 
 --
+-- Name: time_refused(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.time_refused() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    raise exception 'invalid %: "%" is not a time of years 1 to 9999', tg_argv[0],
+        to_jsonb(new) ->> tg_argv[0] using errcode = '22008';
+end
+$$;
+
+ALTER FUNCTION cronq.time_refused() OWNER TO postgres;
+
+--
 -- Name: unique_key_in_use(text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -3720,6 +3716,12 @@ CREATE TRIGGER limits_stamp BEFORE INSERT OR UPDATE ON cronq.limits FOR EACH ROW
 CREATE CONSTRAINT TRIGGER link_commits_apply AFTER INSERT ON cronq.link_commits DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION cronq.jobs_link_commit();
 
 --
+-- Name: pauses pauses_forever; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER pauses_forever BEFORE INSERT OR UPDATE OF until ON cronq.pauses FOR EACH ROW WHEN ((new.until = 'infinity'::timestamp with time zone)) EXECUTE FUNCTION cronq.pauses_forever();
+
+--
 -- Name: pauses pauses_remove; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
@@ -3735,7 +3737,7 @@ CREATE TRIGGER pauses_stamp BEFORE INSERT OR UPDATE ON cronq.pauses FOR EACH ROW
 -- Name: pauses pauses_until; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER pauses_until BEFORE INSERT OR UPDATE OF until ON cronq.pauses FOR EACH ROW WHEN ((NOT ((new.until >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.until < '10000-01-01 00:00:00+00'::timestamp with time zone)))) EXECUTE FUNCTION cronq.pauses_until();
+CREATE TRIGGER pauses_until BEFORE INSERT OR UPDATE OF until ON cronq.pauses FOR EACH ROW WHEN ((NOT ((new.until >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.until < '10000-01-01 00:00:00+00'::timestamp with time zone)))) EXECUTE FUNCTION cronq.time_refused('until');
 
 --
 -- Name: schedules schedules_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -3795,7 +3797,7 @@ CREATE TRIGGER schedules_spell BEFORE INSERT OR UPDATE OF enabled, disabled_from
 -- Name: schedules schedules_times; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER schedules_times BEFORE INSERT OR UPDATE OF next_run_at, spread ON cronq.schedules FOR EACH ROW WHEN ((NOT ((new.next_run_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.next_run_at < '10000-01-01 00:00:00+00'::timestamp with time zone)))) EXECUTE FUNCTION cronq.next_run_refused();
+CREATE TRIGGER schedules_times BEFORE INSERT OR UPDATE OF next_run_at, spread ON cronq.schedules FOR EACH ROW WHEN ((NOT ((new.next_run_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.next_run_at < '10000-01-01 00:00:00+00'::timestamp with time zone)))) EXECUTE FUNCTION cronq.time_refused('next_run_at');
 
 --
 -- Name: pauses pauses_schedule_fkey; Type: FK CONSTRAINT; Schema: cronq; Owner: postgres

@@ -398,7 +398,6 @@ as cronq_runner schedule remove l2
 eq "a schedule removed takes its ledger with it" 0 "$(q "select count(*) from cronq.occurrences where schedule = 'l2'")"
 
 # --- why prints its author's words, not its control characters ---------------
-asq() { PGUSER=$1 "$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "$2"; }
 asq app "select cronq.schedule('loud', '* * * * *', 'fail',
     jsonb_build_object('message', E'boom \\u001b]0;PWNED\\u0007\\u001b[2J', 'permanent', true))" >/dev/null
 q "update cronq.schedules set next_run_at = date_trunc('minute', now()) where name = 'loud'" >/dev/null
