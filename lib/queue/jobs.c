@@ -782,19 +782,23 @@ jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
 
 /*
  * Run sql, a page a transaction, while its answer (more, n) says another
- * page may have work now, for PAGES_MAX_MS at most: a backlog too big for
- * that is the next wakes' to go on with (what, in the line that says so),
- * and this wake claims. said(n) hears of each page's count; *total gets
- * their sum.
+ * page may have work now, for PAGES_MAX_MS at most and until stop (NULL:
+ * none) says so: a backlog too big for that is the next wakes' to go on
+ * with (what, in the line that says so), and this wake claims. said(n)
+ * hears of each page's count; *total gets their sum.
  */
 static int
 pages(PGconn *conn, const char *sql, int nparams, const char *const *params, const char *what,
-	  void (*said)(int n), int *total, cq_err *err)
+	  bool (*stop)(void), void (*said)(int n), int *total, cq_err *err)
 {
 	int64_t start = mono_ms();
 
 	*total = 0;
-	while (mono_ms() - start < PAGES_MAX_MS) {
+	for (int page = 0; mono_ms() - start < PAGES_MAX_MS; page++) {
+		if (page > 0 && stop && stop()) {
+			log_info("%s goes on at the next wake: a stop was asked", what);
+			return 0;
+		}
 		PGresult *res = pg_exec(conn, sql, nparams, params, PG_ONE, err);
 		bool more;
 		int n;
@@ -826,9 +830,9 @@ said_settled(int n)
  * wake's).
  */
 int
-jobs_settle_later(PGconn *conn, int *settled, cq_err *err)
+jobs_settle_later(PGconn *conn, bool (*stop)(void), int *settled, cq_err *err)
 {
-	return pages(conn, sql_queue_settle, 0, NULL, "settling", said_settled, settled, err);
+	return pages(conn, sql_queue_settle, 0, NULL, "settling", stop, said_settled, settled, err);
 }
 
 static void
@@ -838,7 +842,8 @@ said_expired(int n)
 }
 
 int
-jobs_expire(PGconn *conn, const char *worker, int *expired, cq_err *err)
+jobs_expire(PGconn *conn, const char *worker, bool (*stop)(void), int *expired, cq_err *err)
 {
-	return pages(conn, sql_queue_expire, 1, (const char *[]) {worker}, "expiring", said_expired, expired, err);
+	return pages(conn, sql_queue_expire, 1, (const char *[]) {worker}, "expiring", stop, said_expired, expired,
+				 err);
 }

@@ -174,17 +174,19 @@ int jobs_rescue(PGconn *conn, int *rescued, cq_err *err)
  * (held locked when their parent's outcome was recorded): queued,
  * cancelled or still blocked, from their parents as they are now, and
  * the parents noted in cronq.settle_parents (0025), for 5 s at most. Rows
- * held locked are skipped. 0, or the error's exit code.
+ * held locked are skipped. stop (NULL: none) is asked between pages,
+ * each a transaction of its own: once it says so, the rest is the next
+ * wake's. 0, or the error's exit code.
  */
-int jobs_settle_later(PGconn *conn, int *settled, cq_err *err);
+int jobs_settle_later(PGconn *conn, bool (*stop)(void), int *settled, cq_err *err);
 
 /*
  * Cancel the waiting jobs past their start deadline (error_code expired,
  * a job_runs row each, worker named), 500 per statement until none is
- * left, for 5 s at most (a bigger backlog is the next wakes'). *expired
- * gets how many.
+ * left, for 5 s at most or until stop (NULL: none) says so (a bigger
+ * backlog is the next wakes'). *expired gets how many.
  */
-int jobs_expire(PGconn *conn, const char *worker, int *expired, cq_err *err)
+int jobs_expire(PGconn *conn, const char *worker, bool (*stop)(void), int *expired, cq_err *err)
 	__attribute__((warn_unused_result));
 
 #endif

@@ -19,6 +19,13 @@
 /* Wakes kept in cronq.wakes. */
 #define WAKES_KEPT 10000
 
+/* Whether a stop was asked (SIGTERM, SIGINT): the wake's loops end early. */
+static bool
+stop_asked(void)
+{
+	return run_stop_requests != 0;
+}
+
 /*
  * Start the wake on conn for worker_id: 0, or an EX_* code with err filled.
  * wake->finished: nothing to do, the wake is recorded finished. The due
@@ -53,7 +60,7 @@ wake_start(PGconn *conn, const run_opts *o, const char *worker_id, wake_info *wa
 		return 0;
 
 	if (wake->need_materialise &&
-		(code = schedule_materialise(conn, &sum->scheduled, &sum->skipped, err)) != 0) {
+		(code = schedule_materialise(conn, stop_asked, &sum->scheduled, &sum->skipped, err)) != 0) {
 		cq_prefix(err, "could not enqueue the due schedules: ");
 		if (!pg_alive(conn))
 			return code;
@@ -66,13 +73,13 @@ wake_start(PGconn *conn, const run_opts *o, const char *worker_id, wake_info *wa
 		return code;
 	}
 	/* Dependants an outcome (or the rescue just now) could not touch. */
-	if (wake->need_rescue && (code = jobs_settle_later(conn, &settled, err)) != 0) {
+	if (wake->need_rescue && (code = jobs_settle_later(conn, stop_asked, &settled, err)) != 0) {
 		cq_prefix(err, "could not settle the blocked jobs: ");
 		return code;
 	}
 	/* Occurrences just enqueued may be past their deadline already (catch-up). */
 	if ((wake->need_expire || sum->scheduled > 0) &&
-		(code = jobs_expire(conn, worker_id, &sum->expired, err)) != 0) {
+		(code = jobs_expire(conn, worker_id, stop_asked, &sum->expired, err)) != 0) {
 		cq_prefix(err, "could not expire the jobs past their deadline: ");
 		return code;
 	}

@@ -1,9 +1,12 @@
 -- due_unplanned: the first pass of materialisation. The enabled schedules
 -- with no next_run_at (written with SQL, or their expression changed),
 -- locked FOR UPDATE SKIP LOCKED so that concurrent runners split them
--- rather than wait. Planned from now: their occurrences are looked for
--- from a second after now (none), and their next run is their first fire
--- time after this wake. due.sql, the second pass, takes those due; the C
+-- rather than wait. Planned from the write that left them so (updated_at,
+-- which schedules_guard stamps with now() on every write): their
+-- occurrences are looked for from the second after it, so that a fire
+-- time between that write and this wake is decided as any due one
+-- (catch-up, overlap, pauses), and none before it is enqueued; their next
+-- run is their first fire time after this wake. due.sql, the second pass, takes those due; the C
 -- computes the fire times and writes jobs and next runs through
 -- cronq.materialise() in the same transaction. Two passes, each read in
 -- the order of the partial index schedules_due with a LIMIT (one "due or
@@ -26,7 +29,7 @@ with s as materialized (
     -- the batch first, by the index in its order; only then its jobs
     -- and pauses (joined before the limit, every due schedule was
     -- read, joined and sorted for each batch of a wake)
-    select s.name, s.cron, s.timezone, s.catchup, s.overlap, s.next_run_at, s.anchor, s.spread,
+    select s.name, s.cron, s.timezone, s.catchup, s.overlap, s.updated_at, s.anchor, s.spread,
         s.disabled_from, s.disabled_until, s.last_job_id
     from cronq.schedules s
     where s.enabled and s.next_run_at is null
@@ -34,7 +37,7 @@ with s as materialized (
     for update of s skip locked
 )
 select s.name, s.cron, s.timezone, s.catchup, s.overlap,
-    coalesce(floor(extract(epoch from s.next_run_at)), floor(extract(epoch from now())) + 1)::bigint,
+    floor(extract(epoch from least(s.updated_at, now())))::bigint + 1,
     floor(extract(epoch from now()))::bigint,
     coalesce(j.status = 'running' or j.status in ('queued', 'failed')
              and (j.expires_at is null or j.expires_at > now()), false),

@@ -1001,7 +1001,7 @@ out:
 }
 
 int
-schedule_materialise(PGconn *conn, int *enqueued, int *skipped, cq_err *err)
+schedule_materialise(PGconn *conn, bool (*stop)(void), int *enqueued, int *skipped, cq_err *err)
 {
 	zone_cache zones = {NULL, NULL, 0, 0};
 	bool fault;
@@ -1020,7 +1020,11 @@ schedule_materialise(PGconn *conn, int *enqueued, int *skipped, cq_err *err)
 				rc = materialise_batch(conn, due_sql[pass], &zones, true, enqueued, skipped, &due,
 									   err, &fault);
 			}
-		} while (rc == 0 && due == MATERIALISE_BATCH);
+		} while (rc == 0 && due == MATERIALISE_BATCH && !(stop && stop()));
+		if (rc == 0 && stop && stop()) {
+			log_info("a stop was asked: the schedules still due are the next wake's");
+			break;
+		}
 	}
 	zone_cache_free(&zones);
 	return rc;

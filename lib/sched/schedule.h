@@ -137,9 +137,11 @@ void schedule_checker_free(schedule_checker *c);
  * rules no longer accept, an author who lost a privilege) affects only
  * itself: it is logged as a warning, enqueues nothing, and is looked at
  * again an hour later (its first occurrence an hour or more on); the call
- * still succeeds. Errors are the database's or the session's.
+ * still succeeds. Errors are the database's or the session's. stop (NULL:
+ * none) is asked between batches, each a transaction of its own: once it
+ * says so, the schedules not reached stay due, for the next wake.
  */
-int schedule_materialise(PGconn *conn, int *enqueued, int *skipped, cq_err *err)
+int schedule_materialise(PGconn *conn, bool (*stop)(void), int *enqueued, int *skipped, cq_err *err)
 	__attribute__((warn_unused_result));
 
 #endif

@@ -398,4 +398,26 @@ eq "another role's enqueue behind a long-locked late holder: refused, the key he
 q "select pg_terminate_backend(pid) from pg_stat_activity where query like '%pg_sleep(20)%' and pid <> pg_backend_pid()" >/dev/null
 wait $locker
 
+# A stop asked while a wake expires jobs past their deadline: the page under
+# way commits, the rest is the next wake's. Each page's history insert made
+# to sleep 1 s (a test trigger): 3,000 jobs are 6 pages of 500.
+q "delete from cronq.job_runs; delete from cronq.jobs" >/dev/null
+q "insert into cronq.jobs (type, expires_at) select 'noop', now() + interval '1 hour' from generate_series(1, 3000)" >/dev/null
+q "update cronq.jobs set expires_at = now() - interval '1 second'" >/dev/null
+q "create function public.t_slow_page() returns trigger language plpgsql as \$\$ begin perform pg_sleep(1); return null; end \$\$;
+   create trigger t_slow_page after insert on cronq.job_runs for each statement execute function public.t_slow_page()"
+"$CRONQ" run --queue none-such --verbose 2>"$T_DIR/stop.err" &
+runner=$!
+check "the wake is expiring the first page" wait_for "a sleeping page" 20 \
+    "select count(*) > 0 from pg_stat_activity where wait_event = 'PgSleep' and datname = current_database()"
+kill -TERM $runner
+wait $runner
+eq "stopped mid-expiry: exit 0, some pages done, not all" "0|t" \
+    "$?|$(q "select count(*) filter (where error_code = 'expired') between 500 and 2500 from cronq.jobs")"
+match "the run said the rest is the next wake's" "expiring goes on at the next wake: a stop was asked" "$(cat "$T_DIR/stop.err")"
+q "drop trigger t_slow_page on cronq.job_runs; drop function public.t_slow_page()"
+"$CRONQ" run --queue none-such 2>/dev/null
+eq "the next wake expires the rest, each once" "0|3000|3000" \
+    "$?|$(q "select count(*) from cronq.jobs where status = 'cancelled' and error_code = 'expired'")|$(q "select count(*) from cronq.job_runs")"
+
 done_testing

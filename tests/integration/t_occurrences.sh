@@ -384,6 +384,23 @@ as cronq_runner schedule disable bf
 eq "disabled again before a wake: the spell goes on from its start" "t|t" \
     "$(q "select disabled_from = '$from', disabled_until is null from cronq.schedules where name = 'bf'")"
 
+# --- a schedule written with SQL is planned from that write, not the wake ------
+# Its updated_at set back (as if the write were 2.5 minutes before the wake):
+# the fire times after the write are decided at the next wake, none before it.
+asq app "select cronq.schedule('sqlmade', '* * * * *', 'noop', catchup => 'all')" >/dev/null
+asq app "select cronq.schedule('sqllate', '* * * * *', 'noop')" >/dev/null
+m=$(q "select date_trunc('minute', now())")
+q "set session_replication_role = replica; update cronq.schedules set updated_at = timestamptz '$m' - interval '150 seconds'
+   where name in ('sqlmade', 'sqllate')" >/dev/null
+run --queue none-such >/dev/null 2>&1
+utc() { q "select to_char((timestamptz '$m' + interval '$1 seconds') at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"; }
+eq "catchup all: each fire time since the write enqueued, none before it" "3|0" \
+    "$(q "select count(*) from cronq.jobs where schedule = 'sqlmade'
+          and idempotency_key in ('schedule:sqlmade:$(utc -120)', 'schedule:sqlmade:$(utc -60)', 'schedule:sqlmade:$(utc 0)')")|$(q "select count(*) from cronq.jobs where schedule = 'sqlmade' and scheduled_for < timestamptz '$m' - interval '150 seconds'")"
+eq "catchup latest: the newest enqueued, the two before it skipped by catch-up" "1|2" \
+    "$(q "select count(*) from cronq.jobs where schedule = 'sqllate' and scheduled_for >= timestamptz '$m'")|$(q "select count(*) from cronq.occurrences where schedule = 'sqllate' and decision = 'catchup'
+          and fire_at in (timestamptz '$m' - interval '120 seconds', timestamptz '$m' - interval '60 seconds')")"
+
 # --- purge bounds the ledger ------------------------------------------------------
 q "update cronq.occurrences set fire_at = fire_at - interval '30 days' where schedule in ('l1', 's4')" >/dev/null
 q "update cronq.jobs set status = 'succeeded', finished_at = now() - interval '30 days', started_at = now() - interval '30 days'

@@ -323,6 +323,38 @@ eq "4 runners and a broken schedule: each good occurrence once" "$((100 * expect
 eq "4 runners and a broken schedule: every schedule moved on" 0 "$(q "select count(*) from cronq.schedules where next_run_at <= now()")"
 q "drop role $lost"
 
+# A stop asked while a wake materialises: the batch under way commits, the
+# schedules not reached stay due for the next wake, and the run ends then.
+# Each batch's insert of jobs made to sleep 1 s (a test trigger): 8,000 due
+# schedules are 8 batches.
+q "delete from cronq.schedules; delete from cronq.jobs" >/dev/null
+q "create function public.t_slow_batch() returns trigger language plpgsql as \$\$ begin perform pg_sleep(1); return null; end \$\$;
+   create trigger t_slow_batch after insert on cronq.jobs for each statement execute function public.t_slow_batch()"
+h=$(q "select date_trunc('hour', now())")
+q "insert into cronq.schedules (name, cron, type, next_run_at, created_by)
+   select 'many-' || i, '0 * * * *', 'noop', timestamptz '$h', current_user from generate_series(1, 8000) i"
+"$CRONQ" run --queue none-such --verbose 2>"$T_DIR/stop.err" &
+runner=$!
+check "the wake is writing the first batch" wait_for "a sleeping batch" 20 \
+    "select count(*) > 0 from pg_stat_activity where wait_event = 'PgSleep' and datname = current_database()"
+t0=$(date +%s%N)
+kill -TERM $runner
+wait $runner
+rc=$?
+took=$(( ($(date +%s%N) - t0) / 1000000 ))
+n=$(q "select count(*) from cronq.jobs")
+eq "stopped mid-materialisation: exit 0, within 3 s" "0|t" "$rc|$([ "$took" -lt 3000 ] && echo t || echo "f ($took ms)")"
+eq "some batches written, not all" "t" "$(q "select $n between 1 and 7000")"
+eq "each schedule either moved on with its job or still due" "8000|$n" \
+    "$(q "select count(*) filter (where next_run_at > timestamptz '$h') + count(*) filter (where next_run_at = timestamptz '$h')
+          from cronq.schedules")|$(q "select count(*) from cronq.schedules where next_run_at > timestamptz '$h'")"
+match "the run said why it stopped early" "a stop was asked: the schedules still due are the next wake's" "$(cat "$T_DIR/stop.err")"
+q "drop trigger t_slow_batch on cronq.jobs; drop function public.t_slow_batch()"
+"$CRONQ" run --queue none-such 2>/dev/null
+eq "the next wake writes the rest: one job for each schedule's fire time" "0|8000|8000" \
+    "$?|$(q "select count(distinct schedule) from cronq.jobs where scheduled_for = timestamptz '$h'")|$(q "select count(*) from cronq.jobs")"
+q "delete from cronq.schedules; delete from cronq.jobs" >/dev/null
+
 # --- a database whose string literals are not standard (a legacy default)
 # cron_error, every_error and hook_text read their patterns as written in
 # any session (0033); before, under standard_conforming_strings = off,
