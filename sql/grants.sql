@@ -64,7 +64,7 @@ begin
                       history, keep, anchor, spread, hooks),
               update (cron, timezone, type, payload, queue, priority, max_attempts,
                       timeout, enabled, catchup, overlap, next_run_at, start_deadline,
-                      history, keep, anchor, spread, hooks, removed)
+                      history, keep, anchor, spread, hooks, removed, run_now)
             on cronq.schedules to cronq_user;
         -- What an enqueue with a unique key or a new schedule asks as the
         -- owner (0013, 0035): whether a job holds the key or a schedule the

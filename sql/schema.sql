@@ -484,6 +484,7 @@ CREATE TABLE cronq.schedules (
     disabled_until timestamp with time zone,
     hooks jsonb,
     removed boolean DEFAULT false NOT NULL,
+    run_now text,
     CONSTRAINT schedules_anchor_check CHECK (((anchor >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (anchor <= '9999-12-31 23:59:59+00'::timestamp with time zone))),
     CONSTRAINT schedules_catchup_check CHECK ((catchup = ANY (ARRAY['latest'::text, 'all'::text, 'skip'::text]))),
     CONSTRAINT schedules_cron_check CHECK (((cron <> ''::text) AND (length(cron) <= 1000))),
@@ -493,6 +494,7 @@ CREATE TABLE cronq.schedules (
     CONSTRAINT schedules_name_check CHECK (((name ~ '^[A-Za-z0-9_.:@-]+$'::text) AND (length(name) <= 200))),
     CONSTRAINT schedules_overlap_check CHECK ((overlap = ANY (ARRAY['skip'::text, 'allow'::text]))),
     CONSTRAINT schedules_queue_check CHECK (((queue <> ''::text) AND (length(queue) <= 200))),
+    CONSTRAINT schedules_run_now_check CHECK ((run_now IS NULL)),
     CONSTRAINT schedules_spread_check CHECK ((((spread >= '00:00:00'::interval) AND (spread <= '1 day'::interval)) AND (EXTRACT(epoch FROM spread) = floor(EXTRACT(epoch FROM spread))))),
     CONSTRAINT schedules_start_deadline_check CHECK ((start_deadline > '00:00:00'::interval)),
     CONSTRAINT schedules_timeout_check CHECK ((timeout > '00:00:00'::interval))
@@ -2625,61 +2627,27 @@ ALTER FUNCTION cronq.retry(id bigint) OWNER TO postgres;
 --
 
 CREATE FUNCTION cronq.run_schedule(name text, force boolean DEFAULT false) RETURNS bigint
-    LANGUAGE plpgsql SECURITY DEFINER
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 #variable_conflict use_variable
 declare
-    caller text := case when current_setting('role') = 'none' then session_user::text
-                        else current_setting('role') end;
-    s cronq.schedules;
-    busy bigint;
     t timestamptz := date_trunc('second', now());
-    k text;
     id bigint;
 begin
-    -- Only a row the caller may manage is looked at, and locked: anyone
-    -- else's call must not hold another role's schedule from the wakes.
-    select * into s from cronq.schedules x
-    where x.name = name
-      and (x.created_by = caller
-           or (exists (select 1 from pg_roles where rolname = 'cronq_admin')
-               and pg_has_role(caller, 'cronq_admin', 'MEMBER'))
-           or exists (select 1 from pg_roles r where r.rolname = caller
-                      and (r.rolsuper or r.oid = (select c.relowner from pg_class c
-                                                  where c.oid = 'cronq.schedules'::regclass))))
-    for update;
+    -- Row-level security lets the caller (current_user, wherever this is
+    -- called from) update only a schedule it may manage: its own, or any
+    -- for a member of cronq_admin; schedules_run_now writes the job.
+    update cronq.schedules x set run_now = case when coalesce(force, false) then 'force' else 'run' end
+    where x.name = name;
     if not found then
         raise exception 'schedule "%" does not exist', name using errcode = 'P0002',
             hint = 'A role sees only the schedules it created, unless it is a member of cronq_admin.';
     end if;
-    if not coalesce(force, false) and s.overlap = 'skip' then
-        select j.id into busy from cronq.jobs j
-        where j.id = s.last_job_id
-          and (j.status = 'running'
-               or j.status in ('queued', 'failed') and (j.expires_at is null or j.expires_at > now()));
-        if busy is not null then
-            raise exception 'schedule "%": its job % is still unfinished (overlap skip)', name, busy
-                using errcode = '55006', hint = 'Use --force to run it anyway.';
-        end if;
-    end if;
-    k := 'schedule:' || s.name || ':manual:' || to_char(t at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
-    insert into cronq.jobs as j (type, payload, queue, priority, max_attempts, timeout,
-                                 idempotency_key, schedule, scheduled_for, run_at, enqueued_by,
-                                 expires_at, history, hooks)
-    values (s.type, s.payload, s.queue, s.priority, s.max_attempts, s.timeout, k, s.name, t, now(),
-            s.created_by, t + s.start_deadline, s.history, s.hooks)
-    returning j.id into id;
-    if id is null then
-        -- The key is held: by this schedule's run of this second, or not at all.
-        select j.id into id from cronq.jobs j
-        where j.idempotency_key = k and j.schedule = s.name and j.enqueued_by = s.created_by;
-        if id is null then
-            raise exception 'schedule "%": key % is held by another job', name, k using errcode = '23505';
-        end if;
-    end if;
-    update cronq.schedules x set last_job_id = id
-    where x.name = s.name and (x.last_job_id is null or x.last_job_id < id);
+    select j.id into id from cronq.jobs j
+    where j.idempotency_key = 'schedule:' || name || ':manual:'
+                              || to_char(t at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+      and j.schedule = name;
     return id;
 end
 $$;
@@ -2910,6 +2878,59 @@ $$;
 ALTER FUNCTION cronq.schedules_name_check() OWNER TO postgres;
 
 --
+-- Name: schedules_run_now(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schedules_run_now() RETURNS trigger
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    busy bigint;
+    t timestamptz := date_trunc('second', now());
+    k text;
+    id bigint;
+begin
+    if new.run_now not in ('run', 'force') then
+        raise exception 'schedule "%": run_now must be run or force, not "%"', new.name, left(new.run_now, 64)
+            using errcode = '22023';
+    end if;
+    if new.run_now = 'run' and new.overlap = 'skip' then
+        select j.id into busy from cronq.jobs j
+        where j.id = new.last_job_id
+          and (j.status = 'running'
+               or j.status in ('queued', 'failed') and (j.expires_at is null or j.expires_at > now()));
+        if busy is not null then
+            raise exception 'schedule "%": its job % is still unfinished (overlap skip)', new.name, busy
+                using errcode = '55006', hint = 'Use --force to run it anyway.';
+        end if;
+    end if;
+    k := 'schedule:' || new.name || ':manual:' || to_char(t at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"');
+    insert into cronq.jobs as j (type, payload, queue, priority, max_attempts, timeout,
+                                 idempotency_key, schedule, scheduled_for, run_at, enqueued_by,
+                                 expires_at, history, hooks)
+    values (new.type, new.payload, new.queue, new.priority, new.max_attempts, new.timeout, k, new.name, t,
+            now(), new.created_by, t + new.start_deadline, new.history, new.hooks)
+    returning j.id into id;
+    if id is null then
+        -- The key is held: by this schedule's run of this second, or not at all.
+        select j.id into id from cronq.jobs j
+        where j.idempotency_key = k and j.schedule = new.name and j.enqueued_by = new.created_by;
+        if id is null then
+            raise exception 'schedule "%": key % is held by another job', new.name, k using errcode = '23505';
+        end if;
+    end if;
+    if new.last_job_id is null or new.last_job_id < id then
+        new.last_job_id := id;
+    end if;
+    new.run_now := null;
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.schedules_run_now() OWNER TO postgres;
+
+--
 -- Name: schedules_spell(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -2958,7 +2979,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 38;
+    RETURN 39;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -3788,6 +3809,12 @@ CREATE TRIGGER schedules_queue_rename BEFORE UPDATE OF queue ON cronq.schedules 
 CREATE TRIGGER schedules_remove AFTER INSERT OR UPDATE OF removed ON cronq.schedules FOR EACH ROW WHEN (new.removed) EXECUTE FUNCTION cronq.remove_row();
 
 --
+-- Name: schedules schedules_run_now; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_run_now BEFORE UPDATE OF run_now ON cronq.schedules FOR EACH ROW WHEN ((new.run_now IS NOT NULL)) EXECUTE FUNCTION cronq.schedules_run_now();
+
+--
 -- Name: schedules schedules_spell; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
@@ -4242,6 +4269,12 @@ GRANT INSERT(hooks),UPDATE(hooks) ON TABLE cronq.schedules TO cronq_user;
 GRANT UPDATE(removed) ON TABLE cronq.schedules TO cronq_user;
 
 --
+-- Name: COLUMN schedules.run_now; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT UPDATE(run_now) ON TABLE cronq.schedules TO cronq_user;
+
+--
 -- Name: FUNCTION enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean); Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -4472,6 +4505,12 @@ GRANT ALL ON FUNCTION cronq.schedule(name text, cron text, type text, payload js
 REVOKE ALL ON FUNCTION cronq.schedule_name_in_use(p_name text) FROM PUBLIC;
 GRANT ALL ON FUNCTION cronq.schedule_name_in_use(p_name text) TO cronq_user;
 GRANT ALL ON FUNCTION cronq.schedule_name_in_use(p_name text) TO cronq_admin;
+
+--
+-- Name: FUNCTION schedules_run_now(); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.schedules_run_now() FROM PUBLIC;
 
 --
 -- Name: FUNCTION set_limit(key text, max_running integer, rate integer, per interval); Type: ACL; Schema: cronq; Owner: postgres

@@ -317,6 +317,22 @@ migrate_apply(PGconn *conn, int *applied, int *db_version, migrate_grants *grant
 	*db_version = migrate_latest_version();
 	memset(grants, 0, sizeof *grants);
 	/*
+	 * SQL_ASCII checks no byte it stores: one role's queue name that is not
+	 * UTF-8 would make every statement that reads it fail, the runners'
+	 * claim included, for every role. Any other server encoding checks (and
+	 * converts) what it is sent.
+	 */
+	{
+		const char *enc = PQparameterStatus(conn, "server_encoding");
+
+		if (enc && strcmp(enc, "SQL_ASCII") == 0) {
+			cq_fail(err, EX_CONFIG, "the database's encoding is SQL_ASCII, which stores text unchecked: "
+					"cronq needs a database that checks it");
+			cq_hint(err, "Create one with ENCODING 'UTF8' (createdb -E UTF8 -T template0 NAME).");
+			return err->code;
+		}
+	}
+	/*
 	 * Migrations name every object with its schema; pinning search_path
 	 * also binds the SQL-standard function bodies they create to
 	 * pg_catalog's operators and types, whoever runs migrate.

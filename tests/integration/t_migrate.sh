@@ -118,4 +118,13 @@ eq "migrate where strings are not standard" 0 "$RC"
 eq "a body's literal read as written" "t|f" "$(PGDATABASE=t_migrate_legacy q "select cronq.exec_env_value_refused('LC_ALL', '../x'), cronq.exec_env_value_refused('LCX', '../x')")"
 "$PSQL" -XAtq -d postgres -c "drop database t_migrate_legacy" >/dev/null
 
+# A SQL_ASCII database stores text unchecked: one role's queue name that is
+# not UTF-8 stopped every runner's claim. migrate refuses it, nothing written.
+"$PSQL" -XAtq -d postgres -c "drop database if exists t_migrate_ascii" \
+    -c "create database t_migrate_ascii encoding 'SQL_ASCII' lc_collate 'C' lc_ctype 'C' template template0" >/dev/null
+cronq migrate --db "dbname=t_migrate_ascii"
+expect_rc_err "migrate refuses a SQL_ASCII database" 78 "^cronq: error: the database's encoding is SQL_ASCII, which stores text unchecked"
+eq "nothing written there" "" "$(PGDATABASE=t_migrate_ascii q "select nspname from pg_namespace where nspname = 'cronq'")"
+"$PSQL" -XAtq -d postgres -c "drop database t_migrate_ascii" >/dev/null
+
 done_testing

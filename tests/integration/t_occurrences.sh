@@ -275,6 +275,26 @@ as oncall schedule run mine --force
 eq "schedule run by an admin: the job is the author's" "0|app" "$RC|$(q "select enqueued_by from cronq.jobs where id = ${OUT:-0}")"
 q "set role app2; select cronq.run_schedule('mine', true)" >/dev/null 2>&1
 eq "cronq.run_schedule() under SET ROLE to another role: refused" "$((n + 2))" "$(q "select count(*) from cronq.jobs")"
+# Who calls is current_user, also inside another role's SECURITY DEFINER
+# function that an admin's session runs (schema 39: the session's role was
+# read, and app2's function ran app's schedule as the admin).
+q "create schema app2_s authorization app2" >/dev/null
+asq app2 "create function app2_s.runs(s text) returns bigint language sql security definer
+          set search_path = pg_catalog as \$\$ select cronq.run_schedule(s, true) \$\$;
+          grant usage on schema app2_s to oncall; grant execute on function app2_s.runs(text) to oncall" >/dev/null
+out=$(asq oncall "select app2_s.runs('mine')" 2>&1)
+eq "another role's SECURITY DEFINER function run by an admin: refused as that role, nothing written" "$((n + 2))|t" \
+    "$(q "select count(*) from cronq.jobs")|$([[ $out == *'schedule "mine" does not exist'* ]] && echo t || echo "f: $out")"
+asq app2 "update cronq.schedules set run_now = 'force' where name = 'mine'" >/dev/null 2>&1
+eq "run_now of another role's schedule: no row, nothing written" "$((n + 2))" "$(q "select count(*) from cronq.jobs")"
+out=$(asq app "update cronq.schedules set run_now = 'twice' where name = 'mine'" 2>&1)
+eq "run_now other than run or force: refused, nothing written" "$((n + 2))|t" \
+    "$(q "select count(*) from cronq.jobs")|$([[ $out == *'run_now must be run or force'* ]] && echo t || echo "f: $out")"
+sleep 1
+asq app "update cronq.schedules set run_now = 'force' where name = 'mine'" >/dev/null
+eq "run_now by the author: its job, and run_now is never stored" "$((n + 3))|0|app" \
+    "$(q "select count(*) from cronq.jobs")|$(q "select count(*) from cronq.schedules where run_now is not null")|$(q "select enqueued_by from cronq.jobs where id = (select last_job_id from cronq.schedules where name = 'mine')")"
+n=$((n + 1))
 # the manual key is the author's alone
 out=$(asq app2 "insert into cronq.jobs (type, idempotency_key, schedule, scheduled_for)
                 values ('noop', 'schedule:mine:manual:2030-01-01T00:00:00Z', 'mine', '2030-01-01T00:00:00Z')" 2>&1)
