@@ -2964,6 +2964,30 @@ $$;
 ALTER FUNCTION cronq.schedules_spell() OWNER TO postgres;
 
 --
+-- Name: schedules_times_past(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schedules_times_past() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    if tg_op = 'UPDATE' and new.next_run_at is not distinct from old.next_run_at then
+        return new;
+    end if;
+    if cronq.may_act_for_others(tg_relid) or (select cronq.is_admin()) then
+        return new;
+    end if;
+    raise exception 'schedule "%": next_run_at % is in the past', new.name,
+        to_char(new.next_run_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+        using errcode = '22023',
+              hint = 'A role plans its schedule from now; cronq backfill --schedule writes past fire times.';
+end
+$$;
+
+ALTER FUNCTION cronq.schedules_times_past() OWNER TO postgres;
+
+--
 -- Name: schema_compatible_from(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -2979,7 +3003,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 39;
+    RETURN 40;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -3825,6 +3849,12 @@ CREATE TRIGGER schedules_spell BEFORE INSERT OR UPDATE OF enabled, disabled_from
 --
 
 CREATE TRIGGER schedules_times BEFORE INSERT OR UPDATE OF next_run_at, spread ON cronq.schedules FOR EACH ROW WHEN ((NOT ((new.next_run_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.next_run_at < '10000-01-01 00:00:00+00'::timestamp with time zone)))) EXECUTE FUNCTION cronq.time_refused('next_run_at');
+
+--
+-- Name: schedules schedules_times_past; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_times_past BEFORE INSERT OR UPDATE OF next_run_at ON cronq.schedules FOR EACH ROW WHEN ((new.next_run_at < (now() - '00:01:00'::interval))) EXECUTE FUNCTION cronq.schedules_times_past();
 
 --
 -- Name: pauses pauses_schedule_fkey; Type: FK CONSTRAINT; Schema: cronq; Owner: postgres

@@ -6,7 +6,9 @@
 -- paused (a count, and the first in order); the limits full now (the
 -- same); the enabled schedules whose jobs are refused (the newest refusal
 -- in the ledger later than their last job, cronq.schedule_refusal(): a
--- count, and the first's "NAME: why"). A job held by a pause is not late:
+-- count, and the first's "NAME: why"). A job is late from when it became
+-- due: its run_at, or its enqueue when its author wrote an earlier run_at
+-- (year 1 made every check CRITICAL). A job held by a pause is not late:
 -- it counts in neither the lag nor the due jobs (one waiting for room
 -- under a limit does). Each
 -- subquery is shaped for its index: the due and failed counts and the lag
@@ -21,7 +23,7 @@
 --   EXECUTE health;
 --   EXPLAIN EXECUTE health;
 select
-    (select coalesce(greatest(0, floor(extract(epoch from now() - min(run_at)) * 1000))::bigint, 0)
+    (select coalesce(greatest(0, floor(extract(epoch from now() - min(greatest(run_at, created_at))) * 1000))::bigint, 0)
         from cronq.jobs where status in ('queued', 'failed') and run_at <= now()
             and (expires_at is null or expires_at > now())
             and not cronq.held((select cronq.paused_keys()), queue, type, limit_key)),

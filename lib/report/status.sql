@@ -41,13 +41,13 @@ qt as (
         count(*) as total,
         count(*) filter (where status in ('queued', 'failed') and run_at <= now()
             and (expires_at is null or expires_at > now())) as due,
-        min(run_at) filter (where status in ('queued', 'failed') and run_at <= now()
+        min(greatest(run_at, created_at)) filter (where status in ('queued', 'failed') and run_at <= now()
             and (expires_at is null or expires_at > now())) as oldest_due,
         count(*) filter (where status = 'running' and locked_until < now()) as expired,
         count(*) filter (where status in ('queued', 'failed') and run_at <= now()
             and (expires_at is null or expires_at > now())
             and cronq.held((select cronq.paused_keys()), queue, type, limit_key)) as held,
-        min(run_at) filter (where status in ('queued', 'failed') and run_at <= now()
+        min(greatest(run_at, created_at)) filter (where status in ('queued', 'failed') and run_at <= now()
             and (expires_at is null or expires_at > now())
             and not cronq.held((select cronq.paused_keys()), queue, type, limit_key)) as oldest_free,
         min(started_at) filter (where status = 'running') as oldest_running

@@ -231,6 +231,27 @@ match "nor past 9999 by a spread that moves it" 'invalid next_run_at' "$out"
 eq "the schedule is as it was" "9999-12-31 23:59:59+00|" \
     "$(q "select next_run_at at time zone 'UTC' || '+00|' || coalesce(spread::text, '') from cronq.schedules where name = 'a2-due'")"
 asq app2 "update cronq.schedules set next_run_at = null where name = 'a2-due'" >/dev/null
+# Nor a next run long past (overdue for days in every admin's check), nor a
+# job due since year 1 (lag of 740,000 days): schema 40, and check's lag
+# counted from the enqueue.
+out=$(asq app2 "update cronq.schedules set next_run_at = now() - interval '3 days' where name = 'a2-due'" 2>&1)
+match "app2 may not set its schedule's next run days back" 'next_run_at .* is in the past' "$out"
+out=$(asq app2 "insert into cronq.schedules (name, cron, type, next_run_at) values ('a2-past', '* * * * *', 'noop', now() - interval '3 days')" 2>&1)
+match "nor write a schedule due days ago" 'next_run_at .* is in the past' "$out"
+eq "nothing was written" "$n|t" "$(count cronq.schedules)|$(q "select next_run_at is null from cronq.schedules where name = 'a2-due'")"
+asq app2 "update cronq.schedules set next_run_at = now() - interval '30 seconds' where name = 'a2-due'" >/dev/null
+eq "a next run just past (a minute's grace) is written" t "$(q "select next_run_at < now() from cronq.schedules where name = 'a2-due'")"
+asq oncall "update cronq.schedules set next_run_at = now() - interval '3 days' where name = 'a2-due'" >/dev/null
+eq "an admin may still rewind it by hand" t "$(q "select next_run_at < now() - interval '2 days' from cronq.schedules where name = 'a2-due'")"
+asq app2 "update cronq.schedules set payload = '{}' where name = 'a2-due'" >/dev/null
+eq "and its author may change the rest, the next run left as it is" t "$(q "select next_run_at < now() - interval '2 days' from cronq.schedules where name = 'a2-due'")"
+asq app2 "update cronq.schedules set next_run_at = null where name = 'a2-due'" >/dev/null
+PGUSER=app2 "$CRONQ" enqueue noop --queue nobody --run-at 0001-01-01T00:00:00Z >/dev/null
+as oncall check --max-lag 10m
+match "a job its author made due since year 1 is late from its enqueue" '^CRONQ OK' "$OUT"
+as oncall status --json
+match "status too" '"lag_seconds": *[0-9],' "$OUT"
+q "delete from cronq.jobs where queue = 'nobody'" >/dev/null
 as app2 pause schedule:a2-due --until infinity
 eq "a pause until infinity is a pause until resumed" "0|t" "$RC|$(q "select until is null from cronq.pauses where key = 'schedule:a2-due'")"
 for t in '-infinity' '20000-01-01 00:00:00+00'; do
