@@ -24,8 +24,11 @@
 #include "util/json.h"
 
 enum {
-	OPT_JSON = OPT_FIRST_CMD, OPT_PROMETHEUS, OPT_HTML, OPT_OUTPUT, OPT_CSV,
+	OPT_JSON = OPT_FIRST_CMD, OPT_PROMETHEUS, OPT_HTML, OPT_OUTPUT, OPT_CSV, OPT_LIMIT,
 };
+
+/* The most status --limit takes (0: all). */
+#define MAX_LIMIT 1000000
 
 typedef struct status_args {
 	bool		json;
@@ -33,6 +36,7 @@ typedef struct status_args {
 	bool		html;
 	bool		csv;
 	const char *output;
+	int64_t		limit;
 } status_args;
 
 static void
@@ -54,6 +58,9 @@ help(void)
 		   "                            CSV (RFC 4180: a header row, values whole)\n"
 		   "      --output FILE         write to FILE, atomically (a temporary file in the\n"
 		   "                            same directory, then rename), not standard output\n"
+		   "      --limit N             list at most N queues and N schedules, those in\n"
+		   "                            trouble first (default %d; 0: all); the totals\n"
+		   "                            count all, and a line says how many are not listed\n"
 		   "  -v, --verbose             say what is done\n"
 		   "      --log-format FORMAT   text (default) or json\n"
 		   "  -h, --help                show this help, then exit\n\n"
@@ -67,7 +74,7 @@ help(void)
 		   "                                           lease expired)\n"
 		   "On a terminal the text is coloured (not when NO_COLOR is set) and fitted\n"
 		   "to its width (or to COLUMNS), long values clipped with \"...\".\n",
-		   STATS_OVERDUE_GRACE_S);
+		   STATS_LIST_MAX, STATS_OVERDUE_GRACE_S);
 }
 
 static int
@@ -92,6 +99,8 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 		case OPT_CSV:
 			a->csv = true;
 			break;
+		case OPT_LIMIT:
+			return cli_int(src, arg, 0, MAX_LIMIT, &a->limit);
 	}
 	return 0;
 }
@@ -105,10 +114,11 @@ cmd_status(int argc, char **argv)
 		{"html", no_argument, OPT_HTML, 0, "csv"},
 		{"csv", no_argument, OPT_CSV, 0, NULL},
 		{"output", required_argument, OPT_OUTPUT, 0, NULL},
+		{"limit", required_argument, OPT_LIMIT, 0, NULL},
 		CLI_COMMON_OPTIONS,
 		{NULL, 0, 0, 0, NULL},
 	};
-	status_args a = {0};
+	status_args a = {.limit = STATS_LIST_MAX};
 	cli_common common;
 	cq_err err = {0};
 	buf out = BUF_INIT;
@@ -141,7 +151,7 @@ cmd_status(int argc, char **argv)
 	 */
 	if ((conn = pg_connect_with(cli_conninfo(&common), "-c jit=off", &err)) == NULL)
 		return cli_report(&err);
-	if ((rc = migrate_check(conn, &err)) == 0 && (doc = stats_status(conn, &err)) == NULL)
+	if ((rc = migrate_check(conn, &err)) == 0 && (doc = stats_status(conn, (int) a.limit, &err)) == NULL)
 		rc = err.code;
 	if (rc == 0 && a.html && (tl = stats_timelines(conn, doc, &err)) == NULL)
 		rc = err.code;

@@ -213,6 +213,11 @@ prometheus_render(buf *out, const json_t *doc)
 	prom_family(out, "cronq_refused_schedules",
 				"Enabled schedules whose jobs are refused since their last job (they never run).");
 	buf_printf(out, "cronq_refused_schedules %" PRId64 "\n", cq_json_int(doc, "refused_schedules"));
+	prom_family(out, "cronq_omitted_queues",
+				"Queues left out of the per-queue series (status --limit; the totals count them).");
+	buf_printf(out, "cronq_omitted_queues %" PRId64 "\n", cq_json_int(doc, "queues_omitted"));
+	prom_family(out, "cronq_omitted_schedules", "Schedules left out of the listing (status --limit).");
+	buf_printf(out, "cronq_omitted_schedules %" PRId64 "\n", cq_json_int(doc, "schedules_omitted"));
 	prom_family(out, "cronq_schedule_enabled", "1 when the schedule is enabled.");
 	json_array_foreach(scheds, i, o) {
 		buf_puts(out, "cronq_schedule_enabled{schedule=");

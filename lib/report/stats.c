@@ -71,15 +71,16 @@ query_doc(PGconn *conn, const char *sql, int nparams, const char *const *params,
 }
 
 json_t *
-stats_status(PGconn *conn, cq_err *err)
+stats_status(PGconn *conn, int list_max, cq_err *err)
 {
-	char grace[16], hours[16];
-	const char *params[2] = {grace, hours};
+	char grace[16], hours[16], max[16];
+	const char *params[3] = {grace, hours, max};
 	json_t *doc;
 
 	snprintf(grace, sizeof grace, "%d", STATS_OVERDUE_GRACE_S);
 	snprintf(hours, sizeof hours, "%d", STATS_HISTORY_HOURS);
-	if ((doc = query_doc(conn, sql_report_status, 2, params, "status document", err)) != NULL)
+	snprintf(max, sizeof max, "%d", list_max);
+	if ((doc = query_doc(conn, sql_report_status, 3, params, "status document", err)) != NULL)
 		mark_unplannable(doc);
 	return doc;
 }
@@ -290,9 +291,14 @@ stats_timelines(PGconn *conn, const json_t *status, cq_err *err)
 	scheds = json_object();
 	json_array_foreach(json_object_get(status, "queues"), i, o)
 		tl_entity(queues, cq_json_str(o, "queue", "?"));
+	json_array_foreach(json_object_get(status, "schedules"), i, o)
+		tl_entity(scheds, cq_json_str(o, "name", "?"));
+	/* the schedules status lists, no other (it lists a bounded number) */
 	json_array_foreach(json_object_get(tl, "fires"), i, o) {
-		json_t *s = tl_entity(scheds, cq_json_str(o, "name", "?"));
+		json_t *s = json_object_get(scheds, cq_json_str(o, "name", "?"));
 
+		if (s == NULL)
+			continue;
 		json_object_set(s, "queue", json_object_get(o, "queue"));
 		tl_missed(tl, o, s, tl_entity(queues, cq_json_str(o, "queue", "?")), now);
 	}
@@ -303,7 +309,8 @@ stats_timelines(PGconn *conn, const json_t *status, cq_err *err)
 		int64_t n = json_integer_value(json_array_get(o, 4));
 		const json_t *sched = json_array_get(o, 1);
 
-		tl_add(tl_entity(queues, json_string_value(json_array_get(o, 0))), kind, ago, n);
+		if (json_object_get(queues, json_string_value(json_array_get(o, 0))))
+			tl_add(json_object_get(queues, json_string_value(json_array_get(o, 0))), kind, ago, n);
 		/* a job whose schedule is gone counts for its queue only */
 		if (json_is_string(sched) && json_object_get(scheds, json_string_value(sched)))
 			tl_add(json_object_get(scheds, json_string_value(sched)), kind, ago, n);

@@ -29,12 +29,22 @@
 #define STATS_HISTORY_HOURS 24
 
 /*
+ * The most queues and schedules stats_status() lists unless told otherwise
+ * (the counts overall are of all): one role's thousands of queue names made
+ * the page take minutes and the metrics break every scrape's sample limit.
+ */
+#define STATS_LIST_MAX 200
+
+/*
  * Everything `cronq status` shows, as one JSON object built by PostgreSQL in
  * one statement (the keys are documented in cronq(1) and docs/commands.md; they are an
  * interface: add keys freely, rename none). Counts over the whole jobs
- * table: an operator's command, not one to run every few seconds.
+ * table: an operator's command, not one to run every few seconds. At most
+ * list_max queues (with their types and durations) and schedules are listed
+ * (0: all), those in trouble first; "queues_omitted" and
+ * "schedules_omitted" say how many were not.
  */
-json_t *stats_status(PGconn *conn, cq_err *err) __attribute__((warn_unused_result));
+json_t *stats_status(PGconn *conn, int list_max, cq_err *err) __attribute__((warn_unused_result));
 
 /*
  * The windows of the timelines of `cronq status --html`: each a number of
@@ -70,8 +80,8 @@ extern const char *const stats_marks[STATS_MARKS];	/* ran, failed, skipped, miss
  * within STATS_OVERDUE_GRACE_S (a gap between the wakes kept), computed
  * here from each enabled schedule's expression; finished: jobs succeeded,
  * dead or cancelled (throughput). A queue's skipped and missed are its
- * schedules'. The queues are status's ("queues" of stats_status(), may be
- * NULL) and those of events and schedules.
+ * schedules'. The queues and schedules are those status lists ("queues"
+ * and "schedules" of stats_status()), and the queues of those schedules.
  */
 json_t *stats_timelines(PGconn *conn, const json_t *status, cq_err *err) __attribute__((warn_unused_result));
 

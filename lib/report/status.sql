@@ -16,11 +16,19 @@
 -- (queue, type): count, sum and the 0.5, 0.9 and 0.99 quantiles. Times are
 -- RFC 3339 UTC text; ages are whole seconds, never negative; durations are
 -- seconds, to the millisecond.
+-- ql: the queues listed, when there are more than $3: those with jobs due,
+-- running, failed, dead or on an expired lease first, the most such jobs
+-- first, then the most jobs (one role's thousands of queue names must not
+-- make the page, the metrics and the tables unusable for everyone, nor
+-- hide another's queue in trouble); sl: the schedules listed, overdue or
+-- refused first, then enabled, by next run. *_omitted say how many not.
 --
 -- Parameters:
 --   $1  int  the grace, in seconds, before a schedule counts as overdue
 --            (cronq sends 120)
 --   $2  int  the hours of history in runs_24h and durations (cronq sends 24)
+--   $3  int  the most queues and schedules listed (0: all); the counts
+--            overall are of all (cronq sends 200, or status --limit)
 --
 -- Try it by hand (psql 15 has no \bind): paste this file after
 --   PREPARE status AS
@@ -60,6 +68,11 @@ q as (
         min(oldest_free) as oldest_due, sum(expired)::bigint as expired,
         coalesce(sum(held), 0)::bigint as held, min(oldest_running) as oldest_running
     from qt group by queue),
+ql as (
+    select queue from q
+    order by due + running + failed + dead + expired > 0 desc, due + running + failed + dead + expired desc,
+        total desc, queue
+    limit nullif($3::int, 0)),
 rr as materialized (
     select j.queue, j.type, r.outcome, r.finished_at, extract(epoch from r.duration) as secs
     from cronq.job_runs r join cronq.jobs j on j.id = r.job_id
@@ -80,7 +93,7 @@ hist as (
     select q.queue,
         json_agg(coalesce(hr.ok, 0) order by g.ago desc) as ok,
         json_agg(coalesce(hr.bad, 0) order by g.ago desc) as bad
-    from q cross join generate_series(0, $2::int - 1) g(ago)
+    from ql q cross join generate_series(0, $2::int - 1) g(ago)
     left join hr on hr.queue = q.queue and hr.ago = g.ago
     group by q.queue),
 s as (
@@ -96,7 +109,11 @@ s as (
         exists (select 1 from pz where pz.key = 'schedule:' || s.name) as paused,
         to_char(j.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as last_job_finished_at,
         case when s.enabled then cronq.schedule_refusal(s.name, s.last_enqueued_at) end as refused
-    from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id)
+    from cronq.schedules s left join cronq.jobs j on j.id = s.last_job_id),
+sl as (
+    select * from s
+    order by s.overdue or s.refused is not null desc, s.enabled desc, s.next_run_at nulls last, s.name
+    limit nullif($3::int, 0))
 select json_build_object(
     'generated_at', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
     'jobs', (select json_build_object('queued', t.queued, 'running', t.running,
@@ -139,6 +156,7 @@ select json_build_object(
             'oldest_running_at', to_char(q.oldest_running at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
             'runs_24h', json_build_object('succeeded', h.ok, 'failed', h.bad))
         order by q.queue) from q join hist h on h.queue = q.queue), '[]'),
+    'queues_omitted', (select count(*) from q) - (select count(*) from ql),
     'oldest_running_seconds', (select coalesce(greatest(0, floor(extract(epoch from now() - min(oldest_running))))::bigint, 0)
         from q),
     'durations', json_build_object('window_hours', $2::int,
@@ -146,12 +164,12 @@ select json_build_object(
             'count', d.n, 'sum_seconds', round(d.total, 3),
             'p50_seconds', round(d.p[1]::numeric, 3), 'p90_seconds', round(d.p[2]::numeric, 3),
             'p99_seconds', round(d.p[3]::numeric, 3))
-        order by d.queue, d.type) from dur d), '[]')),
+        order by d.queue, d.type) from dur d join ql on ql.queue = d.queue), '[]')),
     'types', coalesce((select json_agg(json_build_object('queue', t.queue, 'type', t.type,
             'queued', t.queued, 'running', t.running, 'succeeded', t.succeeded,
             'failed', t.failed, 'dead', t.dead, 'cancelled', t.cancelled, 'blocked', t.blocked,
             'total', t.total)
-        order by t.queue, t.type) from qt t), '[]'),
+        order by t.queue, t.type) from qt t join ql on ql.queue = t.queue), '[]'),
     'expired_leases', json_build_object(
         'count', (select coalesce(sum(expired), 0)::bigint from q),
         'jobs', coalesce((select json_agg(x) from (
@@ -167,7 +185,8 @@ select json_build_object(
                 to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as finished_at
             from cronq.jobs where status = 'dead'
             order by finished_at desc nulls last, id desc limit 10) x), '[]')),
-    'schedules', coalesce((select json_agg(s order by s.name) from s), '[]'),
+    'schedules', coalesce((select json_agg(s order by s.name) from sl s), '[]'),
+    'schedules_omitted', (select count(*) from s) - (select count(*) from sl),
     'overdue_schedules', (select count(*) from s where s.overdue),
     'last_wake', (select json_build_object('id', w.id, 'worker', w.worker, 'host', w.host,
             'pid', w.pid,

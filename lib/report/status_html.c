@@ -104,6 +104,17 @@ section_end(buf *out)
 	buf_puts(out, "</tbody></table>\n</section>\n");
 }
 
+/* The same, saying how many of what the table leaves out (status --limit). */
+static void
+section_end_omitted(buf *out, int64_t omitted, const char *what)
+{
+	buf_puts(out, "</tbody></table>\n");
+	if (omitted > 0)
+		buf_printf(out, "<p class=\"none\">%" PRId64 " more %s not listed: those in trouble come"
+				   " first (cronq status --limit 0 lists all).</p>\n", omitted, what);
+	buf_puts(out, "</section>\n");
+}
+
 /* The sum of the integers of arr from index from on. */
 static int64_t
 sum_from(const json_t *arr, size_t from)
@@ -245,7 +256,7 @@ html_queues(buf *out, const json_t *doc, const json_t *tl)
 		td_text(out, json_is_true(json_object_get(o, "paused")) ? "yes" : "no");
 		buf_puts(out, "</tr>\n");
 	}
-	section_end(out);
+	section_end_omitted(out, cq_json_int(doc, "queues_omitted"), "queues");
 }
 
 static void
@@ -289,7 +300,7 @@ html_schedules(buf *out, const json_t *doc)
 			td_text(out, "");
 		buf_puts(out, "</tr>\n");
 	}
-	section_end(out);
+	section_end_omitted(out, cq_json_int(doc, "schedules_omitted"), "schedules");
 }
 
 static void

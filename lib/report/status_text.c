@@ -140,6 +140,15 @@ text_summary(buf *out, const json_t *doc, const table_mode *m)
 	buf_puts(out, shown ? "\n" : "none\n");
 }
 
+/* How many of what a table leaves out (status --limit), when any. */
+static void
+say_omitted(buf *out, int64_t omitted, const char *what)
+{
+	if (omitted > 0)
+		buf_printf(out, "(%" PRId64 " more %s not listed: those in trouble come first;"
+				   " --limit 0 lists all)\n", omitted, what);
+}
+
 static void
 text_jobs(buf *out, const json_t *doc, const table_mode *m)
 {
@@ -183,6 +192,7 @@ text_jobs(buf *out, const json_t *doc, const table_mode *m)
 		table_cell(&q, "%" PRId64, cq_json_int(o, "expired_leases"));
 	}
 	table_flush(&q, out, m);
+	say_omitted(out, cq_json_int(doc, "queues_omitted"), "queues");
 }
 
 static void
@@ -268,6 +278,7 @@ text_schedules(buf *out, const json_t *doc, const table_mode *m)
 			table_cell(&t, "-");
 	}
 	table_flush(&t, out, m);
+	say_omitted(out, cq_json_int(doc, "schedules_omitted"), "schedules");
 	/* The reason is the database's words, which may quote an author's payload. */
 	json_array_foreach(scheds, i, s)
 		if (json_is_string(json_object_get(s, "error"))) {

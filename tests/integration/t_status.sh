@@ -229,6 +229,9 @@ q "insert into cronq.jobs (queue, type, status, attempts, run_at, error_code, la
 q "insert into cronq.jobs (queue, type, status, attempts, finished_at, error_code, last_error) select 'default', 'noop', 'dead', 10, now(), 'fail', E'it broke\nbadly' from generate_series(1, 5)"
 q "insert into cronq.jobs (queue, type, status, finished_at) select 'default', 'noop', 'cancelled', now() from generate_series(1, 6)"
 q "insert into cronq.jobs (queue, type, payload, status, run_at) select 'mail', 'sleep', '{\"seconds\": 1}', 'queued', now() + interval '1 hour' from generate_series(1, 2)"
+# (enqueued before they came due: a job is late from its run_at, or from its
+# enqueue when that came later)
+q "update cronq.jobs set created_at = now() - interval '5 minutes' where status in ('queued', 'failed')"
 q "insert into cronq.jobs (queue, type, payload, status, finished_at) values ('mail', 'sleep', '{\"seconds\": 1}', 'dead', now())"
 q "insert into cronq.jobs (queue, type, status, finished_at) values ('we\"ird\\q', 'noop', 'succeeded', now())"
 # History: in queue default, a success 5 hours ago (1.5 s), a failure 2
@@ -263,7 +266,7 @@ eq "json: durations of the last 24 hours' attempts, in seconds" '24|default|noop
 eq "json: the oldest running job, per queue and overall" "t|t|t|0" \
     "$(jsql "$OUT" "(j->>'oldest_running_seconds')::int between 240 and 400, (j#>>'{queues,0,oldest_running_seconds}')::int between 240 and 400, j#>>'{queues,0,oldest_running_at}' ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$', j#>>'{queues,1,oldest_running_seconds}'")"
 eq "json: compact, one line" 1 "$(printf '%s\n' "$OUT" | wc -l)"
-eq "json: every documented top-level key" "dead due durations expired_leases generated_at held jobs lag_seconds last_wake limits oldest_due_at oldest_running_seconds overdue_schedules paused queues refused_schedules schedules types unplannable_schedules" \
+eq "json: every documented top-level key" "dead due durations expired_leases generated_at held jobs lag_seconds last_wake limits oldest_due_at oldest_running_seconds overdue_schedules paused queues queues_omitted refused_schedules schedules schedules_omitted types unplannable_schedules" \
     "$(jsql "$OUT" "(select string_agg(k, ' ' order by k) from jsonb_object_keys(j) k)")"
 
 cronq status --prometheus
@@ -289,7 +292,7 @@ eq "prometheus: job durations, a summary per queue and type" "summary|1|1.4|1.49
 check "prometheus: the oldest running job of default is about 4 minutes old" \
     [ "$(prom 'cronq_oldest_running_job_age_seconds{queue="default"}')" -ge 240 -a "$(prom 'cronq_oldest_running_job_age_seconds{queue="default"}')" -lt 400 ]
 eq "prometheus: no running job in mail is age 0" 0 "$(prom 'cronq_oldest_running_job_age_seconds{queue="mail"}')"
-eq "prometheus: a TYPE line for every family, gauges but the summary" "gauge 20 summary 1 " \
+eq "prometheus: a TYPE line for every family, gauges but the summary" "gauge 22 summary 1 " \
     "$(awk '/^# TYPE / { n[$4]++ } END { for (t in n) printf "%s %d ", t, n[t] }' <<<"$OUT" | tr ' ' '\n' | paste -d' ' - - | sort | tr '\n' ' ')"
 eq "prometheus: no wake yet is timestamp 0" 0 "$(prom cronq_last_wake_timestamp_seconds)"
 eq "prometheus: the purge schedule" 1 "$(prom 'cronq_schedule_enabled{schedule="cronq-purge"}')"
@@ -422,5 +425,37 @@ eq "status: the schedule's last job in Prometheus" 1 "$(prom 'cronq_schedule_las
 perr=$(prom_check <<<"$OUT")
 eq "prometheus: still valid with wakes and schedule jobs" "" "$perr"
 promtool_check "prometheus: promtool check metrics with wakes and schedule jobs"
+
+# One role's thousands of queue names (helper-78: 20,000 made --html take 45 s
+# and 207 MB, and 260,000 Prometheus series): the busiest or troubled queues
+# and schedules are listed, at most 200 (--limit), the rest counted; a queue
+# in trouble is never among those left out.
+q "delete from cronq.jobs; delete from cronq.schedules" >/dev/null
+q "insert into cronq.jobs (queue, type, run_at) select 'spam-' || i, 'noop', now() + interval '1 year' from generate_series(1, 3000) i"
+q "insert into cronq.jobs (queue, type, status, attempts, finished_at, error_code, last_error) values ('victim', 'noop', 'dead', 1, now(), 'fail', 'x')"
+q "insert into cronq.schedules (name, cron, type, created_by) select 'spam-' || i, '0 0 1 1 *', 'noop', 'postgres' from generate_series(1, 1000) i"
+# (documents too long for a psql variable: read by python3)
+pyj() { python3 -c "import json, sys; j = json.load(sys.stdin); print($1)"; }
+cronq status --json
+eq "json: 200 queues listed, the one in trouble among them, the rest counted" "200|True|2801|3001|200|800" \
+    "$(pyj "len(j['queues']), any(q['queue'] == 'victim' for q in j['queues']), j['queues_omitted'], j['jobs']['total'], len(j['schedules']), j['schedules_omitted'], sep='|'" <<<"$OUT")"
+cronq status --json --limit 0
+eq "--limit 0: every one" "3001|0|1000" \
+    "$(pyj "len(j['queues']), j['queues_omitted'], len(j['schedules']), sep='|'" <<<"$OUT")"
+cronq status --limit 10
+match "text: says how many queues are left out" '\(2991 more queues not listed: those in trouble come first; --limit 0 lists all\)' "$OUT"
+match "text: and schedules" '\(990 more schedules not listed' "$OUT"
+match "text: the queue in trouble is listed" 'victim' "$OUT"
+cronq status --html
+eq "html: bounded, the queue in trouble there, the rest counted" "0|t|t|t" \
+    "$RC|$([ ${#OUT} -lt 10000000 ] && echo t || echo "f (${#OUT} bytes)")|$([[ $OUT == *'data-queue="victim"'* ]] && echo t || echo f)|$([[ $OUT == *'2801 more queues not listed'* ]] && echo t || echo f)"
+cronq status --prometheus
+eq "prometheus: per-queue series of 200 queues at most, the rest counted" "0|200|2801" \
+    "$RC|$(grep '^cronq_jobs{' <<<"$OUT" | grep -o 'queue="[^"]*"' | sort -u | wc -l)|$(sed -n 's/^cronq_omitted_queues //p' <<<"$OUT")"
+perr=$(prom_check <<<"$OUT")
+eq "prometheus: still valid" "" "$perr"
+cronq status --limit -1
+eq "--limit -1: a usage error" 64 "$RC"
+q "delete from cronq.jobs; delete from cronq.schedules" >/dev/null
 
 done_testing
