@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,7 +16,9 @@
 #include "sched/backfill.h"
 #include "tasks/payload.h"
 #include "time/rfc3339.h"
+#include "util/json.h"
 #include "util/log.h"
+#include "util/utf8.h"
 
 enum {
 	OPT_FROM = OPT_FIRST_CMD, OPT_TO, OPT_STEP, OPT_PAYLOAD, OPT_KEY, OPT_DRY_RUN,
@@ -129,10 +132,14 @@ static void
 print_line(int64_t t, const char *key, const char *payload, void *arg)
 {
 	char ts[RFC3339_BUFLEN];
+	/* An author's text, for a person: JSON that says the same, escaped. */
+	char *shown_key = utf8_printable(key, false), *shown = cq_json_safe(payload);
 
 	(void) arg;
 	rfc3339_format(t, ts, sizeof ts);
-	printf("%s\t%s\t%s\n", ts, key, payload);
+	printf("%s\t%s\t%s\n", ts, shown_key, shown);
+	free(shown_key);
+	free(shown);
 }
 
 static bool progress_shown;

@@ -17,6 +17,7 @@
 #include "report/jobs_text.h"
 #include "report/table.h"
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/log.h"
 
 enum {
@@ -133,7 +134,10 @@ print_answer(const char *text, bool json, const table_mode *mode,
 	json_t *v;
 
 	if (json) {
-		printf("%s\n", text);
+		char *safe = cq_json_safe(text);
+
+		printf("%s\n", safe);
+		free(safe);
 		return 0;
 	}
 	if ((v = decode(text, err)) == NULL)

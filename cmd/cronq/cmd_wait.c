@@ -16,6 +16,7 @@
 #include "queue/wait.h"
 #include "util/clock.h"
 #include "util/duration.h"
+#include "util/json.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -97,7 +98,7 @@ past_deadline(int64_t started_ms)
 static int
 print_jobs(PGconn *conn, const wait_job *jobs, int n, bool json, cq_err *err)
 {
-	char *text = NULL;
+	char *text = NULL, *safe;
 	int rc;
 
 	if (!json) {
@@ -107,7 +108,9 @@ print_jobs(PGconn *conn, const wait_job *jobs, int n, bool json, cq_err *err)
 	}
 	if ((rc = wait_report_json(conn, jobs, n, &text, err)) != 0)
 		return rc;
-	printf("%s\n", text);
+	safe = cq_json_safe(text);
+	printf("%s\n", safe);
+	free(safe);
 	free(text);
 	return 0;
 }

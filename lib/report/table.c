@@ -111,17 +111,20 @@ table_fit(size_t *width, const size_t *floor, int ncols, unsigned shrink, size_t
 void
 table_csv_field(buf *out, const char *s)
 {
-	if (strpbrk(s, ",\"\r\n") == NULL) {
-		buf_puts(out, s);
-		return;
+	char *shown = utf8_printable(s, true);
+
+	if (strpbrk(shown, ",\"\n") == NULL)
+		buf_puts(out, shown);
+	else {
+		buf_putc(out, '"');
+		for (const char *p = shown; *p; p++) {
+			if (*p == '"')
+				buf_putc(out, '"');
+			buf_putc(out, *p);
+		}
+		buf_putc(out, '"');
 	}
-	buf_putc(out, '"');
-	for (; *s; s++) {
-		if (*s == '"')
-			buf_putc(out, '"');
-		buf_putc(out, *s);
-	}
-	buf_putc(out, '"');
+	free(shown);
 }
 
 /* "OLDEST DUE" as a CSV header: "oldest_due" (runs of other characters become one "_"). */

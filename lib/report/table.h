@@ -91,7 +91,11 @@ void table_flush(table *t, buf *out, const table_mode *mode);
 
 /*
  * Append s to out as one CSV field: as it is, or in double quotes (inner
- * quotes doubled) when it holds a comma, a quote, CR or LF.
+ * quotes doubled) when it holds a comma, a quote or LF. What a terminal
+ * would obey or not show (utf8_printable: C0 but LF, C1, bidirectional
+ * and other invisible characters, bytes that are not UTF-8) is escaped as
+ * in the tables, tabs and CRs made spaces: a file read later with cat is
+ * read on a terminal too.
  */
 void table_csv_field(buf *out, const char *s);
 

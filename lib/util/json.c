@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/utf8.h"
 
 const char *
 cq_json_str(const json_t *o, const char *key, const char *dflt)
@@ -60,5 +61,33 @@ cq_json_text(const json_t *v)
 		buf_puts(&out, "]");
 	}
 	buf_putc(&out, '\n');
+	text = cq_json_safe(buf_str(&out));
+	buf_free(&out);
+	return text;
+}
+
+char *
+cq_json_safe(const char *text)
+{
+	buf out = BUF_INIT;
+	size_t len = strlen(text), n;
+	const unsigned char *p = (const unsigned char *) text, *end = p + len;
+	uint32_t cp;
+
+	/* Outside strings JSON text is ASCII: these bytes are inside one. */
+	while (p < end) {
+		if (p[0] == 0xc2 && p + 1 < end && p[1] >= 0x80 && p[1] <= 0x9f) {
+			buf_printf(&out, "\\u%04x", p[1]);
+			p += 2;
+		} else if (*p >= 0x80 && (cp = utf8_invisible((const char *) p, (size_t) (end - p), &n)) != 0) {
+			if (cp > 0xFFFF)
+				buf_printf(&out, "\\u%04x\\u%04x", 0xD800 + ((cp - 0x10000) >> 10),
+						   0xDC00 + ((cp - 0x10000) & 0x3FF));
+			else
+				buf_printf(&out, "\\u%04x", cp);
+			p += n;
+		} else
+			buf_putc(&out, (char) *p++);
+	}
 	return buf_steal(&out);
 }

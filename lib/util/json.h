@@ -25,4 +25,13 @@ int64_t cq_json_int(const json_t *o, const char *key);
  */
 char *cq_json_text(const json_t *v);
 
+/*
+ * A new string (xmalloc): the JSON text text (UTF-8) with the characters
+ * a terminal obeys or a reader is not shown written as \u escapes: C1
+ * controls (U+0080-009F) and utf8_invisible()'s (a surrogate pair past
+ * U+FFFF). The same JSON value, safe to print where a person reads it
+ * (jansson and PostgreSQL escape only C0 controls).
+ */
+char *cq_json_safe(const char *text);
+
 #endif

@@ -101,11 +101,30 @@ utf8_format_mark(const char *s)
 	return (uint32_t) (p[0] & 0x0f) << 12 | (uint32_t) (p[1] & 0x3f) << 6 | (p[2] & 0x3f);
 }
 
+uint32_t
+utf8_invisible(const char *s, size_t len, size_t *n)
+{
+	const unsigned char *p = (const unsigned char *) s;
+	uint32_t cp;
+
+	*n = valid_seq(p, len);
+	if (*n < 2)
+		return 0;
+	cp = *n == 2 ? p[0] & 0x1F : *n == 3 ? p[0] & 0x0F : p[0] & 0x07;
+	for (size_t i = 1; i < *n; i++)
+		cp = (cp << 6) | (p[i] & 0x3F);
+	if (cp == 0x061C || cp == 0x115F || cp == 0x1160 || cp == 0x180E || (cp >= 0x200B && cp <= 0x200F) ||
+		(cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F) || cp == 0x3164 || cp == 0xFEFF ||
+		cp == 0xFFA0 || (cp >= 0xFFF9 && cp <= 0xFFFB) || (cp >= 0xE0000 && cp <= 0xE007F))
+		return cp;
+	return 0;
+}
+
 char *
 utf8_printable(const char *s, bool keep_lines)
 {
 	size_t len = strlen(s);
-	char *out = xmalloc(len * 4 + 1), *o = out;
+	char *out = xmalloc(len * 5 + 1), *o = out;
 	const unsigned char *end = (const unsigned char *) s + len;
 
 	for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
@@ -124,9 +143,9 @@ utf8_printable(const char *s, bool keep_lines)
 			o += sprintf(o, "\\x%02x", *p);	/* not UTF-8: a lone 0x9b is a CSI too */
 		else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
 			o += sprintf(o, "\\x%02x", *++p);
-		else if ((cp = utf8_format_mark((const char *) p)) != 0) {
-			o += sprintf(o, "\\u%04x", (unsigned) cp);
-			p += 2;
+		else if ((cp = utf8_invisible((const char *) p, (size_t) (end - p), &n)) != 0) {
+			o += sprintf(o, cp > 0xFFFF ? "\\U%08x" : "\\u%04x", (unsigned) cp);
+			p += n - 1;
 		} else {
 			memcpy(o, p, n);
 			o += n;

@@ -30,13 +30,24 @@ char *utf8_sanitize(const char *s, size_t len);
 uint32_t utf8_format_mark(const char *s);
 
 /*
+ * The code point of the character at s (at most len bytes) when a reader
+ * is not shown it, or shown it as something else: the format marks above,
+ * U+061C, U+180E, U+2028-202E (line and paragraph separators too),
+ * U+2060-206F, U+FEFF, U+FFF9-FFFB, the Hangul fillers (U+115F, U+1160,
+ * U+3164, U+FFA0) and the tag characters (U+E0000-E007F); else 0. *n
+ * gets its length in bytes.
+ */
+uint32_t utf8_invisible(const char *s, size_t len, size_t *n);
+
+/*
  * A new string (xmalloc): s fit for a terminal, cron mail or a log line,
  * whatever a job wrote in it. Control characters (C0, DEL, and C1 as UTF-8,
  * which some terminals obey) and bytes that are not UTF-8 (a lone 0x9b is
  * an 8-bit CSI) become \xNN, so no text can move the cursor,
  * recolour or retitle the reader's terminal, or forge a line; the
- * format marks (utf8_format_mark), which hide characters or make a
- * terminal that honours them show text in another order, become \uNNNN.
+ * characters a reader is not shown (utf8_invisible), which hide
+ * characters, break lines or make a terminal that honours them show text
+ * in another order, become \uNNNN (\UNNNNNNNN past U+FFFF).
  * Tabs become spaces; line breaks too unless keep_lines.
  */
 char *utf8_printable(const char *s, bool keep_lines);

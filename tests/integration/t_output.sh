@@ -192,4 +192,38 @@ eq "list, 60 columns: ATTEMPTS aligned after the CJK name" ok "$(aligned ATT "$O
 tty status
 eq "status, 60 columns: a CJK queue name, no line wider than the terminal" 1 "$(( $(widest <<<"$OUT") <= 60 ))"
 
+# --- an author's text a terminal would obey or not show ----------------------------
+# A job's error holding ESC sequences (OSC 52, a screen clear), a C1 CSI, a
+# right-to-left override, a BOM, a line separator and a tag character
+# (helper-78): no output for a person or a pipe carries them raw; --json
+# still decodes to the very same text, and --csv shows them escaped.
+"$PSQL" -XAtq -c "delete from cronq.jobs" >/dev/null
+msg=$(python3 -c 'print("boom \x1b]52;c;eA==\x07\x1b[2J\u009b31m\u202eevil\ufeff\u2028line\U000e0041")')
+id=$("$CRONQ" enqueue fail "$(python3 -c 'import json, sys; print(json.dumps({"message": sys.argv[1], "permanent": True}))' "$msg")" --queue hostile)
+"$CRONQ" run --queue hostile 2>/dev/null
+# raw BYTES: whether stdin holds one of the raw sequences (ESC, BEL, C1, RLO, BOM, LS, tag)
+raw() { python3 -c '
+import sys
+b = sys.stdin.buffer.read()
+bad = [s for s in (b"\x1b", b"\x07", b"\xc2\x9b", b"\xe2\x80\xae", b"\xef\xbb\xbf", b"\xe2\x80\xa8", b"\xf3\xa0\x81\x81") if s in b]
+print("raw" if bad else "clean")'; }
+# same_error JSONPATH: whether the JSON on stdin holds the message at that path, decoded
+same_error() { python3 -c "import json, sys; j = json.loads(sys.stdin.read()); print($1 == sys.argv[1])" "$msg"; }
+for args in "list --queue hostile --csv" "list --queue hostile" "show $id" "status" "status --csv"; do
+    eq "$args: no raw control or invisible character" clean "$("$CRONQ" $args | raw)"
+done
+OUT=$("$CRONQ" list --queue hostile --json)
+eq "list --json: clean, and the same text decoded" "clean|True" "$(raw <<<"$OUT")|$(same_error "j[0]['last_error']" <<<"$OUT")"
+OUT=$("$CRONQ" show $id --json)
+eq "show --json: clean, and the same text decoded" "clean|True" "$(raw <<<"$OUT")|$(same_error "j['last_error']" <<<"$OUT")"
+OUT=$("$CRONQ" status --json)
+eq "status --json: clean, and the same text decoded" "clean|True" "$(raw <<<"$OUT")|$(same_error "j['dead']['jobs'][0]['last_error']" <<<"$OUT")"
+eq "list --csv: escaped as in the tables" t \
+    "$("$CRONQ" list --queue hostile --csv | grep -qF 'boom \x1b]52;c;eA==\x07\x1b[2J\x9b31m\u202eevil\ufeff\u2028line\U000e0041' && echo t || echo f)"
+"$PSQL" -XAtq -c "insert into cronq.schedules (name, cron, type, payload, created_by)
+    values ('hostile', '0 0 * * *', 'fail', jsonb_build_object('message', \$m\$$msg\$m\$), 'postgres')" >/dev/null
+eq "backfill --dry-run: the payload clean" clean \
+    "$("$CRONQ" backfill --schedule hostile --from 2026-01-01T00:00:00Z --to 2026-01-01T00:00:00Z --dry-run | raw)"
+"$PSQL" -XAtq -c "delete from cronq.schedules where name = 'hostile'; delete from cronq.jobs" >/dev/null
+
 done_testing

@@ -42,7 +42,7 @@ test_list(void)
 					  " \"attempts\": 3, \"max_attempts\": 3, \"run_at\": \"R\", \"finished_at\": null,"
 					  " \"error_code\": \"exit\", \"last_error\": \"a\\nb\\u001b\"}]", list, &csv);
 	CHECK(strcmp(got, "id,status,type,queue,attempts,run_at,finished_at,error\r\n"
-				 "12,dead,exec,\"q, \"\"x\"\"\",3/3,R,,\"exit: a\nb\x1b\"\r\n") == 0, "list as CSV:\n%s", got);
+				 "12,dead,exec,\"q, \"\"x\"\"\",3/3,R,,\"exit: a\nb\\x1b\"\r\n") == 0, "list as CSV:\n%s", got);
 	free(got);
 	got = render_with("[]", list, &plain);
 	CHECK(strncmp(got, "ID  STATUS  TYPE", 16) == 0 && strchr(got, '\n') == got + strlen(got) - 1,

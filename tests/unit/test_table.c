@@ -234,8 +234,9 @@ static const struct {
 	{"say \"hi\"", "\"say \"\"hi\"\"\""},
 	{"\"", "\"\"\"\""},
 	{"two\nlines", "\"two\nlines\""},
-	{"cr\r", "\"cr\r\""},
-	{"tab\tstays", "tab\tstays"},
+	{"cr\r", "cr "},
+	{"tab\tgoes", "tab goes"},
+	{"esc \x1b[2J, c1 \xc2\x9b, rlo \xe2\x80\xae", "\"esc \\x1b[2J, c1 \\x9b, rlo \\u202e\""},
 };
 
 static void

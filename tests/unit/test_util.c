@@ -108,8 +108,29 @@ main(void)
 	/* format marks: shown as escapes, not obeyed (a right-to-left override reorders a name) */
 	printable_case("job \xe2\x80\xae" "cba\xe2\x80\xac end", false, "job \\u202ecba\\u202c end");
 	printable_case("de\xe2\x80\x8b" "fault \xe2\x81\xa6x\xe2\x81\xa9", false, "de\\u200bfault \\u2066x\\u2069");
-	printable_case("\xe2\x80\x8a \xe2\x80\x90 \xe2\x80\xa9 \xe2\x80\xaf \xe2\x81\xa5 \xe2\x81\xaa", false,
-				   "\xe2\x80\x8a \xe2\x80\x90 \xe2\x80\xa9 \xe2\x80\xaf \xe2\x81\xa5 \xe2\x81\xaa");
+	printable_case("\xe2\x80\x8a \xe2\x80\x90 \xe2\x80\xaf \xe2\x81\x9f", false,
+				   "\xe2\x80\x8a \xe2\x80\x90 \xe2\x80\xaf \xe2\x81\x9f");
+	/* and the other characters a reader is not shown, or shown as a line break */
+	printable_case("a\xe2\x80\xa8" "b\xe2\x80\xa9" "c\xef\xbb\xbf" "d\xd8\x9c" "e\xe3\x85\xa4" "f", false,
+				   "a\\u2028b\\u2029c\\ufeffd\\u061ce\\u3164f");
+	printable_case("tag\xf3\xa0\x81\x81 \xe2\x81\xa0\xe2\x81\xa4\xe2\x81\xaf", false,
+				   "tag\\U000e0041 \\u2060\\u2064\\u206f");
+	{
+		size_t n;
+
+		CHECK(utf8_invisible("\xf3\xa0\x81\x81", 4, &n) == 0xe0041 && n == 4 &&
+			  utf8_invisible("\xef\xbb\xbf", 3, &n) == 0xfeff && n == 3 &&
+			  utf8_invisible("\xd8\x9c", 2, &n) == 0x61c && n == 2 &&
+			  utf8_invisible("\xe2\x80\xaf", 3, &n) == 0 && utf8_invisible("a", 1, &n) == 0 &&
+			  utf8_invisible("\xef\xbb", 2, &n) == 0, "invisible characters' code points");
+	}
+	{
+		/* JSON: the same value, C1 and invisible characters as \u escapes */
+		char *safe = cq_json_safe("{\"e\":\"x\xc2\x9b" "1\xe2\x80\xae" "2\xf3\xa0\x81\x81" "3\xc3\xa9\"}");
+
+		CHECK(strcmp(safe, "{\"e\":\"x\\u009b1\\u202e2\\udb40\\udc413\xc3\xa9\"}") == 0, "cq_json_safe escapes");
+		free(safe);
+	}
 	CHECK(utf8_format_mark("\xe2\x80\x8f") == 0x200f && utf8_format_mark("\xe2\x81\xa9") == 0x2069 &&
 		  utf8_format_mark("\xe2\x80\x8a") == 0 && utf8_format_mark("\xe2") == 0, "format marks' code points");
 
