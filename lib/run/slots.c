@@ -127,14 +127,18 @@ log_outcome(const slot *s)
 		if (o->outcome != OUTCOME_LEASE_LOST || s->held == false)
 			log_full(LOG_WARNING, fields, NULL, NULL,
 					 "job %" PRId64 " was taken over by another worker; its outcome was not recorded", j->id);
-	} else if (o->new_status == JOB_STATUS_DEAD)
-		log_full(LOG_WARNING, fields, NULL, NULL, "job %" PRId64 " (%s) is dead after attempt %d: %s",
-				 j->id, j->type, j->attempt, o->error ? o->error : run_outcome_sql(o->outcome));
-	else if (o->new_status == JOB_STATUS_FAILED)
-		log_full(LOG_INFO, fields, NULL, NULL, "job %" PRId64 " (%s) failed attempt %d of %d, retry in %s: %s",
-				 j->id, j->type, j->attempt, j->max_attempts, delay,
-				 o->error ? o->error : run_outcome_sql(o->outcome));
-	else
+	} else if (o->new_status == JOB_STATUS_DEAD || o->new_status == JOB_STATUS_FAILED) {
+		/* The error is the job's words: quoted, so that none reads as a field of the line. */
+		char *why = o->error ? log_quote(o->error) : xstrdup(run_outcome_sql(o->outcome));
+
+		if (o->new_status == JOB_STATUS_DEAD)
+			log_full(LOG_WARNING, fields, NULL, NULL, "job %" PRId64 " (%s) is dead after attempt %d: %s",
+					 j->id, j->type, j->attempt, why);
+		else
+			log_full(LOG_INFO, fields, NULL, NULL, "job %" PRId64 " (%s) failed attempt %d of %d, retry in %s: %s",
+					 j->id, j->type, j->attempt, j->max_attempts, delay, why);
+		free(why);
+	} else
 		log_full(LOG_INFO, fields, NULL, NULL, "job %" PRId64 " (%s) %s", j->id, j->type,
 				 o->new_status == JOB_STATUS_QUEUED ? "given back" : job_status_sql(o->new_status));
 }

@@ -13,6 +13,8 @@
  */
 #include "tasks/task.h"
 
+#include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,18 +216,50 @@ end_backend(const task_ctx *ctx, PGconn *conn)
 }
 
 /*
- * A job's notices and warnings are logged up to NOTICES_SHOWN, then only
- * counted: a loop of RAISE WARNING must not flood cron mail.
+ * A job's notices and warnings are logged up to NOTICES_SHOWN, and a run's
+ * up to NOTICES_RUN_SHOWN, then only counted: a loop of RAISE WARNING, or
+ * many jobs' few, must not flood cron mail. Each line names its job and
+ * quotes what the job said (and its hint), so that no job's words read as
+ * the runner's own line or fields.
  */
-enum { NOTICES_SHOWN = 20 };
+enum { NOTICES_SHOWN = 20, NOTICES_RUN_SHOWN = 200 };
+
+static _Atomic long run_notices;
+
+typedef struct job_notices {
+	int64_t		id;
+	long		seen;
+} job_notices;
 
 static void
 on_job_notice(void *arg, const PGresult *r)
 {
-	long *seen = arg;
+	job_notices *n = arg;
+	const char *severity = PQresultErrorField(r, PG_DIAG_SEVERITY_NONLOCALIZED);
+	const char *msg = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+	const char *hint = PQresultErrorField(r, PG_DIAG_MESSAGE_HINT);
+	const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+	/* A server going down warns before it closes; the error that follows says it all. */
+	bool warning = severity && strcmp(severity, "WARNING") == 0 && !(state && strncmp(state, "57", 2) == 0);
+	char id[32], *said, *hinted;
+	long run;
 
-	if (++*seen <= NOTICES_SHOWN)
-		pg_log_notice(r);
+	if (++n->seen > NOTICES_SHOWN || !log_enabled(warning ? LOG_WARNING : LOG_DEBUG))
+		return;
+	if ((run = ++run_notices) > NOTICES_RUN_SHOWN) {
+		if (run == NOTICES_RUN_SHOWN + 1)
+			log_warning("jobs' notices and warnings are not shown any more in this run (%d shown)",
+						NOTICES_RUN_SHOWN);
+		return;
+	}
+	snprintf(id, sizeof id, "%" PRId64, n->id);
+	said = log_quote(msg ? msg : PQresultErrorMessage(r));
+	hinted = hint ? log_quote(hint) : NULL;
+	log_full(warning ? LOG_WARNING : LOG_DEBUG, (log_field[]) {{"job", id, true}, {NULL, NULL, false}},
+			 NULL, NULL, "job %s said: %s%s%s%s", id, said, hinted ? " (hint: " : "", hinted ? hinted : "",
+			 hinted ? ")" : "");
+	free(said);
+	free(hinted);
 }
 
 static void
@@ -235,7 +269,7 @@ sql_run(const task_ctx *ctx, const task_job *job, task_result *res)
 	json_t *tx = json_object_get(job->payload, "transaction");
 	PGconn *conn = author_session(ctx, job, res);
 	PQnoticeReceiver before;
-	long seen = 0;
+	job_notices seen = {job->id, 0};
 
 	if (conn == NULL)
 		return;
@@ -244,9 +278,9 @@ sql_run(const task_ctx *ctx, const task_job *job, task_result *res)
 	PQsetNoticeReceiver(conn, before, NULL);
 	if (PQtransactionStatus(conn) == PQTRANS_ACTIVE)
 		end_backend(ctx, conn);
-	if (seen > NOTICES_SHOWN)
+	if (seen.seen > NOTICES_SHOWN && run_notices <= NOTICES_RUN_SHOWN)
 		log_warning("job %lld sent %ld more notices and warnings, not shown", (long long) job->id,
-					seen - NOTICES_SHOWN);
+					seen.seen - NOTICES_SHOWN);
 	/* A stopped job may have a cancel request still on its way. */
 	ctx->author_release(ctx->arg, conn, task_tick(ctx) == TASK_GO);
 }

@@ -82,6 +82,42 @@ word_char(char c)
 		(unsigned char) c >= 0x80;
 }
 
+char *
+log_quote(const char *s)
+{
+	char *out = xmalloc(2 * strlen(s) + 3), *o = out;
+
+	*o++ = '"';
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			*o++ = '\\';
+		*o++ = *s;
+	}
+	*o++ = '"';
+	*o = '\0';
+	return out;
+}
+
+/* A copy of msg with its quoted parts (log_quote's) blanked out. */
+static char *
+unquoted(const char *msg)
+{
+	char *out = xstrdup(msg);
+	bool in = false;
+
+	for (char *p = out; *p; p++) {
+		if (in && *p == '\\' && p[1]) {
+			*p++ = ' ';
+			*p = ' ';
+		} else if (*p == '"') {
+			in = !in;
+			*p = ' ';
+		} else if (in)
+			*p = ' ';
+	}
+	return out;
+}
+
 /* Whether msg holds text as whole words. */
 static bool
 has_words(const char *msg, const char *text)
@@ -159,17 +195,19 @@ emit(log_level level, const log_field *fields, const char *detail,
 		}
 		json_decref(o);
 	} else {
-		char *clean = utf8_printable(msg, false);
+		char *clean = utf8_printable(msg, false), *own;
 
 		fprintf(stderr, "cronq: %s: %s", level_names[level], clean);
 		free(clean);
 		/* Said once: only the fields the message does not already say. */
+		own = unquoted(msg);
 		for (const log_field *f = fields; f && f->key; f++)
-			if (f->value && !says(msg, f->key, f->value)) {
+			if (f->value && !says(own, f->key, f->value)) {
 				clean = utf8_printable(f->value, false);
 				fprintf(stderr, " %s=%s", f->key, clean);
 				free(clean);
 			}
+		free(own);
 		fputc('\n', stderr);
 		if (detail) {
 			char *d = xstrdup(detail);

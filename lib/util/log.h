@@ -24,7 +24,9 @@ typedef enum log_format {
 /*
  * A key/value pair for structured fields (job id, type…); key NULL ends a
  * list, value NULL is left out. JSON lines carry every field; text lines
- * only those whose value the message does not say as a whole word.
+ * only those whose value the message does not say as a whole word outside
+ * its quoted parts (log_quote: what an author wrote never stands for a
+ * field).
  */
 typedef struct log_field {
 	const char *key;
@@ -37,6 +39,14 @@ log_level log_get_level(void);
 void log_set_format(log_format format);
 log_format log_get_format(void);
 bool log_enabled(log_level level);
+
+/*
+ * A new string (xmalloc): s in double quotes, its backslashes and double
+ * quotes escaped with a backslash: how a message quotes what a job or its
+ * author wrote, so that no such text reads as the line's own words or
+ * fields ("boom queue=billing" is not queue=billing).
+ */
+char *log_quote(const char *s);
 
 void log_msg(log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* detail and hint may be NULL; fields may be NULL or end with a {NULL} entry. */

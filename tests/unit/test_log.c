@@ -71,6 +71,13 @@ static const struct {
 	 "cronq: warning: job 2 (fail) is dead after attempt 2: boom queue=default attempt=1 duration_ms=2"
 	 " outcome=failed\n"},
 	{"no fields at all", NULL, "cronq: warning: no fields at all\n"},
+	/* What a job wrote is quoted (log_quote), and says no field: each is shown. */
+	{"job 2 (fail) is dead after attempt 1: \"boom queue=billing outcome=succeeded default failed 12\"", dead,
+	 "cronq: warning: job 2 (fail) is dead after attempt 1: \"boom queue=billing outcome=succeeded default failed"
+	 " 12\" queue=default duration_ms=12 outcome=failed\n"},
+	{"job 2 (fail) is dead after attempt 1: \"a \\\" default \\\\\" failed", dead,
+	 "cronq: warning: job 2 (fail) is dead after attempt 1: \"a \\\" default \\\\\" failed queue=default"
+	 " duration_ms=12\n"},
 };
 
 int
@@ -83,6 +90,9 @@ main(void)
 		got = captured(LOG_FORMAT_TEXT, cases[i].fields, cases[i].msg);
 		CHECK(strcmp(got, cases[i].text) == 0, "text %zu: expected [%s], got [%s]", i, cases[i].text, got);
 	}
+	got = log_quote("say \"hi\" \\ bye");
+	CHECK(strcmp(got, "\"say \\\"hi\\\" \\\\ bye\"") == 0, "log_quote escapes quotes and backslashes: %s", got);
+	free(got);
 	got = captured(LOG_FORMAT_JSON, dead, cases[0].msg);
 	CHECK(strstr(got, "\"msg\":\"job 2 (fail) is dead after attempt 1: boom\",\"job\":2,\"type\":\"fail\","
 				 "\"queue\":\"default\",\"attempt\":1,\"duration_ms\":12,\"outcome\":\"failed\","
