@@ -82,8 +82,10 @@ cmd_cancel(int argc, char **argv)
 				log_warning("job %" PRId64 " has already finished; not cancelled", ids[i]);
 				break;
 			case CANCEL_NOT_FOUND:
-				log_error("job %" PRId64 " does not exist", ids[i]);
+				log_error("job %" PRId64 " does not exist; nothing cancelled", ids[i]);
 				rc = EX_DATAERR;
+				break;
+			case CANCEL_UNDONE:
 				break;
 		}
 	}

@@ -122,14 +122,18 @@ cmd_retry(int argc, char **argv)
 		rc = cli_report(&err);
 		goto out_free;
 	}
+	/* All or nothing: an id that does not exist, and none was retried. */
+	for (int i = 0; i < n; i++)
+		if (result[i].status[0] == '\0') {
+			log_error("job %" PRId64 " does not exist; nothing retried", ids[i]);
+			rc = EX_DATAERR;
+		}
+	if (rc != 0)
+		goto out_free;
 	for (int i = 0; i < n; i++) {
 		if (result[i].retried) {
 			log_info("job %" PRId64 " retried", ids[i]);
 			continue;
-		}
-		if (result[i].status[0] == '\0') {
-			log_error("job %" PRId64 " does not exist", ids[i]);
-			rc = EX_DATAERR;
 		} else {
 			job_status st = job_status_parse(result[i].status, strlen(result[i].status));
 

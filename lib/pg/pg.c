@@ -51,6 +51,20 @@ pg_log_notice(const PGresult *res)
 			 NULL, NULL, hint, "%s", msg ? msg : PQresultErrorMessage(res));
 }
 
+PGresult *
+pg_end_tx(PGconn *conn, PGresult *res, bool keep, cq_err *err)
+{
+	if (res && keep) {
+		if (pg_run(conn, "commit", 0, NULL, err) == 0)
+			return res;
+		PQclear(res);
+		return NULL;
+	}
+	if (pg_alive(conn))
+		PQclear(PQexec(conn, "rollback"));
+	return res;
+}
+
 static void
 on_notice(void *arg, const PGresult *res)
 {

@@ -137,6 +137,14 @@ int pg_run(PGconn *conn, const char *sql, int nparams,
 		   const char *const *values, cq_err *err) __attribute__((warn_unused_result));
 
 /*
+ * End the transaction conn is in: commit, or roll back (keep false, or
+ * res NULL: the statement failed); then res itself, or NULL with err
+ * filled when the commit failed (res cleared).
+ */
+PGresult *pg_end_tx(PGconn *conn, PGresult *res, bool keep, cq_err *err)
+	__attribute__((warn_unused_result));
+
+/*
  * Copy the error state of a failed result or connection into err: the
  * server's message, and its hint; a statement the server refused for want
  * of a privilege (its own privilege checks, SQLSTATE 42501) and without a

@@ -28,16 +28,19 @@ jobs_cancel(PGconn *conn, const int64_t *ids, int n, cancel_result *result, cq_e
 	buf arr = BUF_INIT;
 	const char *params[1];
 	PGresult *res;
+	bool missing = false;
 
 	for (int i = 0; i < n; i++)
 		result[i] = CANCEL_NOT_FOUND;
 	pg_array_ids(&arr, ids, n);
 	params[0] = buf_str(&arr);
+	if (pg_run(conn, "begin", 0, NULL, err) != 0) {
+		buf_free(&arr);
+		return err->code;
+	}
 	res = pg_exec(conn, cancel_sql, 1, params, PG_ANY, err);
 	buf_free(&arr);
-	if (res == NULL)
-		return err->code;
-	for (int r = 0; r < PQntuples(res); r++) {
+	for (int r = 0; res && r < PQntuples(res); r++) {
 		int64_t id = strtoll(PQgetvalue(res, r, 0), NULL, 10);
 		cancel_result what;
 
@@ -49,6 +52,14 @@ jobs_cancel(PGconn *conn, const int64_t *ids, int n, cancel_result *result, cq_e
 			if (ids[i] == id)
 				result[i] = what;
 	}
+	for (int i = 0; i < n; i++)
+		missing = missing || result[i] == CANCEL_NOT_FOUND;
+	/* All or nothing: one id not found undoes the others. */
+	if ((res = pg_end_tx(conn, res, !missing, err)) == NULL)
+		return err->code;
 	PQclear(res);
+	for (int i = 0; missing && i < n; i++)
+		if (result[i] != CANCEL_NOT_FOUND)
+			result[i] = CANCEL_UNDONE;
 	return 0;
 }

@@ -15,9 +15,14 @@ typedef enum cancel_result {
 	CANCEL_REQUESTED,			/* running: its worker stops it at its next heartbeat */
 	CANCEL_FINISHED,			/* already succeeded, dead or cancelled: unchanged */
 	CANCEL_NOT_FOUND,
+	CANCEL_UNDONE,				/* would have been cancelled, but another id was not found */
 } cancel_result;
 
-/* Cancel each job; result[i] says what happened to ids[i]. */
+/*
+ * Cancel each job; result[i] says what happened to ids[i]. All or nothing:
+ * when one of them does not exist (for the caller), none is cancelled
+ * (each result then CANCEL_NOT_FOUND or CANCEL_UNDONE).
+ */
 int jobs_cancel(PGconn *conn, const int64_t *ids, int n, cancel_result *result, cq_err *err)
 	__attribute__((warn_unused_result));
 

@@ -153,15 +153,19 @@ inspect_retry(PGconn *conn, const int64_t *ids, int n, retry_outcome *result, in
 	const char *params[1];
 	PGresult *res;
 
+	bool missing = false;
+
 	*retried = 0;
 	memset(result, 0, (size_t) n * sizeof *result);
 	pg_array_ids(&arr, ids, n);
 	params[0] = buf_str(&arr);
+	if (pg_run(conn, "begin", 0, NULL, err) != 0) {
+		buf_free(&arr);
+		return err->code;
+	}
 	res = pg_exec(conn, retry_sql, 1, params, PG_ANY, err);
 	buf_free(&arr);
-	if (res == NULL)
-		return err->code;
-	for (int r = 0; r < PQntuples(res); r++) {
+	for (int r = 0; res && r < PQntuples(res); r++) {
 		int64_t id = strtoll(PQgetvalue(res, r, 0), NULL, 10);
 		bool done = PQgetvalue(res, r, 1)[0] == 't';
 
@@ -173,7 +177,16 @@ inspect_retry(PGconn *conn, const int64_t *ids, int n, retry_outcome *result, in
 				snprintf(result[i].status, sizeof result[i].status, "%s", PQgetvalue(res, r, 2));
 			}
 	}
+	for (int i = 0; i < n; i++)
+		missing = missing || result[i].status[0] == '\0';
+	/* All or nothing: one id not found undoes the others. */
+	if ((res = pg_end_tx(conn, res, !missing, err)) == NULL)
+		return err->code;
 	PQclear(res);
+	for (int i = 0; missing && i < n; i++)
+		result[i].retried = false;
+	if (missing)
+		*retried = 0;
 	return 0;
 }
 

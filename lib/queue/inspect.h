@@ -72,6 +72,8 @@ typedef struct retry_outcome {
  * unique key an active job holds, and all but the first, by id, of
  * several with one key). One statement;
  * result[i] says what happened to ids[i], *retried counts distinct jobs.
+ * All or nothing: when one of the ids does not exist (for the caller),
+ * none is retried (*retried 0, every retried false).
  */
 int inspect_retry(PGconn *conn, const int64_t *ids, int n, retry_outcome *result,
 				  int64_t *retried, cq_err *err) __attribute__((warn_unused_result));

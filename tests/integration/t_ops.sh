@@ -174,8 +174,12 @@ eq "retried by id: queued, attempts 0, due now; the others as they were" \
     "$(q "select string_agg(status || '|' || attempts || '|' || case when run_at <= now() then 't' else 'f' end, ' ' order by id) from cronq.jobs")"
 eq "running job keeps its lock" "ops-test" "$(q "select locked_by from cronq.jobs where id = $rr")"
 cronq retry "$dd" 999999
-expect "retry of a missing id" 65 "retried 0 jobs" "cronq: warning: job $dd is queued; not retried
-cronq: error: job 999999 does not exist"
+expect "retry of a missing id" 65 "" "cronq: error: job 999999 does not exist; nothing retried"
+q "update cronq.jobs set status = 'dead', finished_at = now() where id = $dd" >/dev/null
+cronq retry "$dd" 999999
+eq "retry of a dead job and a missing id: all or nothing, the dead job left dead" "65||dead" \
+    "$RC|$OUT|$(q "select status from cronq.jobs where id = $dd")"
+q "update cronq.jobs set status = 'queued', finished_at = null where id = $dd" >/dev/null
 before=$(q "select string_agg(status, ' ' order by id) from cronq.jobs")
 cronq retry "$s" x
 expect "retry: bad id, nothing done" 64 "" 'cronq: error: invalid value "x" for job id: must be an integer from 1 to 9223372036854775807'

@@ -197,7 +197,11 @@ expect "cancel a queued job" 0 "$q1 cancelled" ""
 cronq cancel $q1
 expect "cancel it again" 0 "" "cronq: warning: job $q1 has already finished; not cancelled"
 cronq cancel 999999
-expect "cancel a missing job" 65 "" 'cronq: error: job 999999 does not exist'
+expect "cancel a missing job" 65 "" 'cronq: error: job 999999 does not exist; nothing cancelled'
+q3=$("$CRONQ" enqueue noop --in 1h)
+cronq cancel $q3 999999
+eq "cancel of a queued job and a missing id: all or nothing, the job left queued" "65||queued" \
+    "$RC|$OUT|$(q "select status from cronq.jobs where id = $q3")"
 cronq cancel abc
 expect "cancel a bad id" 64 "" 'cronq: error: invalid value "abc" for job id: must be an integer from 1 to 9223372036854775807'
 q "delete from cronq.jobs where status in ('queued', 'failed')"
