@@ -75,8 +75,9 @@ help(void)
 		   "once; a schedule's jobs are due at their fire time, and a range holding\n"
 		   "one not due yet is refused (the schedule enqueues it itself). At most %d\n"
 		   "jobs.\n"
-		   "Prints \"enqueued N jobs (M already existed)\", and with --then\n"
-		   "\"then: job ID after them\".\n",
+		   "On a terminal (or with -v) says \"enqueued N jobs (M already existed)\", and\n"
+		   "with --then \"then: job ID after them\"; silent otherwise (under cron).\n"
+		   "--dry-run prints its plan on standard output.\n",
 		   BACKFILL_MAX_STEPS);
 }
 
@@ -229,13 +230,13 @@ cmd_backfill(int argc, char **argv)
 			printf("would enqueue %" PRId64 " job%s (%" PRId64 " already exist%s)\n", out.created,
 				   out.created == 1 ? "" : "s", out.existing, out.existing == 1 ? "s" : "");
 		else
-			printf("enqueued %" PRId64 " job%s (%" PRId64 " already existed)\n", out.created,
-				   out.created == 1 ? "" : "s", out.existing);
+			cli_tell("enqueued %" PRId64 " job%s (%" PRId64 " already existed)", out.created,
+					 out.created == 1 ? "" : "s", out.existing);
 		if (a.dry && a.then.type)
 			printf("then: one %s job after them\n", a.then.type);
 		else if (out.then_id)
-			printf("then: job %" PRId64 " after them%s\n", out.then_id,
-				   out.then_existed ? " (already existed)" : "");
+			cli_tell("then: job %" PRId64 " after them%s", out.then_id,
+					 out.then_existed ? " (already existed)" : "");
 	}
 out:
 	pg_close(conn);

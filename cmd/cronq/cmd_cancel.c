@@ -23,9 +23,10 @@ help(void)
 		   "  -h, --help                show this help, then exit\n\n"
 		   "Connection options:\n"
 		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
-		   "Prints one line per job; exits 65 when an ID does not exist. A member of\n"
-		   "cronq_user cancels only the jobs it enqueued (another role's do not exist\n"
-		   "for it); cronq_admin, any.\n");
+		   "On a terminal (or with -v) says what it did, one line per job; silent\n"
+		   "otherwise (under cron). Exits 65 when an ID does not exist, and then cancels\n"
+		   "none (all or nothing). A member of cronq_user cancels only the jobs it\n"
+		   "enqueued (another role's do not exist for it); cronq_admin, any.\n");
 }
 
 static int
@@ -73,10 +74,10 @@ cmd_cancel(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		switch (result[i]) {
 			case CANCEL_DONE:
-				printf("%" PRId64 " cancelled\n", ids[i]);
+				cli_tell("%" PRId64 " cancelled", ids[i]);
 				break;
 			case CANCEL_REQUESTED:
-				printf("%" PRId64 " cancelling: running; its worker stops it at its next heartbeat\n", ids[i]);
+				cli_tell("%" PRId64 " cancelling: running; its worker stops it at its next heartbeat", ids[i]);
 				break;
 			case CANCEL_FINISHED:
 				log_warning("job %" PRId64 " has already finished; not cancelled", ids[i]);

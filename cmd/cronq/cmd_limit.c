@@ -239,7 +239,7 @@ out:
 	if (rc != 0)
 		return cli_report(&err);
 	if (a.clear)
-		printf("%s %s\n", key, had ? "limits cleared" : "had no limits");
+		cli_tell("%s %s", key, had ? "limits cleared" : "had no limits");
 	else if (a.json) {
 		char *text = cq_json_text(limits);
 
@@ -247,8 +247,24 @@ out:
 		free(text);
 	} else if (!listing && !a.csv && json_array_size(limits) == 0)
 		printf("%s has no limits\n", key);
-	else
+	else if (showing || listing || a.csv)
 		print_limits(limits, a.csv);
+	else {
+		/* A limit set: one line for a person (silent under cron, SPEC 12). */
+		const json_t *l = json_array_get(limits, 0);
+		buf line = BUF_INIT;
+
+		buf_printf(&line, "%s limited:", key);
+		if (json_is_integer(json_object_get(l, "max_running")))
+			buf_printf(&line, " at most %" PRId64 " running", cq_json_int(l, "max_running"));
+		if (json_is_integer(json_object_get(l, "rate"))) {
+			buf_puts(&line, json_is_integer(json_object_get(l, "max_running")) ? ", " : " ");
+			put_rate(&line, cq_json_int(l, "rate"), cq_json_int(l, "per_seconds"));
+			buf_puts(&line, " starts");
+		}
+		cli_tell("%s", buf_str(&line));
+		buf_free(&line);
+	}
 	json_decref(limits);
 	return 0;
 }

@@ -37,7 +37,8 @@ help_pause(void)
 		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
 		   "All keys are paused or none. Pausing a paused key sets its new TIME.\n"
 		   "Members of cronq_admin (and the owner of cronq's tables) pause any key; a\n"
-		   "member of cronq_user only its own schedules. Prints one line per key; exits\n"
+		   "member of cronq_user only its own schedules. On a terminal (or with -v)\n"
+		   "says what it did, one line per key; silent otherwise (under cron). Exits\n"
 		   "64 on a malformed key, 65 on a time in the past or a schedule that does not\n"
 		   "exist, 78 on a key the role may not pause.\n");
 }
@@ -57,7 +58,8 @@ help_resume(void)
 		   "  -h, --help                show this help, then exit\n\n"
 		   "Connection options:\n"
 		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
-		   "Prints one line per key; a key that was not paused is said so (exit 0).\n");
+		   "On a terminal (or with -v) says what it did, one line per key (a key that\n"
+		   "was not paused is said so, exit 0); silent otherwise (under cron).\n");
 }
 
 static int
@@ -120,11 +122,11 @@ flow_cmd(const char *cmd, int argc, char **argv, const char **until)
 	else
 		for (int i = 0; i < n; i++) {
 			if (until == NULL)
-				printf("%s %s\n", keys[i], changed[i] ? "resumed" : "was not paused");
+				cli_tell("%s %s", keys[i], changed[i] ? "resumed" : "was not paused");
 			else if (*until)
-				printf("%s %s until %s\n", keys[i], changed[i] ? "paused" : "still paused, now", *until);
+				cli_tell("%s %s until %s", keys[i], changed[i] ? "paused" : "still paused, now", *until);
 			else
-				printf("%s %s\n", keys[i], changed[i] ? "paused" : "still paused, now until resumed");
+				cli_tell("%s %s", keys[i], changed[i] ? "paused" : "still paused, now until resumed");
 		}
 	free(changed);
 	return rc;

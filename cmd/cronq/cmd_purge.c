@@ -43,7 +43,8 @@ help(void)
 		   "  -h, --help                show this help, then exit\n\n"
 		   "Connection options:\n"
 		   "  -d, --db CONNINFO         libpq connection string or URI\n\n"
-		   "Prints \"purged N jobs\"; progress goes to standard error when it is a terminal.\n",
+		   "On a terminal (or with -v) says \"purged N jobs\", with progress before it;\n"
+		   "silent otherwise (under cron).\n",
 		   PURGE_BATCH);
 }
 
@@ -128,6 +129,6 @@ cmd_purge(int argc, char **argv)
 						deleted == 1 ? " was" : "s were");
 		return cli_report(&err);
 	}
-	printf("purged %" PRId64 " job%s\n", deleted, deleted == 1 ? "" : "s");
+	cli_tell("purged %" PRId64 " job%s", deleted, deleted == 1 ? "" : "s");
 	return 0;
 }

@@ -50,9 +50,10 @@ help(void)
 		   "By ID, dead, failed, succeeded and cancelled jobs are retried; queued and\n"
 		   "running ones are left alone, with a warning, and so is a job whose unique\n"
 		   "key an active job holds (of several with one key, the first is retried).\n"
-		   "Prints \"retried N jobs\"; exits 65 when an ID does not exist. A member of\n"
-		   "cronq_user retries only the jobs it enqueued (another role's do not exist\n"
-		   "for it); cronq_admin, any.\n");
+		   "On a terminal (or with -v) says \"retried N jobs\"; silent otherwise (under\n"
+		   "cron). Exits 65 when an ID does not exist, and then retries none (all or\n"
+		   "nothing). A member of cronq_user retries only the jobs it enqueued (another\n"
+		   "role's do not exist for it); cronq_admin, any.\n");
 }
 
 static int
@@ -146,7 +147,7 @@ cmd_retry(int argc, char **argv)
 	if (kept > 0)
 		log_warning("%" PRId64 " dead job%s not retried: active jobs hold their unique keys",
 					kept, kept == 1 ? "" : "s");
-	printf("retried %" PRId64 " job%s\n", retried, retried == 1 ? "" : "s");
+	cli_tell("retried %" PRId64 " job%s", retried, retried == 1 ? "" : "s");
 out_free:
 	free(ids);
 	free(result);

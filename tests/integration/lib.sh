@@ -58,6 +58,20 @@ expect() {
     fi
 }
 # expect_rc_err DESC RC STDERR-REGEX: exit code, empty stdout, one stderr line matching.
+# told: the info lines of the last cronq call's stderr (a -v call: what
+# cancel, retry, pause, resume, purge, limit and backfill did, which they
+# say only on a terminal or with -v), without their "cronq: info: ".
+told() { sed -n 's/^cronq: info: //p' <<<"$ERR"; }
+# expect_told DESC RC LINE STDERR: the last cronq call (given -v) exited
+# RC, wrote nothing on stdout, told LINE among its info lines, and its
+# other stderr lines are exactly STDERR.
+expect_told() {
+    local rest
+    rest=$(grep -v '^cronq: info: ' <<<"$ERR")
+    if [ "$RC" == "$2" ] && [ -z "$OUT" ] && grep -qxF -- "$3" <<<"$(told)" && [ "$rest" == "$4" ]; then pass; else
+        fail "$1: expected rc=$2, told [$3], err=[$4]; got rc=$RC out=[$OUT] err=[$ERR]"
+    fi
+}
 expect_rc_err() {
     local lines
     lines=$(printf '%s\n' "$ERR" | grep -c .)

@@ -166,8 +166,8 @@ for t in '2030-01-02T03:04:05Z' '2030-01-02 03:04:05' 'Jan 2 2030 03:04:05' '203
     expect "schedule next --from [$t]" 0 "2030-01-02T04:00:00Z" ""
     cronq schedule add times '@every 1h' noop --anchor "$t" --replace
     eq "schedule add --anchor [$t]" "0|$want" "$RC|$(utc anchor "cronq.schedules where name = 'times'")"
-    cronq backfill noop --from "$t" --to "$t" --key "bf:{ts}:"
-    match "backfill --from/--to [$t]: one job, for that time" "^enqueued 1 job \(0 already existed\)$" "$OUT"
+    cronq backfill noop --from "$t" --to "$t" --key "bf:{ts}:" -v
+    match "backfill --from/--to [$t]: one job, for that time" "^enqueued 1 job \(0 already existed\)$" "$(told)"
     eq "backfill --from/--to [$t]: its key names that time" 1 "$(q "select count(*) from cronq.jobs where idempotency_key like 'bf:$want:%'")"
     q "delete from cronq.jobs where idempotency_key like 'bf:%'" >/dev/null
     cronq why times --at "$t" --json

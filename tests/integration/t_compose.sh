@@ -275,13 +275,13 @@ eq "SQL and --jsonl: depends_on and hooks" "blocked|{$s1}|{\"on_success\": {\"ty
 q "delete from cronq.jobs" >/dev/null
 
 # --- backfill --then: once, after the last backfilled job -------------------
-as app backfill sleep --from 2026-01-01 --to 2026-01-08 --payload '{"seconds": 0.1}' --then noop
+as app backfill sleep --from 2026-01-01 --to 2026-01-08 --payload '{"seconds": 0.1}' --then noop -v
 eq "backfill --then" 0 "$RC"
 then_id=$(q "select id from cronq.jobs where idempotency_key like 'backfill:then:%'")
-match "... says which job follows" "then: job $then_id after them" "$OUT"
+match "... says which job follows" "then: job $then_id after them" "$(told)"
 eq "the then job waits for the 8" "blocked|8" "$(q "select status || '|' || waiting_for from cronq.jobs where id = $then_id")"
-as app backfill sleep --from 2026-01-01 --to 2026-01-08 --payload '{"seconds": 0.1}' --then noop
-match "the same backfill again: the then job exists" "then: job $then_id after them \\(already existed\\)" "$OUT"
+as app backfill sleep --from 2026-01-01 --to 2026-01-08 --payload '{"seconds": 0.1}' --then noop -v
+match "the same backfill again: the then job exists" "then: job $then_id after them \\(already existed\\)" "$(told)"
 drain
 eq "it ran once, after the last backfilled job" "1|t" \
     "$(q "select count(*), bool_and(started_at >= (select max(finished_at) from cronq.jobs where type = 'sleep'))

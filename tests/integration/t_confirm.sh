@@ -162,21 +162,37 @@ check "  which is there" grep -q '^cronq: info: run finished: 1 job, 1 succeeded
 cronq run
 expect "run redirected: silent" 0 "" ""
 
-# --- the commands that already say what they did: nothing more ---------------
+# --- cancel, retry, pause, resume, purge, limit, backfill: a confirmation
+# line on a terminal, nothing under cron (SPEC 12: they printed their line
+# on standard output whatever it was, and a crontab's purge mailed daily) ---
 cancel_id=$("$CRONQ" enqueue noop --in 1h)
 pty cancel "$cancel_id"
-expect_pty "cancel on a terminal: its line alone" 0 "$cancel_id cancelled"
+expect_pty "cancel on a terminal: its line" 0 "cronq: $cancel_id cancelled"
 pty retry "$cancel_id"
-expect_pty "retry on a terminal: its line alone" 0 "retried 1 job"
+expect_pty "retry on a terminal: its line" 0 "cronq: retried 1 job"
 pty pause queue:mail
-expect_pty "pause on a terminal: its line alone" 0 "queue:mail paused"
+expect_pty "pause on a terminal: its line" 0 "cronq: queue:mail paused"
 pty resume queue:mail
-expect_pty "resume on a terminal: its line alone" 0 "queue:mail resumed"
+expect_pty "resume on a terminal: its line" 0 "cronq: queue:mail resumed"
 purged=$(q "select count(*) from cronq.jobs where status in ('succeeded', 'cancelled')")
 pty purge --older-than 0s
-eq "purge on a terminal: progress, then its line alone" "purged $purged jobs" "$(grep -v '^cronq: purge: [0-9]* jobs\? deleted$' <<<"$LINES")"
+eq "purge on a terminal: progress, then its line" "cronq: purged $purged jobs" "$(grep -v '^cronq: purge: [0-9]* jobs\? deleted$' <<<"$LINES")"
 eq "  they are gone" 0 "$(q "select count(*) from cronq.jobs where status in ('succeeded', 'cancelled')")"
 pty limit queue:mail --clear
-expect_pty "limit --clear on a terminal: its line alone" 0 "queue:mail had no limits"
+expect_pty "limit --clear on a terminal: its line" 0 "cronq: queue:mail had no limits"
+pty limit queue:mail --max-running 3
+expect_pty "limit set on a terminal: its line" 0 "cronq: queue:mail limited: at most 3 running"
+pty backfill noop --from 2026-01-01T00:00:00Z --to 2026-01-01T00:00:00Z
+eq "backfill on a terminal: progress, then its line" "0|cronq: enqueued 1 job (0 already existed)" \
+    "$PRC|$(grep -v '^cronq: backfill: [0-9]* of [0-9]* jobs\?$' <<<"$LINES")"
+# Under cron (no terminal): nothing at all, on either stream.
+c2=$("$CRONQ" enqueue noop --in 1h)
+for args in "cancel $c2" "retry $c2" "pause queue:mail" "resume queue:mail" "purge --older-than 0s" \
+            "limit queue:mail --max-running 2" "limit queue:mail --clear" \
+            "backfill noop --from 2026-01-02T00:00:00Z --to 2026-01-02T00:00:00Z"; do
+    cronq $args
+    expect "$args under cron: silent" 0 "" ""
+done
+eq "  and each did its work" "2|0|t" "$(q "select count(*) from cronq.jobs where type = 'noop' and idempotency_key like 'backfill:noop:%'")|$(q "select count(*) from cronq.limits")|$(q "select status = 'queued' from cronq.jobs where id = $c2")"
 
 done_testing

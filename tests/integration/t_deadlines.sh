@@ -318,14 +318,14 @@ q "update cronq.jobs set status = 'dead', finished_at = now() where id = $d3" >/
 holder=$(PGUSER=app2 "$CRONQ" enqueue noop --unique-key theirs --in 1h)
 d4=$(PGUSER=app "$CRONQ" enqueue noop --in 1h)
 q "update cronq.jobs set status = 'dead', finished_at = now() where id = $d4" >/dev/null
-as app retry --dead
-eq "retry --dead: the rest retried, exit 0" "0|retried 2 jobs" "$RC|$OUT"
+as app retry --dead -v
+eq "retry --dead: the rest retried, exit 0" "0|retried 2 jobs" "$RC|$(told | tail -n 1)"
 match "and it says how many stayed dead" "2 dead jobs not retried: active jobs hold their unique keys" "$ERR"
 eq "the first of a key's dead jobs, and the job without a key, queued; the others dead" \
     "queued|dead|dead|queued|queued" \
     "$(q "select string_agg(status, '|' order by id) from cronq.jobs where id in ($d1, $d2, $d3, $d4, $holder)")"
-as app retry "$d3"
-eq "retry by id of a job whose key another role's job holds" "0|retried 0 jobs" "$RC|$OUT"
+as app retry "$d3" -v
+eq "retry by id of a job whose key another role's job holds" "0|retried 0 jobs" "$RC|$(told | tail -n 1)"
 match "says why" "job $d3 is dead; not retried: an active job holds its unique key" "$ERR"
 eq "cronq.retry() says false" "f|dead" \
     "$(asq app "select cronq.retry($d3)")|$(q "select status from cronq.jobs where id = $d3")"
@@ -336,9 +336,9 @@ r1=$(PGUSER=app "$CRONQ" enqueue noop --unique-key late-retry --in 1h)
 q "update cronq.jobs set status = 'dead', finished_at = now() where id = $r1" >/dev/null
 h=$(PGUSER=app2 "$CRONQ" enqueue noop --unique-key late-retry --expires 1h)
 q "update cronq.jobs set expires_at = now() - interval '1 second' where id = $h" >/dev/null
-as app retry "$r1"
+as app retry "$r1" -v
 eq "retry past another role's late holder: retried, the holder expired" "0|retried 1 job|queued|cancelled|expired" \
-    "$RC|$OUT|$(q "select status from cronq.jobs where id = $r1")|$(q "select status || '|' || error_code from cronq.jobs where id = $h")"
+    "$RC|$(told | tail -n 1)|$(q "select status from cronq.jobs where id = $r1")|$(q "select status || '|' || error_code from cronq.jobs where id = $h")"
 
 # an enqueue holding the key, not yet committed: the retry waits for it,
 # then leaves the job (no error, the rest of the batch retried)
@@ -350,10 +350,10 @@ q "update cronq.jobs set status = 'dead', finished_at = now() where id in ($o1, 
 opener=$!
 check "the holder is inserted, not committed" wait_for "the holder is inserted, not committed" 10 \
     "select exists (select 1 from pg_stat_activity where query like '%pg_sleep(1.5)%' and pid <> pg_backend_pid())"
-as app retry "$o1" "$o2"
+as app retry "$o1" "$o2" -v
 wait $opener
 eq "retry racing an uncommitted holder: exit 0, the other job retried, one active" "0|retried 1 job|dead|queued|1" \
-    "$RC|$OUT|$(q "select status from cronq.jobs where id = $o1")|$(q "select status from cronq.jobs where id = $o2")|$(q "select count(*) from cronq.jobs where unique_key = 'open-retry' and status in ('queued', 'failed', 'running')")"
+    "$RC|$(told | tail -n 1)|$(q "select status from cronq.jobs where id = $o1")|$(q "select status from cronq.jobs where id = $o2")|$(q "select count(*) from cronq.jobs where unique_key = 'open-retry' and status in ('queued', 'failed', 'running')")"
 
 # two retries at once of two finished jobs with one key: one is retried
 t1=$(PGUSER=app "$CRONQ" enqueue noop --unique-key twin --in 1h)

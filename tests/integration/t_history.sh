@@ -200,10 +200,10 @@ foreign=$(q "insert into cronq.jobs (type, schedule, status, finished_at, enqueu
 q "insert into cronq.job_runs (job_id, attempt, outcome) values ($foreign, 1, 'succeeded')" >/dev/null
 mine="schedule = 'keeper' and enqueued_by = 'postgres'"
 # --status dead: only the dead one beyond the keep goes
-cronq purge --status dead
-eq "purge --status dead: the keep's dead job beyond 3, whatever its age" "0|purged 1 job|10" "$RC|$OUT|$(q "select count(*) from cronq.jobs where $mine")"
-cronq purge
-eq "cronq purge: the keep's 4 beyond, and the other schedule's old one" "0|purged 5 jobs" "$RC|$OUT"
+cronq purge --status dead -v
+eq "purge --status dead: the keep's dead job beyond 3, whatever its age" "0|purged 1 job|10" "$RC|$(told)|$(q "select count(*) from cronq.jobs where $mine")"
+cronq purge -v
+eq "cronq purge: the keep's 4 beyond, and the other schedule's old one" "0|purged 5 jobs" "$RC|$(told)"
 eq "keeper: the newest 3 finished and every unfinished one are left" "$newest3|$unfinished" \
     "$(q "select string_agg(id::text, ',' order by id) from cronq.jobs where $mine and status in ('succeeded', 'dead', 'cancelled')")|$(q "select string_agg(id::text, ',' order by id) from cronq.jobs where $mine and status in ('queued', 'failed', 'running')")"
 eq "another role's job of that name: the age rules, not the keep" "1|1" \
@@ -212,8 +212,8 @@ eq "ager: the age rule, as before" "1" \
     "$(q "select count(*) from cronq.jobs where schedule = 'ager' and finished_at > now() - interval '2 days'")"
 eq "the deleted jobs' runs went with them" "0" \
     "$(q "select count(*) from cronq.job_runs r where not exists (select 1 from cronq.jobs j where j.id = r.job_id)")"
-cronq purge
-eq "purge again: nothing more" "0|purged 0 jobs" "$RC|$OUT"
+cronq purge -v
+eq "purge again: nothing more" "0|purged 0 jobs" "$RC|$(told)"
 
 # The purge task (the cronq-purge schedule's payload): young jobs of the
 # keep beyond the newest 3 go too.

@@ -134,8 +134,8 @@ wait $locker
 eq "each of its locking attempts was refused" "4" "$(grep -c 'permission denied' "$T_DIR/lockers.out")"
 q "truncate cronq.jobs, cronq.job_runs" >/dev/null
 as oncall limit type:sleep --rate 100/1m
-as cronq_runner limit type:sleep --clear
-eq "the runner (the tables' owner) clears" "0|type:sleep limits cleared|" "$RC|$OUT|$(limits)"
+as cronq_runner limit type:sleep --clear -v
+eq "the runner (the tables' owner) clears" "0|type:sleep limits cleared|" "$RC|$(told)|$(limits)"
 
 # --- max-running across 4 processes x 4 workers -------------------------------
 as cronq_runner limit type:sleep --max-running 2
@@ -249,8 +249,8 @@ as cronq_runner limit tenant:1 --clear
 q "truncate cronq.jobs, cronq.job_runs" >/dev/null
 as cronq_runner enqueue noop --limit-key tenant:42
 as cronq_runner enqueue noop --limit-key tenant:43
-as oncall pause tenant:42
-eq "pause a limit key" "0|tenant:42 paused" "$RC|$OUT"
+as oncall pause tenant:42 -v
+eq "pause a limit key" "0|tenant:42 paused" "$RC|$(told)"
 run
 eq "its job is held, the other runs" "tenant:42|queued,tenant:43|succeeded" \
     "$(q "select string_agg(limit_key || '|' || status, ',' order by limit_key) from cronq.jobs")"

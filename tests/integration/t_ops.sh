@@ -141,10 +141,10 @@ eq "retry setup: dead by type, one failed fail" "fail|4 fail/failed|1 noop|2" \
 runs_before=$(runs_count)
 failed_before=$(q "select status, attempts, run_at, last_error from cronq.jobs where id = $f")
 
-cronq retry --dead --type fail --queue other
-expect "retry --dead --type --queue" 0 "retried 1 job" ""
-cronq retry --dead --type fail
-expect "retry --dead --type fail" 0 "retried 3 jobs" ""
+cronq retry --dead --type fail --queue other -v
+expect_told "retry --dead --type --queue" 0 "retried 1 job" ""
+cronq retry --dead --type fail -v
+expect_told "retry --dead --type fail" 0 "retried 3 jobs" ""
 eq "the dead fail jobs are queued, due now, reset" "4|queued|0|t|||||f" \
     "$(q "select count(*), string_agg(distinct status, ','), max(attempts), bool_and(run_at <= now()), max(locked_by), max(locked_until::text), max(finished_at::text), max(last_error) || max(error_code), bool_or(cancel_requested) from cronq.jobs where type = 'fail' and id <> $f")"
 eq "dead noop jobs untouched" "dead|2" "$(q "select string_agg(distinct status, ','), count(*) from cronq.jobs where type = 'noop'")"
@@ -153,8 +153,8 @@ eq "history kept" "$runs_before" "$(runs_count)"
 "$CRONQ" run 2>/dev/null
 eq "retried jobs run again: a second history row each" "4|2" \
     "$(q "select count(distinct job_id), min(n) from (select job_id, count(*) n from cronq.job_runs r join cronq.jobs j on j.id = r.job_id where j.type = 'fail' and j.id <> $f group by job_id) x")"
-cronq retry --dead
-expect "retry --dead: every dead job" 0 "retried 6 jobs" ""
+cronq retry --dead -v
+expect_told "retry --dead: every dead job" 0 "retried 6 jobs" ""
 
 # By id: dead, failed, succeeded and cancelled are retried; queued and running are not.
 reset
@@ -166,8 +166,8 @@ qq=$("$CRONQ" enqueue noop --in 1h)
 rr=$("$CRONQ" enqueue noop --in 1h)
 q "update cronq.jobs set status = 'running', attempts = 1, locked_by = 'ops-test', locked_until = now() + interval '1 hour' where id = $rr"
 eq "retry setup" "succeeded cancelled failed dead queued running" "$(q "select string_agg(status, ' ' order by id) from cronq.jobs")"
-cronq retry "$s" "$x" "$fl" "$dd" "$qq" "$rr"
-expect "retry by id" 0 "retried 4 jobs" "cronq: warning: job $qq is queued; not retried
+cronq retry "$s" "$x" "$fl" "$dd" "$qq" "$rr" -v
+expect_told "retry by id" 0 "retried 4 jobs" "cronq: warning: job $qq is queued; not retried
 cronq: warning: job $rr is running; not retried"
 eq "retried by id: queued, attempts 0, due now; the others as they were" \
     "queued|0|t queued|0|t queued|0|t queued|0|t queued|0|f running|1|f" \
@@ -209,17 +209,17 @@ eq "purge setup" "cancelled|2 dead|2 failed|1 queued|1 running|1 succeeded|4" \
     "$(q "select string_agg(status || '|' || n, ' ' order by status) from (select status, count(*) n from cronq.jobs group by 1) x")"
 check "purge setup: the old ones have runs" [ "$(q "select count(*) from cronq.job_runs where job_id in (${old_s// /,})")" = 2 ]
 keep=$(ids "id not in (${old_s// /,}, $old_c)")
-cronq purge --older-than 1d
-expect "purge --older-than 1d: succeeded and cancelled" 0 "purged 3 jobs" ""
+cronq purge --older-than 1d -v
+expect_told "purge --older-than 1d: succeeded and cancelled" 0 "purged 3 jobs" ""
 eq "exactly the old succeeded and cancelled jobs are gone" "$keep" "$(ids "true")"
 eq "their runs are gone, the others' kept" "0|6" \
     "$(q "select count(*) filter (where job_id in (${old_s// /,}, $old_c)), count(*) from cronq.job_runs")"
-cronq purge --older-than 1d --status dead
-expect "purge --status dead" 0 "purged 1 job" ""
+cronq purge --older-than 1d --status dead -v
+expect_told "purge --status dead" 0 "purged 1 job" ""
 eq "the old dead job is gone" "" "$(ids "id = $old_d")"
 eq "its run too" 0 "$(q "select count(*) from cronq.job_runs where job_id = $old_d")"
-cronq purge
-expect "purge: default 14d keeps recent jobs" 0 "purged 0 jobs" ""
+cronq purge -v
+expect_told "purge: default 14d keeps recent jobs" 0 "purged 0 jobs" ""
 unfinished() { q "select string_agg(status, ' ' order by status) from cronq.jobs where status in ('failed', 'queued', 'running')"; }
 unfinished_runs() { q "select count(*) from cronq.job_runs where job_id in ($fq, $rn)"; }
 eq "failed, queued and running jobs are never purged" "failed queued running" "$(unfinished)"
@@ -232,8 +232,8 @@ expect_rc_err "purge: bad status" 64 'invalid value "running" for --status'
 cronq purge now
 expect "purge: stray argument" 64 "" $'cronq: error: too many command-line arguments (first is "now")\nTry "cronq purge --help" for more information.'
 eq "bad purges deleted nothing" "$before" "$(jobs_count)"
-cronq purge --older-than 0 --status succeeded --status dead --status cancelled
-expect "purge --older-than 0: every finished job" 0 "purged 4 jobs" ""
+cronq purge --older-than 0 --status succeeded --status dead --status cancelled -v
+expect_told "purge --older-than 0: every finished job" 0 "purged 4 jobs" ""
 eq "only unfinished jobs are left" "failed queued running" "$(q "select string_agg(status, ' ' order by status) from cronq.jobs")"
 eq "with their history" 2 "$(unfinished_runs)"
 # The purge task, with every status and no age, keeps them just the same
@@ -248,21 +248,21 @@ eq "and their history" 2 "$(unfinished_runs)"
 
 # ---- backfill
 reset
-cronq backfill noop --from 2026-03-01 --to 2026-03-31
-expect "backfill 31 days" 0 "enqueued 31 jobs (0 already existed)" ""
-cronq backfill noop --from 2026-03-01T00:00:00Z --to '2026-03-31 00:00'
-expect "the same backfill again enqueues nothing" 0 "enqueued 0 jobs (31 already existed)" ""
+cronq backfill noop --from 2026-03-01 --to 2026-03-31 -v
+expect_told "backfill 31 days" 0 "enqueued 31 jobs (0 already existed)" ""
+cronq backfill noop --from 2026-03-01T00:00:00Z --to '2026-03-31 00:00' -v
+expect_told "the same backfill again enqueues nothing" 0 "enqueued 0 jobs (31 already existed)" ""
 eq "31 jobs, default keys, due now, no schedule" "31|31|backfill:noop:2026-03-01T00:00:00Z|backfill:noop:2026-03-31T00:00:00Z|t|0" \
     "$(q "select count(*), count(distinct idempotency_key), min(idempotency_key), max(idempotency_key), bool_and(run_at <= now()), count(scheduled_for) + count(schedule) from cronq.jobs")"
 eq "ids follow the steps" t "$(q "select bool_and(ok) from (select idempotency_key > lag(idempotency_key) over (order by id) as ok from cronq.jobs) x where ok is not null")"
-cronq backfill noop --from 2026-03-30 --to 2026-04-02
-expect "an overlapping backfill adds only the new steps" 0 "enqueued 2 jobs (2 already existed)" ""
+cronq backfill noop --from 2026-03-30 --to 2026-04-02 -v
+expect_told "an overlapping backfill adds only the new steps" 0 "enqueued 2 jobs (2 already existed)" ""
 
 reset
 cronq backfill fail --from '2026-03-01 10:00' --to '2026-03-01 12:30' --step 1h \
     --payload '{"message": "hour {ts} of {date}", "code": "c", "permanent": false}' --key 'rep-{{x}-{ts}' \
-    --queue bq --priority 3 --max-attempts 2 --timeout 5m
-expect "backfill with templates and job options" 0 "enqueued 3 jobs (0 already existed)" ""
+    --queue bq --priority 3 --max-attempts 2 --timeout 5m -v
+expect_told "backfill with templates and job options" 0 "enqueued 3 jobs (0 already existed)" ""
 eq "payload and key expanded, options applied" \
     'rep-{x}-2026-03-01T11:00:00Z|{"code": "c", "message": "hour 2026-03-01T11:00:00Z of 2026-03-01", "permanent": false}|bq|3|2|00:05:00' \
     "$(q "select idempotency_key || '|' || payload::text || '|' || queue || '|' || priority || '|' || max_attempts || '|' || timeout from cronq.jobs order by id offset 1 limit 1")"
@@ -320,16 +320,16 @@ cronq backfill --schedule bf --from "$from" --to "$to" --dry-run
 eq "schedule dry run: one line per missing occurrence" "$((total - live))" "$(grep -c $'^[0-9TZ:-]*\tschedule:bf:' <<<"$OUT")"
 match "schedule dry run: summary" "would enqueue $((total - live)) jobs \\($live already exist\\)$" "$OUT"
 eq "schedule dry run wrote nothing" "$live" "$(jobs_count)"
-cronq backfill --schedule bf --from "$from" --to "$to"
-expect "backfill --schedule: only the missing occurrences" 0 "enqueued $((total - live)) jobs ($live already existed)" ""
+cronq backfill --schedule bf --from "$from" --to "$to" -v
+expect_told "backfill --schedule: only the missing occurrences" 0 "enqueued $((total - live)) jobs ($live already existed)" ""
 eq "one job per occurrence, with the schedule's key, settings and times" "$total|$total|0|sq|2|3|00:02:00|postgres" \
     "$(q "select count(*), count(distinct idempotency_key),
               count(*) filter (where idempotency_key <> 'schedule:bf:' || to_char(scheduled_for at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') or run_at <> scheduled_for or extract(hour from scheduled_for at time zone 'UTC')::int % 6 <> 0),
               string_agg(distinct queue, ','), max(priority), max(max_attempts), max(timeout), string_agg(distinct enqueued_by, ',')
        from cronq.jobs where schedule = 'bf'")"
 eq "the schedule's next run and last job are untouched" "$sched_before" "$(q "select next_run_at, last_job_id, last_enqueued_at from cronq.schedules where name = 'bf'")"
-cronq backfill --schedule bf --from "$from" --to "$to"
-expect "backfill --schedule again: nothing" 0 "enqueued 0 jobs ($total already existed)" ""
+cronq backfill --schedule bf --from "$from" --to "$to" -v
+expect_told "backfill --schedule again: nothing" 0 "enqueued 0 jobs ($total already existed)" ""
 "$CRONQ" run --queue none-such
 eq "the live schedule does not enqueue a backfilled occurrence again" "$total" "$(q "select count(*) from cronq.jobs where schedule = 'bf'")"
 cronq backfill --schedule nope --from "$from" --to "$to"
@@ -357,8 +357,8 @@ eq "... wrote nothing" "$before" "$(jobs_count)"
 PGUSER=ops_alice cronq list --limit 1
 eq "cronq_user may list" 0 "$RC"
 dead=$(q "select count(*) from cronq.jobs where status = 'dead'")
-PGUSER=ops_alice cronq retry --dead
-expect "cronq_user's retry --dead retries only its own jobs" 0 "retried 0 jobs" ""
+PGUSER=ops_alice cronq retry --dead -v
+expect_told "cronq_user's retry --dead retries only its own jobs" 0 "retried 0 jobs" ""
 eq "... and the others' dead jobs stay dead" "$dead" "$(q "select count(*) from cronq.jobs where status = 'dead'")"
 
 done_testing

@@ -192,8 +192,8 @@ eq "transaction false: nothing written" 0 "$(q "select count(*) from secret")"
 
 # cancel: queued at once; running within two heartbeats, ending cancelled.
 q1=$("$CRONQ" enqueue noop --in 1h)
-cronq cancel $q1
-expect "cancel a queued job" 0 "$q1 cancelled" ""
+cronq cancel $q1 -v
+expect_told "cancel a queued job" 0 "$q1 cancelled" ""
 cronq cancel $q1
 expect "cancel it again" 0 "" "cronq: warning: job $q1 has already finished; not cancelled"
 cronq cancel 999999
@@ -210,8 +210,8 @@ id=$("$CRONQ" enqueue sleep '{"seconds": 60}')
 pid=$!
 check "job is running" wait_for "running" 5 "select status = 'running' from cronq.jobs where id = $id"
 start=$(date +%s%N)
-cronq cancel $id
-eq "cancel of a running job is a request" "$id cancelling: running; its worker stops it at its next heartbeat" "$OUT"
+cronq cancel $id -v
+eq "cancel of a running job is a request" "$id cancelling: running; its worker stops it at its next heartbeat" "$(told)"
 wait $pid
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "stopped within two heartbeat intervals (${ms} ms <= 2000 ms + slack)" [ $ms -le 2600 ]
