@@ -470,9 +470,9 @@ cmd_schedule(int argc, char **argv)
 
 		if ((rc = schedule_run(conn, argv[0], a.force, &id, &again, &err)) == 0) {
 			printf("%" PRId64 "\n", id);
-			if (again)
-				cli_tell("job %" PRId64 " of schedule %s was enqueued by a run in this same second: "
-						 "one job a second, none more", id, argv[0]);
+			if (again)		/* nothing enqueued: as enqueue --key's, a warning */
+				log_warning("job %" PRId64 " of schedule %s was enqueued by a run in this same second: "
+							"one job a second, none more", id, argv[0]);
 			else
 				cli_tell("enqueued job %" PRId64 " of schedule %s", id, argv[0]);
 		}

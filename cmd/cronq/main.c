@@ -87,6 +87,8 @@ main(int argc, char **argv)
 		return finish(0);
 	}
 	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
+		if (argc > 2)
+			return finish(cli_usage_error(NULL, "too many command-line arguments (first is \"%s\")", argv[2]));
 		printf("cronq %s\n", CRONQ_VERSION);
 		return finish(0);
 	}

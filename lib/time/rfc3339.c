@@ -30,6 +30,7 @@ rfc3339_parse(const char *text, int64_t *t, char *err, size_t errlen)
 {
 	const char *p = text;
 	int y, mo, d, h = 0, mi = 0, s = 0, oh = 0, om = 0, sign = 0;
+	bool fraction = false;		/* a second's fraction other than zero */
 
 	if (!digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) || *p++ != '-' ||
 		!digits(&p, 2, &d))
@@ -47,7 +48,7 @@ rfc3339_parse(const char *text, int64_t *t, char *err, size_t errlen)
 				if (!isdigit((unsigned char) *p))
 					goto bad;
 				while (isdigit((unsigned char) *p))
-					p++;
+					fraction = fraction || *p++ != '0';
 			}
 		}
 		if (*p == 'Z' || *p == 'z')
@@ -72,7 +73,8 @@ rfc3339_parse(const char *text, int64_t *t, char *err, size_t errlen)
 			snprintf(err, errlen, "\"%s\" is not a valid date", text);
 		return RFC3339_IMPOSSIBLE;
 	}
-	if (h > 23 || mi > 59 || s > 60 || oh > 23 || om > 59) {
+	/* 24:00:00 is the next day's midnight, as PostgreSQL reads it. */
+	if ((h > 23 && !(h == 24 && mi == 0 && s == 0 && !fraction)) || mi > 59 || s > 60 || oh > 23 || om > 59) {
 		snprintf(err, errlen, "\"%s\" is not a valid time of day", text);
 		return RFC3339_IMPOSSIBLE;
 	}

@@ -8,6 +8,8 @@
 
 cronq --version
 expect "version" 0 "cronq 0.1.0" ""
+cronq --version extra
+expect_rc_err "version with an argument: a usage error" 64 '^cronq: error: too many command-line arguments \(first is "extra"\)'
 cronq --help
 check "top-level help lists commands" [ "$RC" = 0 -a -n "$(grep -c 'enqueue' <<<"$OUT")" ]
 cronq

@@ -74,6 +74,19 @@ main(void)
 
 	if (rfc3339_parse("2026-05-01T10:20:30Z", &now, NULL, 0) != 0)
 		return 2;
+	{
+		/* 24:00:00 is the next day's midnight, as PostgreSQL reads it; 24:00:01 and 24:00:00.5 are not times */
+		int64_t a, b;
+		char why[128];
+
+		CHECK(rfc3339_parse("2026-12-01 24:00:00", &a, why, sizeof why) == 0 &&
+			  rfc3339_parse("2026-12-02T00:00:00Z", &b, why, sizeof why) == 0 && a == b, "24:00:00 is midnight after");
+		CHECK(rfc3339_parse("2026-12-31T24:00Z", &a, why, sizeof why) == 0 &&
+			  rfc3339_parse("2027-01-01T00:00:00Z", &b, why, sizeof why) == 0 && a == b, "24:00 at the year's end");
+		CHECK(rfc3339_parse("2026-12-01 24:00:01", &a, why, sizeof why) == RFC3339_IMPOSSIBLE &&
+			  rfc3339_parse("2026-12-01 24:00:00.5", &a, why, sizeof why) == RFC3339_IMPOSSIBLE &&
+			  rfc3339_parse("2026-12-01 24:00:00.000", &a, why, sizeof why) == 0, "24:00 and nothing past it");
+	}
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		cq_err err = {0};
 		int64_t *times = NULL, n = -1;
