@@ -72,6 +72,16 @@ status_text_wake(buf *out, const json_t *wake)
 		buf_puts(out, "(still running)");
 }
 
+/* The k-th key of a summary line, escaped as the tables' cells are. */
+static void
+put_key(buf *out, size_t k, const char *key)
+{
+	char *shown = utf8_printable(key, false);
+
+	buf_printf(out, "%s%.260s", k ? ", " : "", shown);
+	free(shown);
+}
+
 static void
 text_summary(buf *out, const json_t *doc, const table_mode *m)
 {
@@ -106,7 +116,7 @@ text_summary(buf *out, const json_t *doc, const table_mode *m)
 
 		buf_puts(out, "Paused:             ");
 		json_array_foreach(pz, k, p) {
-			buf_printf(out, "%s%.260s", k ? ", " : "", cq_json_str(p, "key", "?"));
+			put_key(out, k, cq_json_str(p, "key", "?"));
 			if (json_is_string(json_object_get(p, "until")))
 				buf_printf(out, " until %s", cq_json_str(p, "until", "?"));
 		}
@@ -118,7 +128,7 @@ text_summary(buf *out, const json_t *doc, const table_mode *m)
 
 		buf_puts(out, "Limits:             ");
 		json_array_foreach(lims, k, l) {
-			buf_printf(out, "%s%.260s", k ? ", " : "", cq_json_str(l, "key", "?"));
+			put_key(out, k, cq_json_str(l, "key", "?"));
 			if (json_is_integer(json_object_get(l, "max_running")))
 				buf_printf(out, " %" PRId64 "/%" PRId64 " running", cq_json_int(l, "running"),
 						   cq_json_int(l, "max_running"));
