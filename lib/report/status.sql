@@ -33,8 +33,8 @@
 -- Try it by hand (psql 15 has no \bind): paste this file after
 --   PREPARE status AS
 -- then
---   EXECUTE status(120, 24);
---   EXPLAIN EXECUTE status(120, 24);
+--   EXECUTE status(120, 24, 200);
+--   EXPLAIN EXECUTE status(120, 24, 200);
 with pz as (
     select key, until, paused_by, paused_at from cronq.pauses where until is null or until > now()),
 qt as (
