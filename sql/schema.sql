@@ -2972,7 +2972,7 @@ CREATE FUNCTION cronq.schedules_times_past() RETURNS trigger
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
-    if tg_op = 'UPDATE' and new.next_run_at is not distinct from old.next_run_at then
+    if tg_op = 'UPDATE' and new.next_run_at >= old.next_run_at then
         return new;
     end if;
     if cronq.may_act_for_others(tg_relid) or (select cronq.is_admin()) then
@@ -2986,6 +2986,22 @@ end
 $$;
 
 ALTER FUNCTION cronq.schedules_times_past() OWNER TO postgres;
+
+--
+-- Name: schedules_unplanned(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schedules_unplanned() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    new.updated_at := clock_timestamp();
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.schedules_unplanned() OWNER TO postgres;
 
 --
 -- Name: schema_compatible_from(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -3854,7 +3870,13 @@ CREATE TRIGGER schedules_times BEFORE INSERT OR UPDATE OF next_run_at, spread ON
 -- Name: schedules schedules_times_past; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER schedules_times_past BEFORE INSERT OR UPDATE OF next_run_at ON cronq.schedules FOR EACH ROW WHEN ((new.next_run_at < (now() - '00:01:00'::interval))) EXECUTE FUNCTION cronq.schedules_times_past();
+CREATE TRIGGER schedules_times_past BEFORE INSERT OR UPDATE OF next_run_at ON cronq.schedules FOR EACH ROW WHEN ((new.next_run_at < (clock_timestamp() - '00:01:00'::interval))) EXECUTE FUNCTION cronq.schedules_times_past();
+
+--
+-- Name: schedules schedules_unplanned; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_unplanned BEFORE INSERT OR UPDATE ON cronq.schedules FOR EACH ROW WHEN ((new.next_run_at IS NULL)) EXECUTE FUNCTION cronq.schedules_unplanned();
 
 --
 -- Name: pauses pauses_schedule_fkey; Type: FK CONSTRAINT; Schema: cronq; Owner: postgres

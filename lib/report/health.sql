@@ -48,6 +48,8 @@ from (select 1) one left join lateral (
           from cronq.schedules s where s.enabled) x
     where x.detail is not null) r on true
 left join lateral (
-    select name, greatest(0, floor(extract(epoch from now() - next_run_at) * 1000))::bigint as ms
+    -- late from its next run, or from its last change if later (a change
+    -- of spread moves the next run back up to a day: not late for that)
+    select name, greatest(0, floor(extract(epoch from now() - greatest(next_run_at, updated_at)) * 1000))::bigint as ms
     from cronq.schedules
-    where enabled and next_run_at < now() order by next_run_at limit 1) o on true;
+    where enabled and next_run_at < now() order by greatest(next_run_at, updated_at) limit 1) o on true;

@@ -218,6 +218,8 @@ prometheus_render(buf *out, const json_t *doc)
 	buf_printf(out, "cronq_omitted_queues %" PRId64 "\n", cq_json_int(doc, "queues_omitted"));
 	prom_family(out, "cronq_omitted_schedules", "Schedules left out of the listing (status --limit).");
 	buf_printf(out, "cronq_omitted_schedules %" PRId64 "\n", cq_json_int(doc, "schedules_omitted"));
+	prom_family(out, "cronq_omitted_paused_keys", "Paused keys left out of cronq_paused (status --limit).");
+	buf_printf(out, "cronq_omitted_paused_keys %" PRId64 "\n", cq_json_int(doc, "paused_omitted"));
 	prom_family(out, "cronq_schedule_enabled", "1 when the schedule is enabled.");
 	json_array_foreach(scheds, i, o) {
 		buf_puts(out, "cronq_schedule_enabled{schedule=");

@@ -99,10 +99,12 @@ hist as (
 s as (
     select s.name, s.cron, s.timezone, s.type, s.queue, s.enabled,
         to_char(s.next_run_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as next_run_at,
+        -- late from its next run, or from its last change if later (a
+        -- change of spread moves the next run back up to a day)
         case when s.enabled and s.next_run_at < now()
-            then greatest(0, floor(extract(epoch from now() - s.next_run_at)))::bigint else 0 end
-            as overdue_seconds,
-        coalesce(s.enabled and s.next_run_at < now() - make_interval(secs => $1::int), false)
+            then greatest(0, floor(extract(epoch from now() - greatest(s.next_run_at, s.updated_at))))::bigint
+            else 0 end as overdue_seconds,
+        coalesce(s.enabled and greatest(s.next_run_at, s.updated_at) < now() - make_interval(secs => $1::int), false)
             as overdue,
         to_char(s.last_enqueued_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as last_enqueued_at,
         s.last_job_id, j.status as last_job_status,
@@ -131,7 +133,8 @@ select json_build_object(
             'until', to_char(until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
             'paused_by', paused_by,
             'paused_at', to_char(paused_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'))
-        order by key) from pz), '[]'),
+        order by key) from (select * from pz order by key limit nullif($3::int, 0)) pz), '[]'),
+    'paused_omitted', greatest(0, (select count(*) from pz) - coalesce(nullif($3::int, 0), 2147483647)),
     'limits', coalesce((select json_agg(json_build_object('key', l.key,
             'max_running', l.max_running, 'rate', l.rate, 'per_seconds', l.per_seconds,
             'running', l.running, 'started', l.started, 'room', l.room, 'full', l.full,

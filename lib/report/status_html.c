@@ -383,7 +383,7 @@ html_paused(buf *out, const json_t *doc)
 		td_text(out, cq_json_str(o, "paused_at", "-"));
 		buf_puts(out, "</tr>\n");
 	}
-	section_end(out);
+	section_end_omitted(out, cq_json_int(doc, "paused_omitted"), "keys");
 }
 
 static void

@@ -78,7 +78,7 @@ put_key(buf *out, size_t k, const char *key)
 {
 	char *shown = utf8_printable(key, false);
 
-	buf_printf(out, "%s%.260s", k ? ", " : "", shown);
+	buf_printf(out, "%s%s", k ? ", " : "", shown);
 	free(shown);
 }
 
@@ -120,6 +120,8 @@ text_summary(buf *out, const json_t *doc, const table_mode *m)
 			if (json_is_string(json_object_get(p, "until")))
 				buf_printf(out, " until %s", cq_json_str(p, "until", "?"));
 		}
+		if (cq_json_int(doc, "paused_omitted") > 0)
+			buf_printf(out, " and %" PRId64 " more", cq_json_int(doc, "paused_omitted"));
 		buf_printf(out, " (%" PRId64 " due jobs held)\n", cq_json_int(doc, "held"));
 	}
 	if (json_array_size(json_object_get(doc, "limits")) > 0) {

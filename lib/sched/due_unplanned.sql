@@ -2,7 +2,9 @@
 -- with no next_run_at (written with SQL, or their expression changed),
 -- locked FOR UPDATE SKIP LOCKED so that concurrent runners split them
 -- rather than wait. Planned from the write that left them so (updated_at,
--- which schedules_guard stamps with now() on every write): their
+-- which schedules_unplanned stamps with the clock on every write of a row
+-- left without a next run, schema 40), or from their last enqueue if
+-- later (what a wake decided then is not decided again): their
 -- occurrences are looked for from the second after it, so that a fire
 -- time between that write and this wake is decided as any due one
 -- (catch-up, overlap, pauses), and none before it is enqueued; their next
@@ -29,7 +31,8 @@ with s as materialized (
     -- the batch first, by the index in its order; only then its jobs
     -- and pauses (joined before the limit, every due schedule was
     -- read, joined and sorted for each batch of a wake)
-    select s.name, s.cron, s.timezone, s.catchup, s.overlap, s.updated_at, s.anchor, s.spread,
+    select s.name, s.cron, s.timezone, s.catchup, s.overlap,
+        greatest(s.updated_at, s.last_enqueued_at) as planned_from, s.anchor, s.spread,
         s.disabled_from, s.disabled_until, s.last_job_id
     from cronq.schedules s
     where s.enabled and s.next_run_at is null
@@ -37,7 +40,7 @@ with s as materialized (
     for update of s skip locked
 )
 select s.name, s.cron, s.timezone, s.catchup, s.overlap,
-    floor(extract(epoch from least(s.updated_at, now())))::bigint + 1,
+    floor(extract(epoch from least(s.planned_from, now())))::bigint + 1,
     floor(extract(epoch from now()))::bigint,
     coalesce(j.status = 'running' or j.status in ('queued', 'failed')
              and (j.expires_at is null or j.expires_at > now()), false),

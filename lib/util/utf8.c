@@ -113,7 +113,7 @@ utf8_invisible(const char *s, size_t len, size_t *n)
 	cp = *n == 2 ? p[0] & 0x1F : *n == 3 ? p[0] & 0x0F : p[0] & 0x07;
 	for (size_t i = 1; i < *n; i++)
 		cp = (cp << 6) | (p[i] & 0x3F);
-	if (cp == 0x061C || cp == 0x115F || cp == 0x1160 || cp == 0x180E || (cp >= 0x200B && cp <= 0x200F) ||
+	if (cp == 0x00AD || cp == 0x034F || cp == 0x061C || cp == 0x115F || cp == 0x1160 || cp == 0x180E || (cp >= 0x200B && cp <= 0x200F) ||
 		(cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F) || cp == 0x3164 || cp == 0xFEFF ||
 		cp == 0xFFA0 || (cp >= 0xFFF9 && cp <= 0xFFFB) || (cp >= 0xE0000 && cp <= 0xE007F))
 		return cp;

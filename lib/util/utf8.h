@@ -32,7 +32,7 @@ uint32_t utf8_format_mark(const char *s);
 /*
  * The code point of the character at s (at most len bytes) when a reader
  * is not shown it, or shown it as something else: the format marks above,
- * U+061C, U+180E, U+2028-202E (line and paragraph separators too),
+ * U+00AD (soft hyphen), U+034F, U+061C, U+180E, U+2028-202E (line and paragraph separators too),
  * U+2060-206F, U+FEFF, U+FFF9-FFFB, the Hangul fillers (U+115F, U+1160,
  * U+3164, U+FFA0) and the tag characters (U+E0000-E007F); else 0. *n
  * gets its length in bytes.

@@ -421,6 +421,25 @@ eq "catchup latest: the newest enqueued, the two before it skipped by catch-up" 
     "$(q "select count(*) from cronq.jobs where schedule = 'sqllate' and scheduled_for >= timestamptz '$m'")|$(q "select count(*) from cronq.occurrences where schedule = 'sqllate' and decision = 'catchup'
           and fire_at in (timestamptz '$m' - interval '120 seconds', timestamptz '$m' - interval '60 seconds')")"
 
+# A next run set to null plans from that write (schema 40 stamps updated_at;
+# helper-79: the row kept an old updated_at and the wake replayed the fire
+# times decided long before), and never from before the last enqueue.
+asq app "select cronq.schedule('nulled', '* * * * *', 'noop', catchup => 'all')" >/dev/null
+q "set session_replication_role = replica; update cronq.schedules set updated_at = now() - interval '30 minutes',
+   next_run_at = date_trunc('minute', now()) + interval '1 minute' where name = 'nulled'" >/dev/null
+asq app "update cronq.schedules set next_run_at = null where name = 'nulled'" >/dev/null
+eq "next_run_at set to null stamps updated_at with the clock" t \
+    "$(q "select updated_at > now() - interval '1 minute' from cronq.schedules where name = 'nulled'")"
+run --queue none-such >/dev/null 2>&1
+eq "the wake replays nothing before that write" 0 \
+    "$(q "select count(*) from cronq.jobs where schedule = 'nulled' and scheduled_for < now() - interval '2 minutes'")"
+asq app "select cronq.schedule('enq-bound', '* * * * *', 'noop', catchup => 'all')" >/dev/null
+q "set session_replication_role = replica; update cronq.schedules set updated_at = now() - interval '30 minutes',
+   last_enqueued_at = now() - interval '150 seconds', next_run_at = null where name = 'enq-bound'" >/dev/null
+run --queue none-such >/dev/null 2>&1
+eq "an unplanned schedule is planned no earlier than its last enqueue" "0|t" \
+    "$(q "select count(*) from cronq.jobs where schedule = 'enq-bound' and scheduled_for < now() - interval '151 seconds'")|$(q "select count(*) between 2 and 3 from cronq.jobs where schedule = 'enq-bound'")"
+
 # --- purge bounds the ledger ------------------------------------------------------
 q "update cronq.occurrences set fire_at = fire_at - interval '30 days' where schedule in ('l1', 's4')" >/dev/null
 q "update cronq.jobs set status = 'succeeded', finished_at = now() - interval '30 days', started_at = now() - interval '30 days'

@@ -245,6 +245,22 @@ asq oncall "update cronq.schedules set next_run_at = now() - interval '3 days' w
 eq "an admin may still rewind it by hand" t "$(q "select next_run_at < now() - interval '2 days' from cronq.schedules where name = 'a2-due'")"
 asq app2 "update cronq.schedules set payload = '{}' where name = 'a2-due'" >/dev/null
 eq "and its author may change the rest, the next run left as it is" t "$(q "select next_run_at < now() - interval '2 days' from cronq.schedules where name = 'a2-due'")"
+asq app2 "update cronq.schedules set next_run_at = now() - interval '1 day' where name = 'a2-due'" >/dev/null
+eq "and move it on, even to a time still past (a pause's end on resume)" t \
+    "$(q "select next_run_at between now() - interval '25 hours' and now() - interval '23 hours' from cronq.schedules where name = 'a2-due'")"
+out=$(asq app2 "update cronq.schedules set next_run_at = next_run_at - interval '1 hour' where name = 'a2-due'" 2>&1)
+match "but not back" 'next_run_at .* is in the past' "$out"
+# A change of spread moves the next run back by the offsets' difference (up
+# to a day): lateness counts from the change, so check does not read it as
+# overdue (helper-79: a spread set then removed made check CRITICAL).
+asq app2 "update cronq.schedules set next_run_at = now() + interval '1 minute' where name = 'a2-due'" >/dev/null
+asq app2 "update cronq.schedules set spread = '1 day' where name = 'a2-due'" >/dev/null
+asq app2 "update cronq.schedules set spread = null where name = 'a2-due'" >/dev/null
+q "update cronq.schedules set next_run_at = least(next_run_at, now() - interval '3 hours') where name = 'a2-due'" >/dev/null
+as oncall check --max-overdue 1h
+match "a spread moved back is not overdue for check" '^CRONQ (OK|WARNING)' "$OUT"
+as oncall status --json
+eq "nor for status" "False|0" "$(python3 -c 'import json, sys; j = json.load(sys.stdin); s = [x for x in j["schedules"] if x["name"] == "a2-due"][0]; print(s["overdue"], s["overdue_seconds"] > 60 and 1 or 0, sep="|")' <<<"$OUT")"
 asq app2 "update cronq.schedules set next_run_at = null where name = 'a2-due'" >/dev/null
 PGUSER=app2 "$CRONQ" enqueue noop --queue nobody --run-at 0001-01-01T00:00:00Z >/dev/null
 as oncall check --max-lag 10m

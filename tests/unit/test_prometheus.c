@@ -108,7 +108,7 @@ test_full_document(void)
 	CHECK(strstr(t, "cronq_schedule_last_job_status{schedule=\"off\"") == NULL,
 		  "no last-job sample for a schedule that never enqueued");
 	CHECK(count_lines(t, "# HELP ") == count_lines(t, "# TYPE "), "every family has HELP and TYPE");
-	CHECK(count_lines(t, "# TYPE ") == 23, "23 families: %d", count_lines(t, "# TYPE "));
+	CHECK(count_lines(t, "# TYPE ") == 24, "24 families: %d", count_lines(t, "# TYPE "));
 	CHECK(count_lines(t, "cronq_job_duration_seconds") == 5, "3 quantiles, _sum and _count: %d",
 		  count_lines(t, "cronq_job_duration_seconds"));
 	CHECK(strstr(t, "_24h") == NULL, "no window in a metric name");
