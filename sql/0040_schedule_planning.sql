@@ -30,8 +30,9 @@
 -- an old updated_at, and the wake replayed up to 100 fire times decided
 -- long before, jobs and ledger rows twice (helper-79). Now every write
 -- that leaves a schedule without a next run stamps updated_at with the
--- clock (schedules_unplanned), whatever else it changes; binaries of 40 on
--- also plan no earlier than the schedule's last enqueue.
+-- clock (schedules_unplanned), whatever else it changes, but for one that
+-- changes nothing of an unplanned schedule (a run by hand, helper-80);
+-- binaries of 40 on also plan no earlier than the schedule's last enqueue.
 --
 -- Binaries read nothing new; the CLI writes the first fire time after the
 -- database's now.
@@ -61,6 +62,13 @@ create trigger schedules_times_past before insert or update of next_run_at on cr
 create or replace function cronq.schedules_unplanned() returns trigger
 language plpgsql set search_path = pg_catalog, pg_temp as $$
 begin
+    -- A row already unplanned that no change of the schedule touches (a
+    -- run by hand's run_now, a wake's own update) keeps its moment: a run
+    -- by hand restamped it, and the fire time before it was lost.
+    if tg_op = 'UPDATE' and old.next_run_at is null
+       and new.updated_at is not distinct from old.updated_at then
+        return new;
+    end if;
     new.updated_at := clock_timestamp();
     return new;
 end

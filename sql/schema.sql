@@ -2996,6 +2996,13 @@ CREATE FUNCTION cronq.schedules_unplanned() RETURNS trigger
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
+    -- A row already unplanned that no change of the schedule touches (a
+    -- run by hand's run_now, a wake's own update) keeps its moment: a run
+    -- by hand restamped it, and the fire time before it was lost.
+    if tg_op = 'UPDATE' and old.next_run_at is null
+       and new.updated_at is not distinct from old.updated_at then
+        return new;
+    end if;
     new.updated_at := clock_timestamp();
     return new;
 end

@@ -433,6 +433,15 @@ eq "next_run_at set to null stamps updated_at with the clock" t \
 run --queue none-such >/dev/null 2>&1
 eq "the wake replays nothing before that write" 0 \
     "$(q "select count(*) from cronq.jobs where schedule = 'nulled' and scheduled_for < now() - interval '2 minutes'")"
+# A run by hand of an unplanned schedule keeps the moment it was left so
+# (helper-80: the run restamped it, and the fire time before it was lost).
+asq app "select cronq.schedule('byhand', '* * * * *', 'noop')" >/dev/null
+q "set session_replication_role = replica; update cronq.schedules set updated_at = now() - interval '10 minutes' where name = 'byhand'" >/dev/null
+before=$(q "select updated_at from cronq.schedules where name = 'byhand'")
+asq app "select cronq.run_schedule('byhand')" >/dev/null
+eq "a run by hand leaves an unplanned schedule's updated_at" t "$(q "select updated_at = '$before' from cronq.schedules where name = 'byhand'")"
+asq app "update cronq.schedules set payload = '{}' where name = 'byhand'" >/dev/null
+eq "a change of it stamps it" t "$(q "select updated_at > now() - interval '1 minute' from cronq.schedules where name = 'byhand'")"
 asq app "select cronq.schedule('enq-bound', '* * * * *', 'noop', catchup => 'all')" >/dev/null
 q "set session_replication_role = replica; update cronq.schedules set updated_at = now() - interval '30 minutes',
    last_enqueued_at = now() - interval '150 seconds', next_run_at = null where name = 'enq-bound'" >/dev/null
