@@ -47,8 +47,9 @@ rfc3339_parse(const char *text, int64_t *t, char *err, size_t errlen)
 				p++;
 				if (!isdigit((unsigned char) *p))
 					goto bad;
-				while (isdigit((unsigned char) *p))
-					fraction = fraction || *p++ != '0';
+				for (; isdigit((unsigned char) *p); p++)
+					if (*p != '0')
+						fraction = true;
 			}
 		}
 		if (*p == 'Z' || *p == 'z')

@@ -86,6 +86,9 @@ main(void)
 		CHECK(rfc3339_parse("2026-12-01 24:00:01", &a, why, sizeof why) == RFC3339_IMPOSSIBLE &&
 			  rfc3339_parse("2026-12-01 24:00:00.5", &a, why, sizeof why) == RFC3339_IMPOSSIBLE &&
 			  rfc3339_parse("2026-12-01 24:00:00.000", &a, why, sizeof why) == 0, "24:00 and nothing past it");
+		/* a fraction whose digits follow one not zero (an endless loop once) */
+		CHECK(rfc3339_parse("2026-11-30 01:07:25.499889+00", &a, why, sizeof why) == 0 &&
+			  rfc3339_parse("2026-11-30T01:07:25Z", &b, why, sizeof why) == 0 && a == b, "a fraction of many digits");
 	}
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		cq_err err = {0};
