@@ -436,9 +436,9 @@ q "delete from cronq.jobs; delete from cronq.schedules" >/dev/null
 q "insert into cronq.jobs (queue, type, run_at) select 'spam-' || i, 'noop', now() + interval '1 year' from generate_series(1, 3000) i"
 q "insert into cronq.jobs (queue, type, status, attempts, finished_at, error_code, last_error) values ('victim', 'noop', 'dead', 1, now(), 'fail', 'x')"
 q "insert into cronq.schedules (name, cron, type, created_by) select 'spam-' || i, '0 0 1 1 *', 'noop', 'postgres' from generate_series(1, 1000) i"
-# (statistics as autovacuum would leave them: a full suite's runs of this
-# file met --limit 0 waiting 60 s, and plans of the tables as they were
-# before the flood are the one difference found from a run alone)
+# (statistics made current: in two full-suite runs, not alone, --limit 0
+# met the 60 s answer limit; stale statistics of the tables as they were
+# before the flood are the suspect, not proven)
 q "analyze cronq.jobs, cronq.job_runs, cronq.schedules, cronq.occurrences" >/dev/null
 # (documents too long for a psql variable: read by python3)
 pyj() { python3 -c "import json, sys; j = json.load(sys.stdin); print($1)"; }
