@@ -485,6 +485,7 @@ CREATE TABLE cronq.schedules (
     hooks jsonb,
     removed boolean DEFAULT false NOT NULL,
     run_now text,
+    decided_through timestamp with time zone,
     CONSTRAINT schedules_anchor_check CHECK (((anchor >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (anchor <= '9999-12-31 23:59:59+00'::timestamp with time zone))),
     CONSTRAINT schedules_catchup_check CHECK ((catchup = ANY (ARRAY['latest'::text, 'all'::text, 'skip'::text]))),
     CONSTRAINT schedules_cron_check CHECK (((cron <> ''::text) AND (length(cron) <= 1000))),
@@ -537,6 +538,12 @@ COMMENT ON COLUMN cronq.schedules.disabled_until IS 'when it was enabled again a
 --
 
 COMMENT ON COLUMN cronq.schedules.removed IS 'set true to remove the schedule (a trigger deletes the row): how a member of cronq_user removes one';
+
+--
+-- Name: COLUMN schedules.decided_through; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.schedules.decided_through IS 'the newest fire time a wake decided (enqueued, skipped or refused), without the spread''s offset: no fire time up to it is decided again';
 
 --
 -- Name: enqueue_occurrences(text[], timestamp with time zone[], boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -2233,6 +2240,21 @@ ALTER FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zon
 CREATE FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[], p_skip_names text[], p_skip_fires timestamp with time zone[], p_skip_why text[], p_skip_detail text[]) RETURNS TABLE(schedule text, job_id bigint)
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    select m.schedule, m.job_id
+    from cronq.materialise(p_names, p_fires, p_sched, p_next, p_skip_names, p_skip_fires,
+                           p_skip_why, p_skip_detail, '{}'::timestamptz[]) m
+$$;
+
+ALTER FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[], p_skip_names text[], p_skip_fires timestamp with time zone[], p_skip_why text[], p_skip_detail text[]) OWNER TO postgres;
+
+--
+-- Name: materialise(text[], timestamp with time zone[], text[], timestamp with time zone[], text[], timestamp with time zone[], text[], text[], timestamp with time zone[]); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[], p_skip_names text[], p_skip_fires timestamp with time zone[], p_skip_why text[], p_skip_detail text[], p_through timestamp with time zone[]) RETURNS TABLE(schedule text, job_id bigint)
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
     SET lock_timeout TO '1s'
     AS $$
     with ins as (
@@ -2243,8 +2265,9 @@ CREATE FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zo
         update cronq.schedules s
         set next_run_at = n.next,
             last_enqueued_at = case when newest.id is not null then now() else s.last_enqueued_at end,
-            last_job_id = coalesce(newest.id, s.last_job_id)
-        from unnest(p_sched, p_next) as n(name, next)
+            last_job_id = coalesce(newest.id, s.last_job_id),
+            decided_through = greatest(s.decided_through, n.through)
+        from unnest(p_sched, p_next, p_through) as n(name, next, through)
         left join newest on newest.schedule = n.name
         where s.name = n.name
         returning s.name
@@ -2279,7 +2302,7 @@ CREATE FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zo
     select ins.schedule, ins.job_id from ins
 $$;
 
-ALTER FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[], p_skip_names text[], p_skip_fires timestamp with time zone[], p_skip_why text[], p_skip_detail text[]) OWNER TO postgres;
+ALTER FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[], p_skip_names text[], p_skip_fires timestamp with time zone[], p_skip_why text[], p_skip_detail text[], p_through timestamp with time zone[]) OWNER TO postgres;
 
 --
 -- Name: may_act_for_others(oid); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -2878,6 +2901,25 @@ $$;
 ALTER FUNCTION cronq.schedules_name_check() OWNER TO postgres;
 
 --
+-- Name: schedules_replanned(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schedules_replanned() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    if new.next_run_at - make_interval(secs => cronq.fire_offset(new.name, new.spread))
+       <= new.decided_through then
+        new.next_run_at := null;
+    end if;
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.schedules_replanned() OWNER TO postgres;
+
+--
 -- Name: schedules_run_now(); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -3026,7 +3068,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 40;
+    RETURN 41;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -3856,6 +3898,12 @@ CREATE TRIGGER schedules_queue_rename BEFORE UPDATE OF queue ON cronq.schedules 
 CREATE TRIGGER schedules_remove AFTER INSERT OR UPDATE OF removed ON cronq.schedules FOR EACH ROW WHEN (new.removed) EXECUTE FUNCTION cronq.remove_row();
 
 --
+-- Name: schedules schedules_replanned; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_replanned BEFORE UPDATE OF next_run_at, spread, cron, timezone, anchor, name ON cronq.schedules FOR EACH ROW WHEN ((new.next_run_at <= (new.decided_through + COALESCE(new.spread, '00:00:00'::interval)))) EXECUTE FUNCTION cronq.schedules_replanned();
+
+--
 -- Name: schedules schedules_run_now; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
@@ -4500,6 +4548,12 @@ REVOKE ALL ON FUNCTION cronq.materialise(p_names text[], p_fires timestamp with 
 --
 
 REVOKE ALL ON FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[], p_skip_names text[], p_skip_fires timestamp with time zone[], p_skip_why text[], p_skip_detail text[]) FROM PUBLIC;
+
+--
+-- Name: FUNCTION materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[], p_skip_names text[], p_skip_fires timestamp with time zone[], p_skip_why text[], p_skip_detail text[], p_through timestamp with time zone[]); Type: ACL; Schema: cronq; Owner: postgres
+--
+
+REVOKE ALL ON FUNCTION cronq.materialise(p_names text[], p_fires timestamp with time zone[], p_sched text[], p_next timestamp with time zone[], p_skip_names text[], p_skip_fires timestamp with time zone[], p_skip_why text[], p_skip_detail text[], p_through timestamp with time zone[]) FROM PUBLIC;
 
 --
 -- Name: FUNCTION pause(key text, until timestamp with time zone); Type: ACL; Schema: cronq; Owner: postgres

@@ -15,8 +15,11 @@
 -- second, and its spread in seconds (0: none). next_run_at is a spread
 -- instant: fire_next in lib/sched/fire.c.
 -- Then its last disabled spell's start and end, as epoch seconds (the
--- occurrences in it are skipped, "disabled"). Last, its last job's status
--- (the ledger's detail of an overlap skip).
+-- occurrences in it are skipped, "disabled"). Then its last job's status
+-- (the ledger's detail of an overlap skip). Last, the newest fire time a
+-- wake decided, without the offset, as an epoch second (decided_through,
+-- schema 41: no fire time up to it is looked for again, wherever the next
+-- run was moved).
 --
 -- Parameters:
 --   $1  int  at most this many schedules (a transaction's batch)
@@ -30,7 +33,7 @@ with s as materialized (
     -- and pauses (joined before the limit, every due schedule was
     -- read, joined and sorted for each batch of a wake)
     select s.name, s.cron, s.timezone, s.catchup, s.overlap, s.next_run_at, s.anchor, s.spread,
-        s.disabled_from, s.disabled_until, s.last_job_id
+        s.disabled_from, s.disabled_until, s.last_job_id, s.decided_through
     from cronq.schedules s
     where s.enabled and s.next_run_at <= now() order by s.next_run_at
     limit $1::int
@@ -45,7 +48,7 @@ select s.name, s.cron, s.timezone, s.catchup, s.overlap,
     floor(extract(epoch from p.until))::bigint, floor(extract(epoch from p.paused_at))::bigint,
     floor(extract(epoch from s.anchor))::bigint, coalesce(floor(extract(epoch from s.spread)), 0)::bigint,
     floor(extract(epoch from s.disabled_from))::bigint, floor(extract(epoch from s.disabled_until))::bigint,
-    j.status
+    j.status, floor(extract(epoch from s.decided_through))::bigint
 from s left join lateral (
         -- its last job, by the primary key (limit 1: never a join that reads the whole table)
         select j.status, j.expires_at from cronq.jobs j where j.id = s.last_job_id limit 1) j on true

@@ -17,8 +17,10 @@
 -- look for occurrences from, now as an epoch second, and whether the
 -- schedule's last job is still unfinished (queued, running or failed:
 -- overlap skip waits for it), whether it is paused, when its pause ends,
--- its anchor and its spread, its last disabled spell and its last job's
--- status (as due.sql).
+-- its anchor and its spread, its last disabled spell, its last job's
+-- status and the newest fire time decided (as due.sql: a spread changed
+-- with the expression plans the fire times after it, not the one just run
+-- at its new offset).
 --
 -- Parameters:
 --   $1  int  at most this many schedules (a transaction's batch)
@@ -33,7 +35,7 @@ with s as materialized (
     -- read, joined and sorted for each batch of a wake)
     select s.name, s.cron, s.timezone, s.catchup, s.overlap,
         greatest(s.updated_at, s.last_enqueued_at) as planned_from, s.anchor, s.spread,
-        s.disabled_from, s.disabled_until, s.last_job_id
+        s.disabled_from, s.disabled_until, s.last_job_id, s.decided_through
     from cronq.schedules s
     where s.enabled and s.next_run_at is null
     limit $1::int
@@ -48,7 +50,7 @@ select s.name, s.cron, s.timezone, s.catchup, s.overlap,
     floor(extract(epoch from p.until))::bigint, floor(extract(epoch from p.paused_at))::bigint,
     floor(extract(epoch from s.anchor))::bigint, coalesce(floor(extract(epoch from s.spread)), 0)::bigint,
     floor(extract(epoch from s.disabled_from))::bigint, floor(extract(epoch from s.disabled_until))::bigint,
-    j.status
+    j.status, floor(extract(epoch from s.decided_through))::bigint
 from s left join lateral (
         -- its last job, by the primary key (limit 1: never a join that reads the whole table)
         select j.status, j.expires_at from cronq.jobs j where j.id = s.last_job_id limit 1) j on true

@@ -188,7 +188,7 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, bool *replaced, 
 	vals[17] = d->keep > 0 ? keep : NULL;
 	vals[18] = d->hooks;
 
-	buf_puts(&sql, "insert into cronq.schedules (");
+	buf_puts(&sql, "insert into cronq.schedules as s (");
 	for (int i = 0; i < NCOLS; i++) {
 		if (vals[i] == NULL)
 			continue;
@@ -198,9 +198,22 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, bool *replaced, 
 	}
 	buf_printf(&sql, ") values (%s)", buf_str(&values));
 	if (replace) {
+		/*
+		 * A schedule replaced keeps its plan while its expression, zone and
+		 * anchor stay (the schedules_guard trigger moves it with a spread
+		 * changed alone: the same fire time at its new offset); else it is
+		 * planned from now, or, should that name a fire time already
+		 * decided (a new spread's offset), left to the wake, which plans
+		 * it after them (the schedules_replanned trigger).
+		 */
 		buf_puts(&sql, " on conflict (name) do update set");
 		for (int i = 1; i < NCOLS; i++)
-			buf_printf(&sql, "%s %s = excluded.%s", i > 1 ? "," : "", cols[i], cols[i]);
+			if (strcmp(cols[i], "next_run_at") == 0)
+				buf_puts(&sql, " next_run_at = case when (s.cron, s.timezone, s.anchor)"
+						 " is not distinct from (excluded.cron, excluded.timezone, excluded.anchor)"
+						 " then s.next_run_at else excluded.next_run_at end,");
+			else
+				buf_printf(&sql, " %s = excluded.%s%s", cols[i], cols[i], i < NCOLS - 1 ? "," : "");
 		/* Who becomes its author is the schedules_guard trigger's to say.
 		 * An inserted row has no xmax; one updated by on conflict has ours. */
 		if (replaced)
@@ -623,7 +636,7 @@ static const char *const due_sql[] = {
 };
 
 static const char materialise_sql[] =
-	"select schedule, job_id from cronq.materialise($1, $2, $3, $4, $5, $6, $7, $8)";
+	"select schedule, job_id from cronq.materialise($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 
 /*
  * A schedule that cannot run (a bad expression or zone stored behind the
@@ -702,7 +715,8 @@ in_window(const PGresult *res, int i, int from, int until, int64_t t)
 
 /*
  * Fill d from row i of the due query: its newest occurrences since its
- * next run (at most SCHEDULE_CATCHUP_CAP), each one to enqueue or skipped
+ * next run and after the newest one decided before (at most
+ * SCHEDULE_CATCHUP_CAP), each one to enqueue or skipped
  * with its reason for the ledger, and its next run. Those of a disabled
  * spell or a pause (one still on, or one that has ended) are skipped
  * first; of the others catch-up keeps all (catchup all) or the newest
@@ -742,6 +756,13 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 	d->clock.expr = e;
 	d->clock.zone = zone;
 	d->clock.offset = fire_offset(d->name, spread);
+	/*
+	 * Nothing a wake decided is decided again: a spread changed with the
+	 * expression, or a next run moved back, would otherwise make a fire
+	 * time already run due at its new instant, under a new key.
+	 */
+	if (!PQgetisnull(res, i, 16) && from <= strtoll(PQgetvalue(res, i, 16), NULL, 10) + d->clock.offset)
+		from = strtoll(PQgetvalue(res, i, 16), NULL, 10) + d->clock.offset + 1;
 	d->fires = xcalloc(SCHEDULE_CATCHUP_CAP, sizeof *d->fires);
 	d->why = xcalloc(SCHEDULE_CATCHUP_CAP, sizeof *d->why);
 	d->detail = xcalloc(SCHEDULE_CATCHUP_CAP, sizeof *d->detail);
@@ -770,7 +791,7 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 		else if (skip_overlap)
 			entry_skip(d, k, "overlap", PQgetisnull(res, i, 15) ? NULL : PQgetvalue(res, i, 15));
 	}
-	if (fire_next(&d->clock, now, &after) == 0)
+	if (fire_next(&d->clock, from > now ? from - 1 : now, &after) == 0)
 		rfc3339_format(after, d->next, sizeof d->next);
 }
 
@@ -814,7 +835,7 @@ entry_to_enqueue(const due_entry *d)
 static int
 materialise_call(PGconn *conn, due_entry *const *list, int n, int *enqueued, cq_err *err)
 {
-	enum {NAMES, FIRES, SCHED, NEXT, SKIP_NAMES, SKIP_FIRES, SKIP_WHY, SKIP_DETAIL, NARRAYS};
+	enum {NAMES, FIRES, SCHED, NEXT, SKIP_NAMES, SKIP_FIRES, SKIP_WHY, SKIP_DETAIL, THROUGH, NARRAYS};
 	buf arrays[NARRAYS];
 	const char *params[NARRAYS];
 	PGresult *res;
@@ -840,6 +861,10 @@ materialise_call(PGconn *conn, due_entry *const *list, int n, int *enqueued, cq_
 		}
 		pg_array_text(&arrays[SCHED], d->name);
 		pg_array_text(&arrays[NEXT], d->next[0] ? d->next : NULL);
+		/* the newest fire time decided, without its offset */
+		if (d->nfires > 0)
+			rfc3339_format(d->fires[d->nfires - 1] - d->clock.offset, ts, sizeof ts);
+		pg_array_text(&arrays[THROUGH], d->nfires > 0 ? ts : NULL);
 	}
 	for (int a = 0; a < NARRAYS; a++) {
 		pg_array_end(&arrays[a]);

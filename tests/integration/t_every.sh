@@ -242,6 +242,35 @@ cronq schedule add respread '@every 12h' noop --anchor "$anchor" --overlap allow
 eq "respread: a new expression is planned from now" "t" \
     "$(q "select next_run_at = timestamptz '$anchor' + interval '12 hours' from cronq.schedules where name = 'respread'")"
 
+# A spread changed together with the expression (one UPDATE, or --replace):
+# the schedule is planned from the change, but after the fire time already
+# decided. Planned from the change alone, the fire time a minute ago was
+# due again at its new offset ($off s on), under another key (helper-80).
+eq "respread: the fire time decided is kept on the schedule, without its offset" "t" \
+    "$(q "select decided_through = timestamptz '$anchor' from cronq.schedules where name = 'respread'")"
+q "update cronq.schedules set cron = '@every 1d', spread = '1 day' where name = 'respread'"
+"$CRONQ" run --queue none-such 2>/dev/null
+eq "respread: expression and spread changed together, the next day's fire time at the new offset" "true|1|1" \
+    "$(q "select (next_run_at = timestamptz '$anchor' + interval '1 day' + make_interval(secs => $off)) || '|' || (select count(*) from cronq.jobs where schedule = 'respread') || '|' || (select count(*) from cronq.occurrences where schedule = 'respread') from cronq.schedules where name = 'respread'")"
+cronq schedule add respread '@every 1d' noop --anchor "$anchor" --overlap allow --catchup latest --replace
+cronq schedule add respread '@every 24h' noop --anchor "$anchor" --overlap allow --catchup latest --spread 1d --replace
+expect "respread: --replace with another expression and a spread" 0 "" ""
+eq "respread: planned from now, that is the fire time decided at its new offset: left to the wake" "t" \
+    "$(q "select next_run_at is null from cronq.schedules where name = 'respread'")"
+"$CRONQ" run --queue none-such 2>/dev/null
+eq "respread: after --replace too, the next day's fire time at the new offset" "true|1|1" \
+    "$(q "select (next_run_at = timestamptz '$anchor' + interval '1 day' + make_interval(secs => $off)) || '|' || (select count(*) from cronq.jobs where schedule = 'respread') || '|' || (select count(*) from cronq.occurrences where schedule = 'respread')  from cronq.schedules where name = 'respread'")"
+# A next run moved back over fire times decided decides none of them again
+# (the last one was decided again, "already enqueued", and the one before
+# skipped by catch-up).
+cronq schedule add respread '@every 24h' noop --anchor "$anchor" --overlap allow --catchup latest --replace
+q "update cronq.schedules set next_run_at = timestamptz '$anchor' - interval '1 day' where name = 'respread'"
+eq "respread: a next run written over the fire times decided is left to the wake" t \
+    "$(q "select next_run_at is null from cronq.schedules where name = 'respread'")"
+"$CRONQ" run --queue none-such 2>/dev/null
+eq "respread: a next run moved back over the fire times decided: nothing decided again" "true|1|1" \
+    "$(q "select (next_run_at = timestamptz '$anchor' + interval '1 day') || '|' || (select count(*) from cronq.jobs where schedule = 'respread') || '|' || (select count(*) from cronq.occurrences where schedule = 'respread')  from cronq.schedules where name = 'respread'")"
+
 # why names a spread instant to the second on the zone's clock too.
 cronq why every-spread --json
 match "why: a spread instant's local time keeps its seconds" '"fire_local":"[0-9-]+ [0-9]{2}:12:28 Europe/Paris"' "$OUT"

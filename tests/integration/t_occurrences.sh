@@ -88,7 +88,8 @@ eq "the ledger keeps the blocking job's status then" "running:30" \
 # A job waiting to be retried blocks too, and is not called running.
 q "update cronq.jobs set status = 'failed', locked_by = null, locked_until = null, run_at = now() + interval '1 hour'
    where id = $job" >/dev/null
-q "update cronq.schedules set next_run_at = '$(mins 0)' where name = 'o1'" >/dev/null
+# (the same fire time again: what the wake decided of it forgotten)
+q "update cronq.schedules set next_run_at = '$(mins 0)', decided_through = null where name = 'o1'" >/dev/null
 run --queue none-such >/dev/null 2>&1
 as cronq_runner why o1 --at "$(mins 0)"
 match "why: overlap with a job waiting to be retried" "skipped: job $job was still waiting to be retried \(overlap skip\)" "$OUT"
@@ -195,7 +196,7 @@ eq "status: refused_schedules, and the schedule's error" "1|true" \
 as cronq_runner status --prometheus
 match "status --prometheus: the refused schedule counted" "cronq_refused_schedules 1" "$OUT"
 q "grant cronq_exec to app2" >/dev/null
-q "update cronq.schedules set next_run_at = date_trunc('minute', now()) where name = 'lost-exec'" >/dev/null
+q "update cronq.schedules set next_run_at = date_trunc('minute', now()), decided_through = null where name = 'lost-exec'" >/dev/null
 run --queue none-such >/dev/null 2>&1
 as cronq_runner check
 eq "check: a job written again, no longer refused" 0 "$(grep -c refused <<<"$OUT")"

@@ -80,7 +80,9 @@ eq "resume after --until: the one ended by itself was not paused" "queue:elsewhe
 # --- a paused schedule ------------------------------------------------------
 q "truncate cronq.jobs, cronq.job_runs" >/dev/null
 as cronq_runner schedule add every-minute '* * * * *' noop
-due() { q "update cronq.schedules set next_run_at = date_trunc('minute', now()) - interval '1 minute' where name = 'every-minute'" >/dev/null; }
+# The minute before made due again, as if a minute had passed (what a wake
+# decided of it is forgotten: it would decide nothing again).
+due() { q "update cronq.schedules set next_run_at = date_trunc('minute', now()) - interval '1 minute', decided_through = null where name = 'every-minute'" >/dev/null; }
 due
 as cronq_runner pause schedule:every-minute
 as cronq_runner status --json

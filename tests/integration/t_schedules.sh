@@ -167,8 +167,10 @@ eq "catchup all is capped at 100, the newest" "100|t" "$(q "select count(*), max
 q "delete from cronq.schedules; delete from cronq.jobs"
 "$CRONQ" schedule add busy '* * * * *' sleep '{"seconds": 1}'
 "$CRONQ" schedule add free '* * * * *' sleep '{"seconds": 1}' --overlap allow
+# (Each round's fire time is older than the last one's: what the wakes
+# decided is forgotten, or none would be decided.)
 round() {
-    q "update cronq.schedules set cron = extract(minute from now() - interval '$1 minutes')::int || ' * * * *', next_run_at = now() - interval '59 minutes'"
+    q "update cronq.schedules set cron = extract(minute from now() - interval '$1 minutes')::int || ' * * * *', next_run_at = now() - interval '59 minutes', decided_through = null"
 }
 round 10
 "$CRONQ" run --queue none-such
@@ -196,13 +198,22 @@ eq "once the previous job finished, the next occurrence is enqueued" 2 "$(q "sel
 
 # An occurrence is enqueued once, however often it is looked at: with its
 # schedule rewound (a runner that read an old next_run_at, an operator's
-# edit), the same fire time finds its key taken and adds nothing. (Its jobs
-# are finished first, so that the overlap policy does not hide the key.)
+# edit), the fire time decided is not decided again (schema 41), and, with
+# that record gone too, the same fire time finds its key taken and adds
+# nothing. (Its jobs are finished first, so that the overlap policy does
+# not hide the key.)
 q "update cronq.jobs set status = 'succeeded', finished_at = now() where status = 'queued'"
+ledger=$(q "select count(*) from cronq.occurrences where schedule = 'busy'")
 q "update cronq.schedules set next_run_at = now() - interval '59 minutes' where name = 'busy'"
+eq "a schedule rewound over its fire time decided is left to the wake" t \
+    "$(q "select next_run_at is null from cronq.schedules where name = 'busy'")"
 "$CRONQ" run --queue none-such
-eq "a rewound schedule does not enqueue the same occurrence twice" "2|2" \
-    "$(q "select count(*), count(distinct scheduled_for) from cronq.jobs where schedule = 'busy'")"
+eq "a rewound schedule decides nothing again" "2|2|$ledger" \
+    "$(q "select count(*), count(distinct scheduled_for), (select count(*) from cronq.occurrences where schedule = 'busy') from cronq.jobs where schedule = 'busy'")"
+q "update cronq.schedules set next_run_at = now() - interval '59 minutes', decided_through = null where name = 'busy'"
+"$CRONQ" run --queue none-such
+eq "a rewound schedule does not enqueue the same occurrence twice" "2|2|$((ledger + 1))" \
+    "$(q "select count(*), count(distinct scheduled_for), (select count(*) from cronq.occurrences where schedule = 'busy') from cronq.jobs where schedule = 'busy'")"
 
 # A schedule row another runner holds locked (materialising it) is skipped,
 # not waited for: the wake materialises the others and ends while the lock
