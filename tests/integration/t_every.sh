@@ -271,6 +271,14 @@ eq "respread: a next run written over the fire times decided is left to the wake
 eq "respread: a next run moved back over the fire times decided: nothing decided again" "true|1|1" \
     "$(q "select (next_run_at = timestamptz '$anchor' + interval '1 day') || '|' || (select count(*) from cronq.jobs where schedule = 'respread') || '|' || (select count(*) from cronq.occurrences where schedule = 'respread')  from cronq.schedules where name = 'respread'")"
 
+# A schedule replaced with the same times keeps its plan, even an overdue
+# one (planned from now, the fire time due was passed over).
+q "update cronq.schedules set next_run_at = date_trunc('second', now()) - interval '10 minutes', decided_through = null where name = 'respread'"
+planned=$(q "select next_run_at from cronq.schedules where name = 'respread'")
+cronq schedule add respread '@every 24h' noop --anchor "$anchor" --overlap allow --catchup latest --queue other --replace
+eq "respread: --replace of the same times keeps the next run, overdue as it is" "0|t|other" \
+    "$RC|$(q "select next_run_at = '$planned' from cronq.schedules where name = 'respread'")|$(q "select queue from cronq.schedules where name = 'respread'")"
+
 # why names a spread instant to the second on the zone's clock too.
 cronq why every-spread --json
 match "why: a spread instant's local time keeps its seconds" '"fire_local":"[0-9-]+ [0-9]{2}:12:28 Europe/Paris"' "$OUT"
