@@ -271,6 +271,23 @@ eq "respread: a next run written over the fire times decided is left to the wake
 eq "respread: a next run moved back over the fire times decided: nothing decided again" "true|1|1" \
     "$(q "select (next_run_at = timestamptz '$anchor' + interval '1 day') || '|' || (select count(*) from cronq.jobs where schedule = 'respread') || '|' || (select count(*) from cronq.occurrences where schedule = 'respread')  from cronq.schedules where name = 'respread'")"
 
+# What the wake keeps is the fire time, not its instant: an every-minute
+# schedule with an offset of more than a minute, its latest instant
+# decided, then its expression rewritten, runs again at the next minute's
+# instant (with the instant kept, not for an offset's worth of minutes).
+cronq schedule add sp-minute '* * * * *' noop --spread 1h
+o=$(q "select cronq.fire_offset('sp-minute', '1 hour')")
+check "sp-minute: its offset is over two minutes ($o s)" [ "$o" -gt 120 ]
+q "update cronq.schedules set next_run_at = date_trunc('minute', now() - make_interval(secs => $o)) + make_interval(secs => $o) where name = 'sp-minute'"
+fire=$(q "select next_run_at - make_interval(secs => $o) from cronq.schedules where name = 'sp-minute'")
+"$CRONQ" run --queue none-such 2>/dev/null
+eq "sp-minute: its instant decided, decided_through is its fire time" "1|true" \
+    "$(q "select (select count(*) from cronq.jobs where schedule = 'sp-minute') || '|' || (decided_through = '$fire') from cronq.schedules where name = 'sp-minute'")"
+q "update cronq.schedules set cron = '*/1 * * * *' where name = 'sp-minute'"
+"$CRONQ" run --queue none-such 2>/dev/null
+eq "sp-minute: rewritten, planned at the next minute's instant" "true|1" \
+    "$(q "select (next_run_at <= now() + interval '61 seconds') || '|' || (select count(*) from cronq.jobs where schedule = 'sp-minute') from cronq.schedules where name = 'sp-minute'")"
+
 # A schedule replaced with the same times keeps its plan, even an overdue
 # one (planned from now, the fire time due was passed over).
 q "update cronq.schedules set next_run_at = date_trunc('second', now()) - interval '10 minutes', decided_through = null where name = 'respread'"
