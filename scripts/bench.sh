@@ -499,10 +499,11 @@ if selected 7; then
     idle=$med_a; r=$(ratio "$med_a" "$med_b")
     line "wake, $SCHED_N schedules none due (median ms; ref none)" "$med_a" "$med_b" "$r"
     # A fire time a minute ago, every minute: catchup latest makes it one
+    # (the same fire time each rep: what the last rep decided is forgotten)
     # job per schedule (now() - 30 seconds holds no fire time half the time).
     # Each rep starts from jobs emptied, vacuumed and analysed (as autovacuum
     # would leave them), so that no rep depends on autovacuum's timing.
-    cols=$(qd "$sched_url" "select string_agg(column_name || ' = null', ', ') from information_schema.columns where table_schema = 'cronq' and table_name = 'schedules' and column_name in ('last_job_id', 'last_enqueued_at')")
+    cols=$(qd "$sched_url" "select string_agg(column_name || ' = null', ', ') from information_schema.columns where table_schema = 'cronq' and table_name = 'schedules' and column_name in ('last_job_id', 'last_enqueued_at', 'decided_through')")
     reset="update cronq.schedules set next_run_at = date_trunc('minute', now()) - interval '1 minute'${cols:+, $cols}"
     qd "$sched_url" "update cronq.schedules set cron = '* * * * *'"
     c=(); made=1
