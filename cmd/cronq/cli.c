@@ -105,7 +105,7 @@ cli_usage_error(const char *cmd, const char *fmt, ...)
 }
 
 int
-cli_check_args(const char *cmd, int argc, char **argv, int first, int min, int max)
+cli_check_args(const char *cmd, const char *names, int argc, char **argv, int first, int min, int max)
 {
 	int n = argc - first;
 
@@ -117,8 +117,20 @@ cli_check_args(const char *cmd, int argc, char **argv, int first, int min, int m
 		}
 	if (n > max)
 		return cli_usage_error(cmd, "too many command-line arguments (first is \"%s\")", argv[first + max]);
-	if (n < min)
-		return cli_usage_error(cmd, "missing required argument");
+	if (n < min) {
+		/* names' word n, the first one missing */
+		const char *name = names ? names : "";
+		int len;
+
+		for (int i = 0; i < n && *name; i++) {
+			name += strcspn(name, " ");
+			name += strspn(name, " ");
+		}
+		len = (int) strcspn(name, " ");
+		if (len == 0)
+			return cli_usage_error(cmd, "missing required argument");
+		return cli_usage_error(cmd, "missing required argument %.*s", len, name);
+	}
 	return 0;
 }
 
@@ -138,6 +150,18 @@ cli_int(const cli_src *src, const char *arg, int64_t min, int64_t max, int64_t *
 		return EX_USAGE;
 	}
 	*out = v;
+	return 0;
+}
+
+/* A history policy given as a flag or variable: all or errors (64 otherwise, as any flag's value). */
+int
+cli_history(const cli_src *src, const char *arg, const char **out)
+{
+	if (!enqueue_history_valid(arg)) {
+		log_error("invalid value \"%s\" for %s: must be all or errors", arg, src->name);
+		return EX_USAGE;
+	}
+	*out = arg;
 	return 0;
 }
 

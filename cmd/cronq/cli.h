@@ -123,11 +123,12 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 void cli_capture_errors(char *buf, size_t len);
 /* Check the count of positional arguments; 0 or EX_USAGE with a message. */
-int cli_check_args(const char *cmd, int argc, char **argv, int first, int min, int max);
+int cli_check_args(const char *cmd, const char *names, int argc, char **argv, int first, int min, int max);
 
 /* Range-checked values; on error print "invalid value …" and return EX_USAGE. */
 int cli_int(const cli_src *src, const char *arg, int64_t min, int64_t max, int64_t *out);
 int cli_duration(const cli_src *src, const char *arg, int64_t min_ms, int64_t *out_ms);
+int cli_history(const cli_src *src, const char *arg, const char **out);
 
 /*
  * When opt is one of CLI_JOB_OPTIONS, store arg in opts, set *rc (0 or the

@@ -59,7 +59,7 @@ cmd_cancel(int argc, char **argv)
 		help();
 		return 0;
 	}
-	if ((rc = cli_check_args("cancel", argc, argv, first, 1, 100000)) != 0)
+	if ((rc = cli_check_args("cancel", "ID", argc, argv, first, 1, 100000)) != 0)
 		return rc;
 	result = xcalloc((size_t) (argc - first), sizeof *result);
 	if ((rc = cli_job_ids(argc, argv, first, &ids, &n)) != 0)

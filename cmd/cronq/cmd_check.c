@@ -281,7 +281,7 @@ cmd_check(int argc, char **argv)
 	cli_capture_errors(usage, sizeof usage);
 	rc = cli_parse("check", argc, argv, "d:vh", opts, on_opt, &a, &common, &first);
 	if (rc == 0 && !common.help)
-		rc = cli_check_args("check", argc, argv, first, 0, 0);
+		rc = cli_check_args("check", NULL, argc, argv, first, 0, 0);
 	cli_capture_errors(NULL, 0);
 	if (rc != 0)
 		return unknown_text(usage[0] ? usage : "invalid command line");

@@ -119,8 +119,7 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 			a->req.replace = true;
 			break;
 		case OPT_HISTORY:
-			/* Checked with the rest of the job (enqueue_check): 65, as in --jsonl. */
-			a->req.history = arg;
+			rc = cli_history(src, arg, &a->req.history);
 			break;
 		case OPT_JSONL:
 			a->jsonl = true;
@@ -222,12 +221,12 @@ enqueue_main(enqueue_args *a, int argc, char **argv)
 		return 0;
 	}
 	if (a->jsonl) {
-		if ((rc = cli_check_args("enqueue", argc, argv, first, 0, 0)) != 0)
+		if ((rc = cli_check_args("enqueue", "TYPE", argc, argv, first, 0, 0)) != 0)
 			return rc;
 		if (a->per_job_option)
 			return cli_usage_error("enqueue", "--jsonl takes every job's fields from its line, not from options");
 	} else {
-		if ((rc = cli_check_args("enqueue", argc, argv, first, 1, 2)) != 0)
+		if ((rc = cli_check_args("enqueue", "TYPE", argc, argv, first, 1, 2)) != 0)
 			return rc;
 		if (a->req.run_at && a->req.in_ms >= 0)
 			return cli_usage_error("enqueue", "--run-at and --in cannot be used together");

@@ -207,7 +207,7 @@ cmd_limit(int argc, char **argv)
 		help();
 		return 0;
 	}
-	if ((rc = cli_check_args("limit", argc, argv, first, 1, 1)) != 0)
+	if ((rc = cli_check_args("limit", "KEY", argc, argv, first, 1, 1)) != 0)
 		return rc;
 	key = argv[first];
 	listing = strcmp(key, "list") == 0;

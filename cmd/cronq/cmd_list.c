@@ -182,7 +182,7 @@ cmd_list(int argc, char **argv)
 		list_help();
 		return 0;
 	}
-	if ((rc = cli_check_args("list", argc, argv, first, 0, 0)) != 0)
+	if ((rc = cli_check_args("list", NULL, argc, argv, first, 0, 0)) != 0)
 		return rc;
 	if (a.json && a.csv)
 		return cli_usage_error("list", "--json and --csv cannot be used together");
@@ -229,7 +229,7 @@ cmd_show(int argc, char **argv)
 		show_help();
 		return 0;
 	}
-	if ((rc = cli_check_args("show", argc, argv, first, 1, 1)) != 0 ||
+	if ((rc = cli_check_args("show", "ID", argc, argv, first, 1, 1)) != 0 ||
 		(rc = cli_int(&src, argv[first], 1, INT64_MAX, &id)) != 0)
 		return rc;
 	if ((rc = cli_connect(&common, &conn, &err)) != 0 ||

@@ -117,7 +117,7 @@ cmd_migrate(int argc, char **argv)
 		help();
 		return 0;
 	}
-	if ((rc = cli_check_args("migrate", argc, argv, first, 0, 0)) != 0)
+	if ((rc = cli_check_args("migrate", NULL, argc, argv, first, 0, 0)) != 0)
 		return rc;
 	if ((conn = pg_connect(cli_conninfo(&common), &err)) == NULL)
 		return cli_report(&err);

@@ -99,7 +99,7 @@ flow_cmd(const char *cmd, int argc, char **argv, const char **until)
 		until ? help_pause() : help_resume();
 		return 0;
 	}
-	if ((rc = cli_check_args(cmd, argc, argv, first, 1, 1000)) != 0)
+	if ((rc = cli_check_args(cmd, "KEY", argc, argv, first, 1, 1000)) != 0)
 		return rc;
 	keys = (const char *const *) argv + first;
 	n = argc - first;

@@ -108,7 +108,7 @@ cmd_purge(int argc, char **argv)
 		help();
 		return 0;
 	}
-	if ((rc = cli_check_args("purge", argc, argv, first, 0, 0)) != 0)
+	if ((rc = cli_check_args("purge", NULL, argc, argv, first, 0, 0)) != 0)
 		return rc;
 	if (a.nstatuses == 0) {
 		a.statuses[a.nstatuses++] = "succeeded";

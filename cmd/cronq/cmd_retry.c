@@ -109,7 +109,7 @@ cmd_retry(int argc, char **argv)
 		return cli_usage_error("retry", "--type and --queue go with --dead");
 	if (!a.dead && n == 0)
 		return cli_usage_error("retry", "missing job IDs (or --dead)");
-	if ((rc = cli_check_args("retry", argc, argv, first, 0, MAX_IDS)) != 0)
+	if ((rc = cli_check_args("retry", NULL, argc, argv, first, 0, MAX_IDS)) != 0)
 		return rc;
 	result = xcalloc((size_t) (n > 0 ? n : 1), sizeof *result);
 	if ((rc = cli_job_ids(argc, argv, first, &ids, &n)) != 0)

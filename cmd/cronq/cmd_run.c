@@ -260,7 +260,7 @@ cmd_run(int argc, char **argv)
 		help();
 		return 0;
 	}
-	if ((rc = cli_check_args("run", argc, argv, first, 0, 0)) != 0)
+	if ((rc = cli_check_args("run", NULL, argc, argv, first, 0, 0)) != 0)
 		return rc;
 	/* Refuse to start rather than let every exec job it claims go dead. */
 	if (a.o.exec_dir && a.o.exec_dir[0] != '\0' && exec_dir_check(a.o.exec_dir, why, sizeof why) != 0) {

@@ -178,8 +178,7 @@ on_opt(int opt, const char *arg, const cli_src *src, void *state)
 			rc = cli_duration(src, arg, 0, &a->def.spread_ms);
 			break;
 		case OPT_HISTORY:
-			/* Checked with the rest of the schedule (schedule_check): 65. */
-			a->def.history = arg;
+			rc = cli_history(src, arg, &a->def.history);
 			break;
 		case OPT_KEEP: {
 			int64_t v;
@@ -364,10 +363,12 @@ cmd_schedule(int argc, char **argv)
 		const char *name;
 		const cli_option *opts;
 		int			min, max;	/* positional arguments after the subcommand */
+		const char *names;		/* the required ones' */
 	} subs[] = {
-		{"add", add_opts, 3, 4}, {"list", list_opts, 0, 0}, {"show", show_opts, 1, 1},
-		{"remove", plain_opts, 1, 1}, {"enable", plain_opts, 1, 1}, {"disable", plain_opts, 1, 1},
-		{"next", next_opts, 1, 1}, {"run", run_opts, 1, 1},
+		{"add", add_opts, 3, 4, "NAME EXPR TYPE"}, {"list", list_opts, 0, 0, NULL},
+		{"show", show_opts, 1, 1, "NAME"}, {"remove", plain_opts, 1, 1, "NAME"},
+		{"enable", plain_opts, 1, 1, "NAME"}, {"disable", plain_opts, 1, 1, "NAME"},
+		{"next", next_opts, 1, 1, "NAME|EXPR"}, {"run", run_opts, 1, 1, "NAME"},
 	};
 	sched_args a;
 	cli_common common;
@@ -396,7 +397,7 @@ cmd_schedule(int argc, char **argv)
 	snprintf(label, sizeof label, "schedule %s", sub);
 	if ((rc = cli_parse(label, argc - 1, argv + 1, "d:vh", subs[which].opts, on_opt, &a, &common, &first)) != 0 ||
 		common.help ||
-		(rc = cli_check_args(label, argc - 1, argv + 1, first, subs[which].min, subs[which].max)) != 0) {
+		(rc = cli_check_args(label, subs[which].names, argc - 1, argv + 1, first, subs[which].min, subs[which].max)) != 0) {
 		if (rc == 0)
 			help();
 		json_decref(a.hooks);

@@ -132,7 +132,7 @@ cmd_status(int argc, char **argv)
 		help();
 		return 0;
 	}
-	if ((rc = cli_check_args("status", argc, argv, first, 0, 0)) != 0)
+	if ((rc = cli_check_args("status", NULL, argc, argv, first, 0, 0)) != 0)
 		return rc;
 	if (a.json && a.prometheus)
 		return cli_usage_error("status", "--json and --prometheus cannot be used together");

@@ -139,7 +139,7 @@ cmd_wait(int argc, char **argv)
 		help();
 		return 0;
 	}
-	if ((rc = cli_check_args("wait", argc, argv, first, 1, 100000)) != 0)
+	if ((rc = cli_check_args("wait", "ID", argc, argv, first, 1, 100000)) != 0)
 		return rc;
 	/* An ID that is not a number is bad data, as one that is no job. */
 	if ((rc = cli_job_ids(argc, argv, first, &ids, &n)) != 0) {

@@ -74,7 +74,7 @@ cmd_why(int argc, char **argv)
 		help();
 		return 0;
 	}
-	if ((rc = cli_check_args("why", argc, argv, first, 1, 1)) != 0)
+	if ((rc = cli_check_args("why", "NAME", argc, argv, first, 1, 1)) != 0)
 		return rc;
 	if ((rc = cli_connect(&common, &conn, &err)) == 0 &&
 		(why = schedule_why(conn, argv[first], a.at, &err)) == NULL)

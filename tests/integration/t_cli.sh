@@ -66,7 +66,11 @@ expect "bad value from the environment names the variable" 64 "" 'cronq: error: 
 cronq run --log-format xml
 expect "bad log format" 64 "" 'cronq: error: invalid value "xml" for --log-format: must be "text" or "json"'
 cronq enqueue
-expect "enqueue without type" 64 "" $'cronq: error: missing required argument\nTry "cronq enqueue --help" for more information.'
+expect "enqueue without type" 64 "" $'cronq: error: missing required argument TYPE\nTry "cronq enqueue --help" for more information.'
+cronq schedule add nightly
+expect "schedule add: the first argument missing is named" 64 "" $'cronq: error: missing required argument EXPR\nTry "cronq schedule add --help" for more information.'
+cronq schedule add nightly '0 3 * * *'
+expect "schedule add without type" 64 "" $'cronq: error: missing required argument TYPE\nTry "cronq schedule add --help" for more information.'
 cronq enqueue noop '{}' extra
 expect "enqueue too many args" 64 "" $'cronq: error: too many command-line arguments (first is "extra")\nTry "cronq enqueue --help" for more information.'
 cronq enqueue --jsonl --queue x

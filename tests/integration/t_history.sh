@@ -29,17 +29,17 @@ runs() {
     (IFS=' '; echo "${out[*]}")
 }
 
-# --- help, and bad values: 65 (64 for --keep, a number), nothing written ----
+# --- help, and bad values: 64 for a flag's or variable's, 65 for data's, nothing written
 cronq enqueue --help
 match "enqueue --help names --history" "--history POLICY" "$OUT"
 cronq schedule --help
 match "schedule --help names --history and --keep" "--history POLICY.*--keep N" "$(tr '\n' ' ' <<<"$OUT")"
 cronq enqueue noop --history some
-expect "--history some" 65 "" 'cronq: error: invalid history policy "some": must be all or errors'
+expect "--history some" 64 "" 'cronq: error: invalid value "some" for --history: must be all or errors'
 cronq enqueue noop --history ''
-expect "--history empty" 65 "" 'cronq: error: invalid history policy "": must be all or errors'
+expect "--history empty" 64 "" 'cronq: error: invalid value "" for --history: must be all or errors'
 CRONQ_HISTORY=never cronq enqueue noop
-expect "CRONQ_HISTORY=never" 65 "" 'cronq: error: invalid history policy "never": must be all or errors'
+expect "CRONQ_HISTORY=never" 64 "" 'cronq: error: invalid value "never" for CRONQ_HISTORY: must be all or errors'
 cronq_in '{"type": "noop"}
 {"type": "noop", "history": "none"}' enqueue --jsonl
 expect "--jsonl: a bad history names its line" 65 "" 'cronq: error: line 2: invalid history policy "none": must be all or errors'
@@ -54,7 +54,7 @@ match "SQL enqueue_job refuses a bad policy" 'invalid history policy "Errors"' "
 out=$(q "insert into cronq.jobs (type, history) values ('noop', 'some')" 2>&1)
 match "the table refuses a bad policy" 'jobs_history_check' "$out"
 cronq schedule add s1 '* * * * *' noop --history sometimes
-expect "schedule add --history sometimes" 65 "" 'cronq: error: invalid history policy "sometimes": must be all or errors'
+expect "schedule add --history sometimes" 64 "" 'cronq: error: invalid value "sometimes" for --history: must be all or errors'
 cronq schedule add s1 '* * * * *' noop --keep 0
 expect "schedule add --keep 0" 64 "" 'cronq: error: invalid value "0" for --keep: must be an integer from 1 to 10000'
 cronq schedule add s1 '* * * * *' noop --keep many

@@ -33,7 +33,7 @@ done
 cronq list extra
 expect "list: stray argument" 64 "" $'cronq: error: too many command-line arguments (first is "extra")\nTry "cronq list --help" for more information.'
 cronq show
-expect "show: no id" 64 "" $'cronq: error: missing required argument\nTry "cronq show --help" for more information.'
+expect "show: no id" 64 "" $'cronq: error: missing required argument ID\nTry "cronq show --help" for more information.'
 cronq show 1 2
 expect "show: two ids" 64 "" $'cronq: error: too many command-line arguments (first is "2")\nTry "cronq show --help" for more information.'
 cronq show abc
@@ -51,7 +51,7 @@ expect "retry: --type without --dead" 64 "" $'cronq: error: --type and --queue g
 cronq backfill noop --from 2026-01-01
 expect "backfill: no --to" 64 "" $'cronq: error: --from and --to are required\nTry "cronq backfill --help" for more information.'
 cronq backfill --from 2026-01-01 --to 2026-01-02
-expect "backfill: no type" 64 "" $'cronq: error: missing required argument\nTry "cronq backfill --help" for more information.'
+expect "backfill: no type" 64 "" $'cronq: error: missing required argument TYPE\nTry "cronq backfill --help" for more information.'
 cronq backfill --schedule s noop --from 2026-01-01 --to 2026-01-02
 expect "backfill: --schedule and a type" 64 "" $'cronq: error: too many command-line arguments (first is "noop")\nTry "cronq backfill --help" for more information.'
 cronq backfill --schedule s --payload '{}' --from 2026-01-01 --to 2026-01-02

@@ -21,7 +21,7 @@ gone() { [ ! -e /proc/$1 ] || grep -q '^State:.*Z' /proc/$1/status 2>/dev/null; 
 cronq wait --help
 match "wait --help" "Usage:.*cronq wait ID\\.\\.\\. \\[OPTION\\]\\.\\.\\..*--timeout DURATION.*--json" "$(tr '\n' ' ' <<<"$OUT")"
 cronq wait
-expect "no id" 64 "" $'cronq: error: missing required argument\nTry "cronq wait --help" for more information.'
+expect "no id" 64 "" $'cronq: error: missing required argument ID\nTry "cronq wait --help" for more information.'
 cronq wait 1 --timeout soon
 expect "bad timeout" 64 "" 'cronq: error: invalid value "soon" for --timeout: invalid duration "soon": expected a number at "soon"
 cronq: hint: A duration is numbers with units (ms, s, m, h, d, w or their words), largest first: 90s, 1h30m, 1.5h, "2 hours 30 minutes".'
