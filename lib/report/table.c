@@ -108,15 +108,38 @@ table_fit(size_t *width, const size_t *floor, int ncols, unsigned shrink, size_t
 	return total;
 }
 
+/*
+ * Whether a spreadsheet would read CSV cell s as a formula: it starts with
+ * = + - or @ and is not a number (nor the "-" that stands for none).
+ */
+static bool
+formula_like(const char *s)
+{
+	const char *p = s;
+
+	if (strchr("=+-@", *s) == NULL || *s == '\0' || strcmp(s, "-") == 0)
+		return false;
+	if (*p == '-' || *p == '+')
+		p++;
+	p += strspn(p, "0123456789");
+	if (*p == '.' && p > s + 1)
+		p += 1 + strspn(p + 1, "0123456789");
+	return *p != '\0' || p == s + 1;
+}
+
 void
 table_csv_field(buf *out, const char *s)
 {
 	char *shown = utf8_printable(s, true);
+	/* an author's "=HYPERLINK(…)" shown as text, not run by whoever opens the file */
+	const char *mark = formula_like(shown) ? "'" : "";
 
-	if (strpbrk(shown, ",\"\n") == NULL)
+	if (strpbrk(shown, ",\"\n") == NULL) {
+		buf_puts(out, mark);
 		buf_puts(out, shown);
-	else {
+	} else {
 		buf_putc(out, '"');
+		buf_puts(out, mark);
 		for (const char *p = shown; *p; p++) {
 			if (*p == '"')
 				buf_putc(out, '"');

@@ -237,6 +237,18 @@ static const struct {
 	{"cr\r", "cr "},
 	{"tab\tgoes", "tab goes"},
 	{"esc \x1b[2J, c1 \xc2\x9b, rlo \xe2\x80\xae", "\"esc \\x1b[2J, c1 \\x9b, rlo \\u202e\""},
+	/* what a spreadsheet would run as a formula is shown as text; numbers and "-" are not */
+	{"=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\""},
+	{"+1+2", "'+1+2"},
+	{"-2+3", "'-2+3"},
+	{"@SUM(A1)", "'@SUM(A1)"},
+	{"-cmd", "'-cmd"},
+	{"+", "'+"},
+	{"-5", "-5"},
+	{"+7", "+7"},
+	{"-1.25", "-1.25"},
+	{"-", "-"},
+	{"a=b", "a=b"},
 };
 
 static void
