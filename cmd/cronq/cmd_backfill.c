@@ -187,7 +187,7 @@ cmd_backfill(int argc, char **argv)
 	}
 	/* THEN_PAYLOAD: one more positional argument, with --then only. */
 	if (a.schedule) {
-		if ((rc = cli_check_args("backfill", "TYPE", argc, argv, first, 0, a.then.type ? 1 : 0)) != 0)
+		if ((rc = cli_check_args("backfill", NULL, argc, argv, first, 0, a.then.type ? 1 : 0)) != 0)
 			return rc;
 		if (a.job_option[0])
 			return cli_usage_error("backfill", "%s cannot be used with --schedule: a schedule's jobs take its own settings",

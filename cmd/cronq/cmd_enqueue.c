@@ -221,7 +221,7 @@ enqueue_main(enqueue_args *a, int argc, char **argv)
 		return 0;
 	}
 	if (a->jsonl) {
-		if ((rc = cli_check_args("enqueue", "TYPE", argc, argv, first, 0, 0)) != 0)
+		if ((rc = cli_check_args("enqueue", NULL, argc, argv, first, 0, 0)) != 0)
 			return rc;
 		if (a->per_job_option)
 			return cli_usage_error("enqueue", "--jsonl takes every job's fields from its line, not from options");
