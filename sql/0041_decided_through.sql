@@ -18,10 +18,17 @@
 -- on. Binaries of 41 on look for a schedule's occurrences only after it
 -- (at the schedule's offset now), whichever next run or write they plan
 -- from; so a next run moved back over a decided fire time decides nothing
--- again either (it gave a second ledger row). A fire time never decided
--- (one a next run moved forward passed over, or one before the schedule
--- existed) is not held back by it. Existing schedules start from their
--- next run: what comes before it is decided, or was never due.
+-- again either (it gave a second ledger row), while the fire times after
+-- it that are due are decided as any (catch-up applying). Existing
+-- schedules start from their next run or now, whichever is earlier: what
+-- comes before it is decided or was passed over (a next run in the
+-- future, even one postponed by hand, holds back nothing after now:
+-- helper-81).
+--
+-- A rename changes the offset too (the name is hashed): like a change of
+-- the spread alone, it now moves the next run to the same fire time's new
+-- instant, where the fire times whose new instant came earlier were
+-- passed over (helper-81).
 --
 -- Binaries of 25 to 40 call the eight-array materialise(), which now
 -- leaves decided_through as it is; they plan as before.
@@ -31,9 +38,17 @@ alter table cronq.schedules add column if not exists decided_through timestamptz
 comment on column cronq.schedules.decided_through is
     'the newest fire time a wake decided (enqueued, skipped or refused), without the spread''s offset: no fire time up to it is decided again';
 
+-- An instant of years 1 to 9999, as every time of a schedule (0037): the
+-- wake turns it into an epoch second. Only the owner and admins write it.
+alter table cronq.schedules drop constraint if exists schedules_decided_through_check;
+alter table cronq.schedules add constraint schedules_decided_through_check
+    check (decided_through >= '0001-01-01 00:00:00+00' and decided_through < '10000-01-01 00:00:00+00');
+
 update cronq.schedules s
-set decided_through = s.next_run_at - make_interval(secs => cronq.fire_offset(s.name, s.spread) + 1)
-where s.decided_through is null and s.next_run_at is not null;
+set decided_through = least(s.next_run_at, now())
+                      - make_interval(secs => cronq.fire_offset(s.name, s.spread) + 1)
+where s.decided_through is null and s.next_run_at is not null
+  and s.next_run_at > '0001-01-02 00:00:00+00';
 
 -- The runner's materialisation, as 0016 wrote it, and each due schedule's
 -- newest fire time decided (p_through, aligned with p_sched; null: none
@@ -110,18 +125,20 @@ $$;
 revoke execute on function cronq.materialise(text[], timestamptz[], text[], timestamptz[],
                                              text[], timestamptz[], text[], text[]) from public;
 
--- A write that plans a schedule at a fire time already decided (the CLI's
--- `schedule add --replace` plans a new expression from now, at the new
--- spread's offset; a role may move its next run back within the minute)
--- leaves it unplanned instead: the wake plans it from the write, after
--- what is decided, and next_run_at never shows an instant that will not
--- run. Named to run after schedules_guard (which may shift or clear the
--- next run) and before schedules_unplanned (which stamps the write's
--- moment). Its WHEN is false for the wake's own writes but for schedules
--- whose period is shorter than their spread: a next fire time after
--- decided_through is more than decided_through plus the offset, which is
--- less than the spread.
-create or replace function cronq.schedules_replanned() returns trigger
+-- A write that changes when a schedule fires (its expression, zone,
+-- anchor, spread or name) and plans it, in the same statement, at a fire
+-- time already decided (the CLI's `schedule add --replace` plans a new
+-- expression from now, at the new spread's offset) leaves it unplanned
+-- instead: the wake plans it from the write, after what is decided, and
+-- next_run_at does not show an instant that will not run. A write of the
+-- next run alone is left as it is: moved back on an overdue schedule, it
+-- keeps the fire times after decided_through that are due (the wake
+-- decides them, and none before; helper-81). Named to run after
+-- schedules_times and schedules_times_past (which refuse a time out of
+-- range, or too far back for a role, whatever this one would do) and
+-- before schedules_unplanned (which stamps the write's moment). The
+-- wake's own writes change none of the columns it looks at.
+create or replace function cronq.schedules_undecided() returns trigger
 language plpgsql set search_path = pg_catalog, pg_temp as $$
 begin
     if new.next_run_at - make_interval(secs => cronq.fire_offset(new.name, new.spread))
@@ -132,8 +149,71 @@ begin
 end
 $$;
 
-drop trigger if exists schedules_replanned on cronq.schedules;
-create trigger schedules_replanned
-    before update of next_run_at, spread, cron, timezone, anchor, name on cronq.schedules
-    for each row when (new.next_run_at <= new.decided_through + coalesce(new.spread, interval '0'))
-    execute function cronq.schedules_replanned();
+drop trigger if exists schedules_undecided on cronq.schedules;
+create trigger schedules_undecided
+    before update of cron, timezone, anchor, spread, name on cronq.schedules
+    for each row when (new.next_run_at is not null and new.decided_through is not null
+                       and (new.cron, new.timezone, new.anchor, new.spread, new.name)
+                           is distinct from (old.cron, old.timezone, old.anchor, old.spread, old.name))
+    execute function cronq.schedules_undecided();
+
+-- schedules_guard as 0023 wrote it, a rename taken as a change of the
+-- spread alone: the next run moves to the same fire time at the new
+-- name's offset (the expression, zone and anchor unchanged).
+create or replace function cronq.schedules_guard() returns trigger
+language plpgsql set search_path = pg_catalog, pg_temp as $$
+declare
+    msg text;
+begin
+    if tg_op = 'INSERT' then
+        if new.created_by is null or (new.created_by <> current_user::text
+                                   and not cronq.may_act_for_others(tg_relid)) then
+            new.created_by := current_user;
+        end if;
+    elsif not cronq.may_act_for_others(tg_relid) then
+        if new.created_by is distinct from old.created_by then
+            raise exception 'only a superuser may change created_by' using errcode = '42501';
+        end if;
+        if new.hooks is distinct from old.hooks and old.created_by <> current_user::text then
+            raise exception 'schedule "%": only its author, %, may change its hooks', old.name,
+                old.created_by using errcode = '42501';
+        end if;
+        -- Whoever changes what a schedule's jobs do becomes its author;
+        -- changing when they run (an admin fixing a zone) does not make
+        -- the author's SQL run as the editor.
+        if (new.type, new.payload) is distinct from (old.type, old.payload)
+           and old.created_by <> current_user::text then
+            new.created_by := current_user;
+            new.hooks := null;
+        end if;
+    end if;
+    if tg_op = 'INSERT' or (new.cron, new.timezone, new.anchor, new.spread, new.name)
+                            is distinct from (old.cron, old.timezone, old.anchor, old.spread, old.name) then
+        msg := coalesce(cronq.cron_error(new.cron), cronq.zone_error(new.timezone));
+        if msg is null and new.anchor is not null and not cronq.is_every(new.cron) then
+            msg := format('an anchor applies only to @every expressions, not to "%s"', left(new.cron, 64));
+        end if;
+        if msg is not null then
+            raise exception 'schedule "%": %', new.name, msg using errcode = '22023';
+        end if;
+        if tg_op = 'UPDATE' and new.next_run_at is not distinct from old.next_run_at then
+            if (new.cron, new.timezone, new.anchor)
+               is not distinct from (old.cron, old.timezone, old.anchor) then
+                -- The spread or the name: the next occurrence not yet
+                -- decided is the same fire time, due at its new offset.
+                new.next_run_at := old.next_run_at
+                    - make_interval(secs => cronq.fire_offset(old.name, old.spread))
+                    + make_interval(secs => cronq.fire_offset(new.name, new.spread));
+            else
+                new.next_run_at := null;
+            end if;
+        end if;
+    end if;
+    if tg_op = 'INSERT' or new.type is distinct from old.type
+       or new.payload is distinct from old.payload then
+        perform cronq.check_task(new.type, new.payload, new.created_by);
+    end if;
+    new.updated_at := now();
+    return new;
+end
+$$;

@@ -489,6 +489,7 @@ CREATE TABLE cronq.schedules (
     CONSTRAINT schedules_anchor_check CHECK (((anchor >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (anchor <= '9999-12-31 23:59:59+00'::timestamp with time zone))),
     CONSTRAINT schedules_catchup_check CHECK ((catchup = ANY (ARRAY['latest'::text, 'all'::text, 'skip'::text]))),
     CONSTRAINT schedules_cron_check CHECK (((cron <> ''::text) AND (length(cron) <= 1000))),
+    CONSTRAINT schedules_decided_through_check CHECK (((decided_through >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (decided_through < '10000-01-01 00:00:00+00'::timestamp with time zone))),
     CONSTRAINT schedules_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
     CONSTRAINT schedules_keep_check CHECK (((keep >= 1) AND (keep <= 10000))),
     CONSTRAINT schedules_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
@@ -2799,8 +2800,8 @@ begin
             new.hooks := null;
         end if;
     end if;
-    if tg_op = 'INSERT' or (new.cron, new.timezone, new.anchor, new.spread)
-                            is distinct from (old.cron, old.timezone, old.anchor, old.spread) then
+    if tg_op = 'INSERT' or (new.cron, new.timezone, new.anchor, new.spread, new.name)
+                            is distinct from (old.cron, old.timezone, old.anchor, old.spread, old.name) then
         msg := coalesce(cronq.cron_error(new.cron), cronq.zone_error(new.timezone));
         if msg is null and new.anchor is not null and not cronq.is_every(new.cron) then
             msg := format('an anchor applies only to @every expressions, not to "%s"', left(new.cron, 64));
@@ -2809,10 +2810,10 @@ begin
             raise exception 'schedule "%": %', new.name, msg using errcode = '22023';
         end if;
         if tg_op = 'UPDATE' and new.next_run_at is not distinct from old.next_run_at then
-            if (new.name, new.cron, new.timezone, new.anchor)
-               is not distinct from (old.name, old.cron, old.timezone, old.anchor) then
-                -- The spread alone: the next occurrence not yet decided
-                -- is the same fire time, due at its new offset.
+            if (new.cron, new.timezone, new.anchor)
+               is not distinct from (old.cron, old.timezone, old.anchor) then
+                -- The spread or the name: the next occurrence not yet
+                -- decided is the same fire time, due at its new offset.
                 new.next_run_at := old.next_run_at
                     - make_interval(secs => cronq.fire_offset(old.name, old.spread))
                     + make_interval(secs => cronq.fire_offset(new.name, new.spread));
@@ -2899,25 +2900,6 @@ end
 $$;
 
 ALTER FUNCTION cronq.schedules_name_check() OWNER TO postgres;
-
---
--- Name: schedules_replanned(); Type: FUNCTION; Schema: cronq; Owner: postgres
---
-
-CREATE FUNCTION cronq.schedules_replanned() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-begin
-    if new.next_run_at - make_interval(secs => cronq.fire_offset(new.name, new.spread))
-       <= new.decided_through then
-        new.next_run_at := null;
-    end if;
-    return new;
-end
-$$;
-
-ALTER FUNCTION cronq.schedules_replanned() OWNER TO postgres;
 
 --
 -- Name: schedules_run_now(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -3028,6 +3010,25 @@ end
 $$;
 
 ALTER FUNCTION cronq.schedules_times_past() OWNER TO postgres;
+
+--
+-- Name: schedules_undecided(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.schedules_undecided() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    if new.next_run_at - make_interval(secs => cronq.fire_offset(new.name, new.spread))
+       <= new.decided_through then
+        new.next_run_at := null;
+    end if;
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.schedules_undecided() OWNER TO postgres;
 
 --
 -- Name: schedules_unplanned(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -3898,12 +3899,6 @@ CREATE TRIGGER schedules_queue_rename BEFORE UPDATE OF queue ON cronq.schedules 
 CREATE TRIGGER schedules_remove AFTER INSERT OR UPDATE OF removed ON cronq.schedules FOR EACH ROW WHEN (new.removed) EXECUTE FUNCTION cronq.remove_row();
 
 --
--- Name: schedules schedules_replanned; Type: TRIGGER; Schema: cronq; Owner: postgres
---
-
-CREATE TRIGGER schedules_replanned BEFORE UPDATE OF next_run_at, spread, cron, timezone, anchor, name ON cronq.schedules FOR EACH ROW WHEN ((new.next_run_at <= (new.decided_through + COALESCE(new.spread, '00:00:00'::interval)))) EXECUTE FUNCTION cronq.schedules_replanned();
-
---
 -- Name: schedules schedules_run_now; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
@@ -3926,6 +3921,12 @@ CREATE TRIGGER schedules_times BEFORE INSERT OR UPDATE OF next_run_at, spread ON
 --
 
 CREATE TRIGGER schedules_times_past BEFORE INSERT OR UPDATE OF next_run_at ON cronq.schedules FOR EACH ROW WHEN ((new.next_run_at < (clock_timestamp() - '00:01:00'::interval))) EXECUTE FUNCTION cronq.schedules_times_past();
+
+--
+-- Name: schedules schedules_undecided; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER schedules_undecided BEFORE UPDATE OF cron, timezone, anchor, spread, name ON cronq.schedules FOR EACH ROW WHEN (((new.next_run_at IS NOT NULL) AND (new.decided_through IS NOT NULL) AND (((((new.cron IS DISTINCT FROM old.cron) OR (new.timezone IS DISTINCT FROM old.timezone)) OR (new.anchor IS DISTINCT FROM old.anchor)) OR (new.spread IS DISTINCT FROM old.spread)) OR (new.name IS DISTINCT FROM old.name)))) EXECUTE FUNCTION cronq.schedules_undecided();
 
 --
 -- Name: schedules schedules_unplanned; Type: TRIGGER; Schema: cronq; Owner: postgres

@@ -204,7 +204,7 @@ schedule_add(PGconn *conn, const schedule_def *d, bool replace, bool *replaced, 
 		 * changed alone: the same fire time at its new offset); else it is
 		 * planned from now, or, should that name a fire time already
 		 * decided (a new spread's offset), left to the wake, which plans
-		 * it after them (the schedules_replanned trigger).
+		 * it after them (the schedules_undecided trigger).
 		 */
 		buf_puts(&sql, " on conflict (name) do update set");
 		for (int i = 1; i < NCOLS; i++)
@@ -421,7 +421,8 @@ schedule_upcoming(PGconn *conn, const char *name, int64_t count, int64_t **times
 		" floor(extract(epoch from s.anchor))::bigint,"
 		" coalesce(floor(extract(epoch from s.spread)), 0)::bigint,"
 		" p.key is not null, floor(extract(epoch from p.paused_at))::bigint,"
-		" floor(extract(epoch from p.until))::bigint, s.enabled"
+		" floor(extract(epoch from p.until))::bigint, s.enabled,"
+		" floor(extract(epoch from s.decided_through))::bigint"
 		" from cronq.schedules s left join cronq.pauses p on p.schedule = s.name"
 		" where s.name = $1";
 	PGresult *res = pg_exec(conn, sql, 1, (const char *[]) {name}, PG_MAYBE_ONE, err);
@@ -455,6 +456,9 @@ schedule_upcoming(PGconn *conn, const char *name, int64_t count, int64_t **times
 		PQclear(res);
 		return rc;
 	}
+	/* none at or before the newest fire time decided: the wake will not decide it again */
+	if (!PQgetisnull(res, 0, 9) && t < strtoll(PQgetvalue(res, 0, 9), NULL, 10) + clock.offset)
+		t = strtoll(PQgetvalue(res, 0, 9), NULL, 10) + clock.offset;
 	if (zone)
 		*zone = xstrdup(def.zone);
 	*times = xcalloc((size_t) count + 1, sizeof **times);

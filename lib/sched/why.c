@@ -53,6 +53,9 @@ static const char fire_sql[] =
 	"    as paused_then,"
 	"  $2::timestamptz > now() as future,"
 	"  s.next_run_at is null or s.next_run_at <= $2::timestamptz as undecided,"
+	/* at or before the newest fire time a wake decided (the schedule's times changed since) */
+	"  $2::timestamptz - make_interval(secs => cronq.fire_offset(s.name, s.spread)) <= s.decided_through"
+	"    as decided_before, " UTC("s.decided_through") " as decided_through,"
 	"  " UTC("w.before") " as wake_before, " UTC("w.after") " as wake_after,"
 	/* a gap the wakes kept can tell of: none in the 2 minutes after the fire time */
 	"  w.before is not null and coalesce(w.after, now()) > $2::timestamptz + interval '2 minutes' as gap,"
@@ -202,7 +205,14 @@ decided(const PGresult *r, const char *decision, char *out, size_t len)
 static void
 undecided(const PGresult *r, const char **decision, char *out, size_t len)
 {
-	if (flag(r, "future")) {
+	/* not due yet, or due and not decided: unless a wake decided it at its former instant */
+	bool passed = flag(r, "decided_before") && (flag(r, "future") || flag(r, "undecided"));
+
+	if (passed && !flag(r, "disabled_now") && !flag(r, "paused_then")) {
+		*decision = "decided_before";
+		say(out, len, "will not run: the fire times up to %s were decided already, "
+			"before the schedule's times changed", col(r, "decided_through"));
+	} else if (flag(r, "future")) {
 		*decision = "not_due";
 		say(out, len, "not due yet");
 	} else if (flag(r, "by_key")) {

@@ -252,6 +252,13 @@ q "update cronq.schedules set cron = '@every 1d', spread = '1 day' where name = 
 "$CRONQ" run --queue none-such 2>/dev/null
 eq "respread: expression and spread changed together, the next day's fire time at the new offset" "true|1|1" \
     "$(q "select (next_run_at = timestamptz '$anchor' + interval '1 day' + make_interval(secs => $off)) || '|' || (select count(*) from cronq.jobs where schedule = 'respread') || '|' || (select count(*) from cronq.occurrences where schedule = 'respread') from cronq.schedules where name = 'respread'")"
+# What is decided already is neither listed nor explained as to come.
+cronq schedule next respread --count 1
+eq "respread: schedule next lists the next day's fire time, not the one decided" \
+    "$(q "select to_char((timestamptz '$anchor' + interval '1 day' + make_interval(secs => $off)) at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")" "$OUT"
+cronq why respread --at "$(q "select to_char((timestamptz '$anchor' + make_interval(secs => $off)) at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")" --json
+eq "respread: why the decided fire time's new instant will not run" "decided_before" \
+    "$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["decision"])' "$OUT")"
 cronq schedule add respread '@every 1d' noop --anchor "$anchor" --overlap allow --catchup latest --replace
 cronq schedule add respread '@every 24h' noop --anchor "$anchor" --overlap allow --catchup latest --spread 1d --replace
 expect "respread: --replace with another expression and a spread" 0 "" ""
@@ -265,8 +272,6 @@ eq "respread: after --replace too, the next day's fire time at the new offset" "
 # skipped by catch-up).
 cronq schedule add respread '@every 24h' noop --anchor "$anchor" --overlap allow --catchup latest --replace
 q "update cronq.schedules set next_run_at = timestamptz '$anchor' - interval '1 day' where name = 'respread'"
-eq "respread: a next run written over the fire times decided is left to the wake" t \
-    "$(q "select next_run_at is null from cronq.schedules where name = 'respread'")"
 "$CRONQ" run --queue none-such 2>/dev/null
 eq "respread: a next run moved back over the fire times decided: nothing decided again" "true|1|1" \
     "$(q "select (next_run_at = timestamptz '$anchor' + interval '1 day') || '|' || (select count(*) from cronq.jobs where schedule = 'respread') || '|' || (select count(*) from cronq.occurrences where schedule = 'respread')  from cronq.schedules where name = 'respread'")"
@@ -287,6 +292,55 @@ q "update cronq.schedules set cron = '*/1 * * * *' where name = 'sp-minute'"
 "$CRONQ" run --queue none-such 2>/dev/null
 eq "sp-minute: rewritten, planned at the next minute's instant" "true|1" \
     "$(q "select (next_run_at <= now() + interval '61 seconds') || '|' || (select count(*) from cronq.jobs where schedule = 'sp-minute') from cronq.schedules where name = 'sp-minute'")"
+
+# A next run moved back on an overdue schedule: the fire times after the
+# newest decided are decided (catch-up all), none before it (helper-81: it
+# was left unplanned, then planned from the write, and those were lost).
+# The wake of three minutes ago is made by hand: the minutes since undone.
+clear_of_minute_end 15
+cronq schedule add ov '* * * * *' noop --catchup all --overlap allow
+q "update cronq.schedules set next_run_at = date_trunc('minute', now()) - interval '5 minutes' where name = 'ov'"
+"$CRONQ" run --queue none-such 2>/dev/null
+q "delete from cronq.jobs where schedule = 'ov' and scheduled_for > date_trunc('minute', now()) - interval '3 minutes';
+   delete from cronq.occurrences where schedule = 'ov' and fire_at > date_trunc('minute', now()) - interval '3 minutes';
+   update cronq.schedules set decided_through = date_trunc('minute', now()) - interval '3 minutes',
+       next_run_at = date_trunc('minute', now()) - interval '2 minutes' where name = 'ov'" >/dev/null
+before=$(q "select count(*) from cronq.occurrences where schedule = 'ov'")
+q "update cronq.schedules set next_run_at = date_trunc('minute', now()) - interval '10 minutes' where name = 'ov'"
+"$CRONQ" run --queue none-such 2>/dev/null
+eq "ov: moved back, the three minutes since the last decided are decided, none before twice" "$((before + 3))|$((before + 3))|3" \
+    "$(q "select count(*) || '|' || count(distinct fire_at) || '|' || (select count(*) from cronq.jobs where schedule = 'ov' and scheduled_for > date_trunc('minute', now()) - interval '3 minutes') from cronq.occurrences where schedule = 'ov'")"
+
+# A rename changes the offset (the name is hashed): the next run moves to
+# the same fire time at the new name's offset, as for the spread changed
+# alone; the fire times whose new instant has passed are due (catch-up
+# all). ren-from's offset in an hour is 2,293 s, ren-to's 4 s.
+cronq schedule add ren-from '* * * * *' noop --spread 1h --catchup all --overlap allow
+q "update cronq.schedules set next_run_at = date_trunc('minute', now() - interval '2293 seconds') + interval '2293 seconds' where name = 'ren-from'"
+"$CRONQ" run --queue none-such 2>/dev/null
+next=$(q "select next_run_at from cronq.schedules where name = 'ren-from'")
+q "update cronq.schedules set name = 'ren-to' where name = 'ren-from'"
+eq "rename: the next run moves to the same fire time's new offset" t \
+    "$(q "select next_run_at = timestamptz '$next' - interval '2293 seconds' + interval '4 seconds' from cronq.schedules where name = 'ren-to'")"
+"$CRONQ" run --queue none-such 2>/dev/null
+eq "rename: the fire times come due at their new instants are decided (not passed over)" t \
+    "$(q "select count(*) >= 30 and count(*) = count(distinct scheduled_for) from cronq.jobs where schedule = 'ren-to'")"
+
+# decided_through is an instant of years 1 to 9999 (the wake makes it an
+# epoch second: 'infinity' stopped every runner's wake).
+out=$("$PSQL" -XAtq -c "update cronq.schedules set decided_through = 'infinity' where name = 'ov'" 2>&1)
+match "decided_through: infinity refused" 'schedules_decided_through_check' "$out"
+
+# The migration's first value is the next run or now, whichever is
+# earlier (less the offset): a next run in the future, even one postponed
+# by hand, holds back nothing after now (helper-81).
+q "update cronq.schedules set decided_through = null, next_run_at = now() + interval '200 days' where name = 'ov'"
+"$PSQL" -XAtq -v ON_ERROR_STOP=1 -f "$(dirname "$0")/../../sql/0041_decided_through.sql" >/dev/null 2>&1
+eq "migration 41 again: decided_through of a postponed schedule is before now" t \
+    "$(q "select decided_through < now() and decided_through > now() - interval '1 minute' from cronq.schedules where name = 'ov'")"
+q "update cronq.schedules set next_run_at = date_trunc('minute', now()) + interval '1 minute' where name = 'ov'"
+eq "and its next run brought back to the next minute stays there" t \
+    "$(q "select next_run_at = date_trunc('minute', now()) + interval '1 minute' from cronq.schedules where name = 'ov'")"
 
 # A schedule replaced with the same times keeps its plan, even an overdue
 # one (planned from now, the fire time due was passed over).

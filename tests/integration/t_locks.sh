@@ -218,7 +218,7 @@ eq "the dependant is settled by a later wake (one parent done, one queued)" "blo
 q "truncate cronq.jobs, cronq.job_runs, cronq.occurrences" >/dev/null
 for i in 1 2 3 4 5; do as mallory schedule add "m-p$i" '* * * * *' noop; done
 q "update cronq.schedules set enabled = true, next_run_at = date_trunc('minute', now()) - interval '1 minute'
-   where name like 'm-p%' or name = 'app-due'" >/dev/null
+   where name like 'm-p%' or name = 'app-due'; update cronq.schedules set decided_through = null where name = 'app-due'" >/dev/null
 asq mallory "begin;
     insert into cronq.jobs (type, payload, idempotency_key, schedule, scheduled_for)
     select 'noop', '{}', 'schedule:' || s.name || ':' || to_char(f at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),
