@@ -30,6 +30,12 @@
 -- instant, where the fire times whose new instant came earlier were
 -- passed over (helper-81).
 --
+-- A role's next run may not go back to more than a minute before the
+-- clock (0040): that now compares fire times, so that a replace lowering
+-- the spread of an overdue schedule (the same fire time, earlier) is not
+-- refused (helper-82); and a rename's move of the next run is held to the
+-- years 1 to 9999 as any.
+--
 -- Binaries of 25 to 40 call the eight-array materialise(), which now
 -- leaves decided_through as it is; they plan as before.
 -- compatible-from: 25
@@ -127,17 +133,19 @@ revoke execute on function cronq.materialise(text[], timestamptz[], text[], time
 
 -- A write that changes when a schedule fires (its expression, zone,
 -- anchor, spread or name) and plans it, in the same statement, at a fire
--- time already decided (the CLI's `schedule add --replace` plans a new
--- expression from now, at the new spread's offset) leaves it unplanned
--- instead: the wake plans it from the write, after what is decided, and
--- next_run_at does not show an instant that will not run. A write of the
--- next run alone is left as it is: moved back on an overdue schedule, it
--- keeps the fire times after decided_through that are due (the wake
--- decides them, and none before; helper-81). Named to run after
--- schedules_times and schedules_times_past (which refuse a time out of
--- range, or too far back for a role, whatever this one would do) and
--- before schedules_unplanned (which stamps the write's moment). The
--- wake's own writes change none of the columns it looks at.
+-- time already decided, still to come (the CLI's `schedule add --replace`
+-- plans a new expression from now, at the new spread's offset), leaves it
+-- unplanned instead: the wake plans it from the write, after what is
+-- decided, and next_run_at does not show an instant that will not run. A
+-- next run already due is left as it is, whatever moved it there (a write
+-- of the next run alone, or a move back then a change of the spread or
+-- name): the wake decides the fire times after decided_through that are
+-- due, and none before (helper-81, helper-82); planned from the write,
+-- those were lost. Named to run after schedules_times and
+-- schedules_times_past (which refuse a time out of range, or too far back
+-- for a role, whatever this one would do) and before schedules_unplanned
+-- (which stamps the write's moment). The wake's own writes change none of
+-- the columns it looks at.
 create or replace function cronq.schedules_undecided() returns trigger
 language plpgsql set search_path = pg_catalog, pg_temp as $$
 begin
@@ -152,7 +160,7 @@ $$;
 drop trigger if exists schedules_undecided on cronq.schedules;
 create trigger schedules_undecided
     before update of cron, timezone, anchor, spread, name on cronq.schedules
-    for each row when (new.next_run_at is not null and new.decided_through is not null
+    for each row when (new.next_run_at > now() and new.decided_through is not null
                        and (new.cron, new.timezone, new.anchor, new.spread, new.name)
                            is distinct from (old.cron, old.timezone, old.anchor, old.spread, old.name))
     execute function cronq.schedules_undecided();
@@ -215,5 +223,41 @@ begin
     end if;
     new.updated_at := now();
     return new;
+end
+$$;
+
+-- The years 1 to 9999 (0037) hold for a next run a rename moves too
+-- (helper-82: a next run in year 9999 renamed went past it).
+drop trigger if exists schedules_times on cronq.schedules;
+create trigger schedules_times before insert or update of next_run_at, spread, name on cronq.schedules
+    for each row
+    when (not (new.next_run_at >= timestamptz '0001-01-01 00:00:00+00'
+               and new.next_run_at < timestamptz '10000-01-01 00:00:00+00'))
+    execute function cronq.time_refused('next_run_at');
+
+-- A role may not move its next run back to more than a minute before the
+-- clock (0040), which is to say its next fire time: the same fire time at
+-- a smaller offset (a spread or name changed in the same statement as the
+-- next run is written, as `schedule add --replace` writes it) is no move
+-- back (helper-82: a replace that lowered the spread of an overdue
+-- schedule was refused).
+create or replace function cronq.schedules_times_past() returns trigger
+language plpgsql set search_path = pg_catalog, pg_temp as $$
+begin
+    if tg_op = 'UPDATE' and new.next_run_at >= old.next_run_at then
+        return new;
+    end if;
+    if tg_op = 'UPDATE'
+       and new.next_run_at - make_interval(secs => cronq.fire_offset(new.name, new.spread))
+           >= old.next_run_at - make_interval(secs => cronq.fire_offset(old.name, old.spread)) then
+        return new;
+    end if;
+    if cronq.may_act_for_others(tg_relid) or (select cronq.is_admin()) then
+        return new;
+    end if;
+    raise exception 'schedule "%": next_run_at % is in the past', new.name,
+        to_char(new.next_run_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+        using errcode = '22023',
+              hint = 'A role plans its schedule from now; cronq backfill --schedule writes past fire times.';
 end
 $$;

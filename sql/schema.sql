@@ -2999,6 +2999,11 @@ begin
     if tg_op = 'UPDATE' and new.next_run_at >= old.next_run_at then
         return new;
     end if;
+    if tg_op = 'UPDATE'
+       and new.next_run_at - make_interval(secs => cronq.fire_offset(new.name, new.spread))
+           >= old.next_run_at - make_interval(secs => cronq.fire_offset(old.name, old.spread)) then
+        return new;
+    end if;
     if cronq.may_act_for_others(tg_relid) or (select cronq.is_admin()) then
         return new;
     end if;
@@ -3914,7 +3919,7 @@ CREATE TRIGGER schedules_spell BEFORE INSERT OR UPDATE OF enabled, disabled_from
 -- Name: schedules schedules_times; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER schedules_times BEFORE INSERT OR UPDATE OF next_run_at, spread ON cronq.schedules FOR EACH ROW WHEN ((NOT ((new.next_run_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.next_run_at < '10000-01-01 00:00:00+00'::timestamp with time zone)))) EXECUTE FUNCTION cronq.time_refused('next_run_at');
+CREATE TRIGGER schedules_times BEFORE INSERT OR UPDATE OF next_run_at, spread, name ON cronq.schedules FOR EACH ROW WHEN ((NOT ((new.next_run_at >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (new.next_run_at < '10000-01-01 00:00:00+00'::timestamp with time zone)))) EXECUTE FUNCTION cronq.time_refused('next_run_at');
 
 --
 -- Name: schedules schedules_times_past; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -3926,7 +3931,7 @@ CREATE TRIGGER schedules_times_past BEFORE INSERT OR UPDATE OF next_run_at ON cr
 -- Name: schedules schedules_undecided; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER schedules_undecided BEFORE UPDATE OF cron, timezone, anchor, spread, name ON cronq.schedules FOR EACH ROW WHEN (((new.next_run_at IS NOT NULL) AND (new.decided_through IS NOT NULL) AND (((((new.cron IS DISTINCT FROM old.cron) OR (new.timezone IS DISTINCT FROM old.timezone)) OR (new.anchor IS DISTINCT FROM old.anchor)) OR (new.spread IS DISTINCT FROM old.spread)) OR (new.name IS DISTINCT FROM old.name)))) EXECUTE FUNCTION cronq.schedules_undecided();
+CREATE TRIGGER schedules_undecided BEFORE UPDATE OF cron, timezone, anchor, spread, name ON cronq.schedules FOR EACH ROW WHEN (((new.next_run_at > now()) AND (new.decided_through IS NOT NULL) AND (((((new.cron IS DISTINCT FROM old.cron) OR (new.timezone IS DISTINCT FROM old.timezone)) OR (new.anchor IS DISTINCT FROM old.anchor)) OR (new.spread IS DISTINCT FROM old.spread)) OR (new.name IS DISTINCT FROM old.name)))) EXECUTE FUNCTION cronq.schedules_undecided();
 
 --
 -- Name: schedules schedules_unplanned; Type: TRIGGER; Schema: cronq; Owner: postgres

@@ -210,8 +210,8 @@ undecided(const PGresult *r, const char **decision, char *out, size_t len)
 
 	if (passed && !flag(r, "disabled_now") && !flag(r, "paused_then")) {
 		*decision = "decided_before";
-		say(out, len, "will not run: the fire times up to %s were decided already, "
-			"before the schedule's times changed", col(r, "decided_through"));
+		say(out, len, "will not run: the wakes have decided or passed over every fire time up to %s",
+			col(r, "decided_through"));
 	} else if (flag(r, "future")) {
 		*decision = "not_due";
 		say(out, len, "not due yet");

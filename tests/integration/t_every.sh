@@ -311,6 +311,26 @@ q "update cronq.schedules set next_run_at = date_trunc('minute', now()) - interv
 eq "ov: moved back, the three minutes since the last decided are decided, none before twice" "$((before + 3))|$((before + 3))|3" \
     "$(q "select count(*) || '|' || count(distinct fire_at) || '|' || (select count(*) from cronq.jobs where schedule = 'ov' and scheduled_for > date_trunc('minute', now()) - interval '3 minutes') from cronq.occurrences where schedule = 'ov'")"
 
+# A next run moved back, then the spread changed: the next run, shifted
+# but still due, is left to the wake, which decides the fire times after
+# the newest decided (helper-82: it was left unplanned, planned from the
+# write, and those were lost). The wake of three minutes ago made by hand.
+clear_of_minute_end 15
+cronq schedule add ov2 '* * * * *' noop --catchup all --overlap allow --spread 1m
+q "update cronq.schedules set next_run_at = date_trunc('minute', now()) - interval '5 minutes' + make_interval(secs => cronq.fire_offset(name, spread)) where name = 'ov2'"
+"$CRONQ" run --queue none-such 2>/dev/null
+q "delete from cronq.jobs where schedule = 'ov2' and scheduled_for - make_interval(secs => cronq.fire_offset('ov2', '1 minute')) > date_trunc('minute', now()) - interval '3 minutes';
+   delete from cronq.occurrences where schedule = 'ov2' and fire_at - make_interval(secs => cronq.fire_offset('ov2', '1 minute')) > date_trunc('minute', now()) - interval '3 minutes';
+   update cronq.schedules set decided_through = date_trunc('minute', now()) - interval '3 minutes',
+       next_run_at = now() - interval '1 hour' where name = 'ov2'" >/dev/null
+before=$(q "select count(*) from cronq.occurrences where schedule = 'ov2'")
+last=$(q "select max(id) from cronq.jobs")
+q "update cronq.schedules set spread = null where name = 'ov2'"
+eq "ov2: moved back, then the spread changed: still planned" f "$(q "select next_run_at is null from cronq.schedules where name = 'ov2'")"
+"$CRONQ" run --queue none-such 2>/dev/null
+eq "ov2: the three fire times since the last decided are decided, at the new offset" "$((before + 3))|$((before + 3))|3" \
+    "$(q "select count(*) || '|' || count(distinct fire_at) || '|' || (select count(*) from cronq.jobs where schedule = 'ov2' and id > $last) from cronq.occurrences where schedule = 'ov2'")"
+
 # A rename changes the offset (the name is hashed): the next run moves to
 # the same fire time at the new name's offset, as for the spread changed
 # alone; the fire times whose new instant has passed are due (catch-up
@@ -325,6 +345,14 @@ eq "rename: the next run moves to the same fire time's new offset" t \
 "$CRONQ" run --queue none-such 2>/dev/null
 eq "rename: the fire times come due at their new instants are decided (not passed over)" t \
     "$(q "select count(*) >= 30 and count(*) = count(distinct scheduled_for) from cronq.jobs where schedule = 'ren-to'")"
+
+# A rename's move of the next run stays within the years 1 to 9999.
+cronq schedule add far '0 0 * * *' noop --spread 1d
+q "update cronq.schedules set next_run_at = '9999-12-31 23:00:00+00' where name = 'far'"
+out=$("$PSQL" -XAtq -c "update cronq.schedules set name = 'far1' where name = 'far'" 2>&1)
+eq "rename: a next run moved past year 9999 is refused" "1|far" \
+    "$(grep -c 'not a time of years 1 to 9999' <<<"$out")|$(q "select name from cronq.schedules where name like 'far%'")"
+q "delete from cronq.schedules where name = 'far'"
 
 # decided_through is an instant of years 1 to 9999 (the wake makes it an
 # epoch second: 'infinity' stopped every runner's wake).
