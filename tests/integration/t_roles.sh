@@ -423,13 +423,13 @@ eq "once that transaction ends, the late job is ended and a new one holds the ke
 # A replace that lowers the spread of an overdue schedule is no move of
 # its next fire time back (helper-82: the CLI writes next_run_at, the guard
 # moved it by the offsets' difference, and the role's write was refused).
-as app schedule add a-overdue '*/5 * * * *' noop --spread 4m
-q "update cronq.schedules set next_run_at = now() - interval '10 minutes' where name = 'a-overdue'"
-was=$(q "select next_run_at - make_interval(secs => cronq.fire_offset(name, spread)) from cronq.schedules where name = 'a-overdue'")
-as app schedule add a-overdue '*/5 * * * *' noop --spread 10s --replace
+as app schedule add a-rep '*/5 * * * *' noop --spread 4m
+q "update cronq.schedules set next_run_at = now() - interval '10 minutes' where name = 'a-rep'"
+was=$(q "select next_run_at - make_interval(secs => cronq.fire_offset(name, spread)) from cronq.schedules where name = 'a-rep'")
+as app schedule add a-rep '*/5 * * * *' noop --spread 10s --replace
 eq "app's --replace with a smaller spread of its overdue schedule: done, the same fire time" "0|t" \
-    "$RC|$(q "select next_run_at - make_interval(secs => cronq.fire_offset(name, spread)) = '$was' from cronq.schedules where name = 'a-overdue'")"
-out=$(asq app "update cronq.schedules set next_run_at = now() - interval '1 hour', spread = '20 seconds' where name = 'a-overdue'" 2>&1)
+    "$RC|$(q "select next_run_at - make_interval(secs => cronq.fire_offset(name, spread)) = '$was' from cronq.schedules where name = 'a-rep'")"
+out=$(asq app "update cronq.schedules set next_run_at = now() - interval '1 hour', spread = '20 seconds' where name = 'a-rep'" 2>&1)
 match "but a next fire time moved back by the role is still refused" 'is in the past' "$out"
 
 done_testing
