@@ -412,6 +412,17 @@ schedule_list(PGconn *conn, const char *name, cq_err *err)
 	return list;
 }
 
+/*
+ * The instant, at offset, of the newest fire time a wake decided: column
+ * col of row (decided_through as an epoch second); INT64_MIN for none.
+ * No fire time at or before it is planned or listed again.
+ */
+static int64_t
+decided_instant(const PGresult *res, int row, int col, int64_t offset)
+{
+	return PQgetisnull(res, row, col) ? INT64_MIN : strtoll(PQgetvalue(res, row, col), NULL, 10) + offset;
+}
+
 int
 schedule_upcoming(PGconn *conn, const char *name, int64_t count, int64_t **times, int64_t *n,
 				  char **zone, const char **ended, cq_err *err)
@@ -457,8 +468,8 @@ schedule_upcoming(PGconn *conn, const char *name, int64_t count, int64_t **times
 		return rc;
 	}
 	/* none at or before the newest fire time decided: the wake will not decide it again */
-	if (!PQgetisnull(res, 0, 9) && t < strtoll(PQgetvalue(res, 0, 9), NULL, 10) + clock.offset)
-		t = strtoll(PQgetvalue(res, 0, 9), NULL, 10) + clock.offset;
+	if (t < decided_instant(res, 0, 9, clock.offset))
+		t = decided_instant(res, 0, 9, clock.offset);
 	if (zone)
 		*zone = xstrdup(def.zone);
 	*times = xcalloc((size_t) count + 1, sizeof **times);
@@ -765,8 +776,8 @@ entry_fill(due_entry *d, const PGresult *res, int i, zone_cache *zones)
 	 * expression, or a next run moved back, would otherwise make a fire
 	 * time already run due at its new instant, under a new key.
 	 */
-	if (!PQgetisnull(res, i, 16) && from <= strtoll(PQgetvalue(res, i, 16), NULL, 10) + d->clock.offset)
-		from = strtoll(PQgetvalue(res, i, 16), NULL, 10) + d->clock.offset + 1;
+	if (from <= decided_instant(res, i, 16, d->clock.offset))
+		from = decided_instant(res, i, 16, d->clock.offset) + 1;
 	d->fires = xcalloc(SCHEDULE_CATCHUP_CAP, sizeof *d->fires);
 	d->why = xcalloc(SCHEDULE_CATCHUP_CAP, sizeof *d->why);
 	d->detail = xcalloc(SCHEDULE_CATCHUP_CAP, sizeof *d->detail);
