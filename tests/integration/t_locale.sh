@@ -45,6 +45,11 @@ status_of() { q "select status || '|' || coalesce(error_code, '') || '|' || atte
 holders=()
 hold() {  # hold ROLE PASSWORD N [AT_LEAST]: N sessions of ROLE tried, open until release
     local i
+    # the sessions of what ran before gone first: a backend still ending
+    # takes a slot (under ASan's load, an 8th holder once found none)
+    wait_for "the sessions before gone" 10 \
+        "select count(*) = 0 from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()" ||
+        fail "sessions left before holding: $(q "select string_agg(usename || ':' || state, ' ') from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()")"
     for i in $(seq "$3"); do
         PGPASSWORD=$2 "$PSQL" -XAtq -h "$PGHOST" -U "$1" -c "select pg_sleep(60)" >/dev/null 2>&1 &
         holders+=($!)
