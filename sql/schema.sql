@@ -48,6 +48,7 @@ CREATE TABLE cronq.jobs (
     waiting_for integer,
     result jsonb,
     hook_of bigint,
+    earlier_attempts bigint DEFAULT 0 NOT NULL,
     CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT jobs_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
     CONSTRAINT jobs_idempotency_key_check CHECK (((idempotency_key <> ''::text) AND (length(idempotency_key) <= 1000))),
@@ -961,7 +962,8 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
              j.type,
              j.schedule,
              j.queue,
-             j.enqueued_by
+             j.enqueued_by,
+             j.earlier_attempts
             FROM (o
               JOIN cronq.jobs j ON (((j.id = o.id) AND (j.id = ANY (fire_hooks.p_ids)))))
            WHERE ((j.hooks ? ('on_'::text || o.event)) AND ((o.event <> 'recover'::text) OR (o.attempt > 1) OR ((j.schedule IS NOT NULL) AND (( SELECT p.status
@@ -980,6 +982,7 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
              e.schedule,
              e.queue,
              e.enqueued_by,
+             e.earlier_attempts,
                  CASE
                      WHEN ((octet_length(COALESCE(((e.spec -> 'payload'::text))::text, ''::text)) + (regexp_count(COALESCE(((e.spec -> 'payload'::text))::text, ''::text), '\{(job_id|type|schedule|status|error)\}'::text) * (COALESCE(octet_length("left"(e.error, 2000)), 0) + 256))) <= 1048576) THEN
                      CASE
@@ -1000,6 +1003,7 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
              p.schedule,
              p.queue,
              p.enqueued_by,
+             p.earlier_attempts,
              p.payload,
                  CASE
                      WHEN (p.payload IS NULL) THEN 'its payload would pass 1 MiB once its placeholders are replaced'::text
@@ -1035,7 +1039,7 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
                              WHEN (v.why IS NULL) THEN ((((v.spec ->> 'timeout'::text))::bigint)::double precision * '00:00:01'::interval)
                              ELSE NULL::interval
                          END, '01:00:00'::interval) AS "coalesce",
-                     ((((('notify:'::text || v.id) || ':'::text) || v.attempt) || ':'::text) || v.event),
+                     ((((('notify:'::text || v.id) || ':'::text) || (v.earlier_attempts + v.attempt)) || ':'::text) || v.event),
                      v.enqueued_by,
                      now() AS now,
                      v.id
@@ -1636,6 +1640,22 @@ end
 $_$;
 
 ALTER FUNCTION cronq.jobs_link_commit() OWNER TO postgres;
+
+--
+-- Name: jobs_lives(); Type: FUNCTION; Schema: cronq; Owner: postgres
+--
+
+CREATE FUNCTION cronq.jobs_lives() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+begin
+    new.earlier_attempts := old.earlier_attempts + (old.attempts - new.attempts);
+    return new;
+end
+$$;
+
+ALTER FUNCTION cronq.jobs_lives() OWNER TO postgres;
 
 --
 -- Name: jobs_plan(); Type: FUNCTION; Schema: cronq; Owner: postgres
@@ -3074,7 +3094,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 41;
+    RETURN 42;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -3758,6 +3778,12 @@ CREATE TRIGGER jobs_hooks BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN ((new.ho
 --
 
 CREATE TRIGGER jobs_link AFTER INSERT ON cronq.jobs FOR EACH STATEMENT WHEN ((current_setting('cronq.links_left'::text, true) = 'on'::text)) EXECUTE FUNCTION cronq.jobs_link();
+
+--
+-- Name: jobs jobs_lives; Type: TRIGGER; Schema: cronq; Owner: postgres
+--
+
+CREATE TRIGGER jobs_lives BEFORE UPDATE OF attempts ON cronq.jobs FOR EACH ROW WHEN ((new.attempts < old.attempts)) EXECUTE FUNCTION cronq.jobs_lives();
 
 --
 -- Name: jobs jobs_occurrence_lock; Type: TRIGGER; Schema: cronq; Owner: postgres

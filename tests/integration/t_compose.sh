@@ -139,6 +139,22 @@ eq "{error} reached the sql hook as one literal, quotes and placeholders kept" \
     "$(q "select count(*), min(what) from public.hooklog where job = '${bad[0]}'")"
 eq "{job_id} substituted; the recover hook's {error} of a success is NULL" "8|8" \
     "$(q "select count(*), count(*) filter (where what is null) from public.hooklog where job::bigint in ($(IFS=,; echo "${flaky[*]}"))")"
+
+# An operator's retry starts the job's attempts again from 1: its new life's
+# events fire again (they had the old life's keys, and fired nothing while
+# those hook jobs were kept), numbered on over the lives.
+as app retry "${bad[1]}" >/dev/null
+eq "a role's retry: the job queued again, its earlier attempts counted" "queued|0|2" \
+    "$(q "select status || '|' || attempts || '|' || earlier_attempts from cronq.jobs where id = ${bad[1]}")"
+drain
+eq "the retried job's second life fires its hooks again, numbered on" \
+    "notify:${bad[1]}:1:failure,notify:${bad[1]}:2:dead,notify:${bad[1]}:2:failure,notify:${bad[1]}:3:failure,notify:${bad[1]}:4:dead,notify:${bad[1]}:4:failure" \
+    "$(q "select string_agg(idempotency_key, ',' order by idempotency_key) from cronq.jobs where idempotency_key like 'notify:${bad[1]}:%'")"
+eq "... each hook job run: the sql hook once per failed attempt of both lives" "dead|4" \
+    "$(q "select status from cronq.jobs where id = ${bad[1]}")|$(q "select count(*) from public.hooklog where job = '${bad[1]}'")"
+out=$(asq app "update cronq.jobs set earlier_attempts = 0 where id = ${bad[1]}" 2>&1)
+match "a role may not rewrite the count of its job's earlier attempts" 'permission denied for table jobs' "$out"
+eq "... the count as it was" 2 "$(q "select earlier_attempts from cronq.jobs where id = ${bad[1]}")"
 q "delete from cronq.jobs; delete from public.hooklog" >/dev/null
 
 # --- an sql hook's {error} cannot write SQL, even inside the author's quotes -
