@@ -11,7 +11,8 @@
 --
 -- Now cronq.jobs.earlier_attempts counts the attempts of the job's
 -- earlier lives (0 until a retry), kept by a trigger on any write that
--- lowers attempts (the retry; no role may write the column itself), and
+-- lowers attempts but a give-back (the retry; no cronq_user may write the
+-- column itself), and
 -- the key's ATTEMPT is the attempt's number over the job's whole life:
 -- earlier_attempts + attempts. A job never retried keeps the keys it had
 -- (notify:812:3:dead); the third attempt after a retry of a job dead
@@ -23,13 +24,25 @@
 -- Every statement may run again.
 
 alter table cronq.jobs add column if not exists earlier_attempts bigint not null default 0;
+-- bounded, so that the key's arithmetic in fire_hooks cannot overflow (an
+-- admin's write of a huge count would fail every outcome of the job, and
+-- leave it running: helper-83); checked without holding off the writers
+alter table cronq.jobs drop constraint if exists jobs_earlier_attempts_check;
+alter table cronq.jobs add constraint jobs_earlier_attempts_check
+    check (earlier_attempts between 0 and 1000000000000) not valid;
+alter table cronq.jobs validate constraint jobs_earlier_attempts_check;
 
 -- The attempts a write takes away are the ended life's: added to the
 -- count, so that earlier_attempts + attempts never goes back (a retry
 -- adds the attempts it resets; an admin lowering attempts by hand, what
--- it lowers them by). A trigger's write to NEW needs no column grant, so
--- a role's retry (requeue_jobs, as the invoker) keeps the count, and no
--- role can set it: cronq_user has no grant on the column.
+-- it lowers them by). But a job given back (a fair share's release, a
+-- runner's stop or --max-runtime: running to queued, the attempt not
+-- counted) lives on: its attempt was not one, and its number is the next
+-- attempt's again (helper-83: counted, it shifted a job's keys by one
+-- though it was never retried). A trigger's write to NEW needs no column
+-- grant, so a role's retry (requeue_jobs, as the invoker) keeps the
+-- count, and no cronq_user can set it: it has no grant on the column (an
+-- admin may write it, as every column).
 create or replace function cronq.jobs_lives() returns trigger
 language plpgsql set search_path = pg_catalog, pg_temp as $$
 begin
@@ -40,10 +53,12 @@ $$;
 
 drop trigger if exists jobs_lives on cronq.jobs;
 create trigger jobs_lives before update of attempts on cronq.jobs for each row
-    when (new.attempts < old.attempts)
+    when (new.attempts < old.attempts
+          and not (old.status = 'running' and new.attempts = old.attempts - 1))
     execute function cronq.jobs_lives();
 
--- As 0022's, the key's ATTEMPT counted over the job's lives.
+-- As 0022's, the key's ATTEMPT counted over the job's lives, and a
+-- schedule's look back for on_recover only in the job's first life.
 create or replace function cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts integer[],
                                             p_errors text[])
 returns bigint
@@ -73,8 +88,11 @@ begin atomic
           -- (a job of no schedule has no previous one, and the look back
           -- is one probe of jobs_schedule_ended, not a walk back through
           -- every older job of every role)
+          -- (the schedule's look back only for the first attempt of the
+          -- job's first life: a retried job that had recovered would
+          -- recover again, helper-83)
           and (o.event <> 'recover' or o.attempt > 1
-               or (j.schedule is not null
+               or (j.schedule is not null and j.earlier_attempts = 0
                    and (select p.status from cronq.jobs p
                         where p.schedule = j.schedule and p.id < j.id and p.enqueued_by = j.enqueued_by
                           and p.status in ('succeeded', 'failed', 'dead')

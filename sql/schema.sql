@@ -50,6 +50,7 @@ CREATE TABLE cronq.jobs (
     hook_of bigint,
     earlier_attempts bigint DEFAULT 0 NOT NULL,
     CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT jobs_earlier_attempts_check CHECK (((earlier_attempts >= 0) AND (earlier_attempts <= '1000000000000'::bigint))),
     CONSTRAINT jobs_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
     CONSTRAINT jobs_idempotency_key_check CHECK (((idempotency_key <> ''::text) AND (length(idempotency_key) <= 1000))),
     CONSTRAINT jobs_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
@@ -454,130 +455,61 @@ END;
 ALTER FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, hooks jsonb, depends_on bigint[]) OWNER TO postgres;
 
 --
--- Name: schedules; Type: TABLE; Schema: cronq; Owner: postgres
---
-
-CREATE TABLE cronq.schedules (
-    name text NOT NULL,
-    cron text NOT NULL,
-    timezone text DEFAULT 'UTC'::text NOT NULL,
-    type text NOT NULL,
-    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
-    queue text DEFAULT 'default'::text NOT NULL,
-    priority integer DEFAULT 0 NOT NULL,
-    max_attempts integer DEFAULT 10 NOT NULL,
-    timeout interval,
-    enabled boolean DEFAULT true NOT NULL,
-    catchup text DEFAULT 'latest'::text NOT NULL,
-    overlap text DEFAULT 'skip'::text NOT NULL,
-    next_run_at timestamp with time zone,
-    last_enqueued_at timestamp with time zone,
-    last_job_id bigint,
-    created_by text NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    start_deadline interval,
-    history text DEFAULT 'all'::text NOT NULL,
-    keep integer,
-    anchor timestamp with time zone,
-    spread interval,
-    disabled_from timestamp with time zone,
-    disabled_until timestamp with time zone,
-    hooks jsonb,
-    removed boolean DEFAULT false NOT NULL,
-    run_now text,
-    decided_through timestamp with time zone,
-    CONSTRAINT schedules_anchor_check CHECK (((anchor >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (anchor <= '9999-12-31 23:59:59+00'::timestamp with time zone))),
-    CONSTRAINT schedules_catchup_check CHECK ((catchup = ANY (ARRAY['latest'::text, 'all'::text, 'skip'::text]))),
-    CONSTRAINT schedules_cron_check CHECK (((cron <> ''::text) AND (length(cron) <= 1000))),
-    CONSTRAINT schedules_decided_through_check CHECK (((decided_through >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (decided_through < '10000-01-01 00:00:00+00'::timestamp with time zone))),
-    CONSTRAINT schedules_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
-    CONSTRAINT schedules_keep_check CHECK (((keep >= 1) AND (keep <= 10000))),
-    CONSTRAINT schedules_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
-    CONSTRAINT schedules_name_check CHECK (((name ~ '^[A-Za-z0-9_.:@-]+$'::text) AND (length(name) <= 200))),
-    CONSTRAINT schedules_overlap_check CHECK ((overlap = ANY (ARRAY['skip'::text, 'allow'::text]))),
-    CONSTRAINT schedules_queue_check CHECK (((queue <> ''::text) AND (length(queue) <= 200))),
-    CONSTRAINT schedules_run_now_check CHECK ((run_now IS NULL)),
-    CONSTRAINT schedules_spread_check CHECK ((((spread >= '00:00:00'::interval) AND (spread <= '1 day'::interval)) AND (EXTRACT(epoch FROM spread) = floor(EXTRACT(epoch FROM spread))))),
-    CONSTRAINT schedules_start_deadline_check CHECK ((start_deadline > '00:00:00'::interval)),
-    CONSTRAINT schedules_timeout_check CHECK ((timeout > '00:00:00'::interval))
-);
-
-ALTER TABLE cronq.schedules OWNER TO postgres;
-
---
--- Name: TABLE schedules; Type: COMMENT; Schema: cronq; Owner: postgres
---
-
-COMMENT ON TABLE cronq.schedules IS 'cronq schedules: named cron definitions; see cronq(1)';
-
---
--- Name: COLUMN schedules.history; Type: COMMENT; Schema: cronq; Owner: postgres
---
-
-COMMENT ON COLUMN cronq.schedules.history IS 'the history policy of the schedule''s jobs';
-
---
--- Name: COLUMN schedules.keep; Type: COMMENT; Schema: cronq; Owner: postgres
---
-
-COMMENT ON COLUMN cronq.schedules.keep IS 'purge keeps the newest keep finished jobs of the schedule whatever their age, and deletes the rest whatever their age; null: the age rules';
-
---
--- Name: COLUMN schedules.disabled_from; Type: COMMENT; Schema: cronq; Owner: postgres
---
-
-COMMENT ON COLUMN cronq.schedules.disabled_from IS 'when the schedule was last disabled (its fire times from then on are skipped, "disabled")';
-
---
--- Name: COLUMN schedules.disabled_until; Type: COMMENT; Schema: cronq; Owner: postgres
---
-
-COMMENT ON COLUMN cronq.schedules.disabled_until IS 'when it was enabled again after disabled_from (NULL while disabled)';
-
---
--- Name: COLUMN schedules.removed; Type: COMMENT; Schema: cronq; Owner: postgres
---
-
-COMMENT ON COLUMN cronq.schedules.removed IS 'set true to remove the schedule (a trigger deletes the row): how a member of cronq_user removes one';
-
---
--- Name: COLUMN schedules.decided_through; Type: COMMENT; Schema: cronq; Owner: postgres
---
-
-COMMENT ON COLUMN cronq.schedules.decided_through IS 'the newest fire time a wake decided (enqueued, skipped or refused), without the spread''s offset: no fire time up to it is decided again';
-
---
 -- Name: enqueue_occurrences(text[], timestamp with time zone[], boolean); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
 CREATE FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean) RETURNS TABLE(schedule text, job_id bigint, fire_at timestamp with time zone)
-    LANGUAGE sql
-    BEGIN ATOMIC
- INSERT INTO cronq.jobs (type, payload, queue, priority, max_attempts, timeout, idempotency_key, schedule, scheduled_for, run_at, enqueued_by, expires_at, history, hooks)  SELECT s.type,
-             s.payload,
-             s.queue,
-             s.priority,
-             s.max_attempts,
-             s.timeout,
-             ((('schedule:'::text || s.name) || ':'::text) || to_char((f.fire AT TIME ZONE 'UTC'::text), 'YYYY-MM-DD"T"HH24:MI:SS"Z"'::text)),
-             s.name,
-             f.fire,
-             f.fire,
-             s.created_by,
-                 CASE
-                     WHEN enqueue_occurrences.p_deadline THEN (f.fire + s.start_deadline)
-                     ELSE NULL::timestamp with time zone
-                 END AS "case",
-             s.history,
-             s.hooks
-            FROM (UNNEST(enqueue_occurrences.p_names, enqueue_occurrences.p_fires) f(name, fire)
-              JOIN cronq.schedules s ON ((s.name = f.name)))
-           ORDER BY f.fire
-   RETURNING jobs.schedule,
-     jobs.id,
-     jobs.scheduled_for;
-END;
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+declare
+    trusted boolean := cronq.may_act_for_others('cronq.jobs'::regclass);
+    bad record;
+begin
+    if trusted then
+        -- what jobs_guard would refuse first, in the order of the insert
+        select s.name, cronq.payload_error(s.type, s.payload) as payload_msg,
+               cronq.task_permission_error(s.type, s.created_by) as right_msg
+        into bad
+        from unnest(p_names, p_fires) as f(name, fire)
+        join cronq.schedules s on s.name = f.name
+        where cronq.payload_error(s.type, s.payload) is not null
+           or cronq.task_permission_error(s.type, s.created_by) is not null
+        order by f.fire
+        limit 1;
+        if found then
+            if bad.payload_msg is not null then
+                raise exception '%', bad.payload_msg using errcode = '22023';
+            end if;
+            raise exception '%', bad.right_msg using errcode = '42501';
+        end if;
+        perform pg_catalog.set_config('cronq.occurrences_checked', 'on', true);
+    end if;
+    return query
+    insert into cronq.jobs as j (type, payload, queue, priority, max_attempts, timeout,
+                                 idempotency_key, schedule, scheduled_for, run_at, enqueued_by,
+                                 expires_at, history, hooks)
+    select s.type, coalesce(s.payload, '{}'), coalesce(s.queue, 'default'),
+           coalesce(s.priority, 0), coalesce(s.max_attempts, 10),
+           coalesce(s.timeout, interval '1 hour'), k.key, s.name, f.fire, f.fire, s.created_by,
+           case when p_deadline then f.fire + s.start_deadline end,
+           s.history, s.hooks
+    from unnest(p_names, p_fires) as f(name, fire)
+    join cronq.schedules s on s.name = f.name
+    cross join lateral (
+        select 'schedule:' || s.name || ':'
+                   || to_char(f.fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as key) k
+    -- a key a job already has: "already enqueued", no row (as the guard
+    -- did for its writer's own jobs; another role's job holding it is
+    -- the guard's to say, for a writer it checks)
+    where not exists (select 1 from cronq.jobs h where h.idempotency_key = k.key)
+    order by f.fire
+    returning j.schedule, j.id, j.scheduled_for;
+    if trusted then
+        perform pg_catalog.set_config('cronq.occurrences_checked', '', true);
+    end if;
+end
+$$;
 
 ALTER FUNCTION cronq.enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean) OWNER TO postgres;
 
@@ -966,7 +898,7 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
              j.earlier_attempts
             FROM (o
               JOIN cronq.jobs j ON (((j.id = o.id) AND (j.id = ANY (fire_hooks.p_ids)))))
-           WHERE ((j.hooks ? ('on_'::text || o.event)) AND ((o.event <> 'recover'::text) OR (o.attempt > 1) OR ((j.schedule IS NOT NULL) AND (( SELECT p.status
+           WHERE ((j.hooks ? ('on_'::text || o.event)) AND ((o.event <> 'recover'::text) OR (o.attempt > 1) OR ((j.schedule IS NOT NULL) AND (j.earlier_attempts = 0) AND (( SELECT p.status
                     FROM cronq.jobs p
                    WHERE ((p.schedule = j.schedule) AND (p.id < j.id) AND (p.enqueued_by = j.enqueued_by) AND (p.status = ANY (ARRAY['succeeded'::text, 'failed'::text, 'dead'::text])))
                    ORDER BY p.schedule DESC, p.enqueued_by DESC, p.id DESC
@@ -2553,6 +2485,100 @@ END;
 ALTER FUNCTION cronq.requeue_jobs(p_ids bigint[]) OWNER TO postgres;
 
 --
+-- Name: schedules; Type: TABLE; Schema: cronq; Owner: postgres
+--
+
+CREATE TABLE cronq.schedules (
+    name text NOT NULL,
+    cron text NOT NULL,
+    timezone text DEFAULT 'UTC'::text NOT NULL,
+    type text NOT NULL,
+    payload jsonb DEFAULT '{}'::jsonb NOT NULL,
+    queue text DEFAULT 'default'::text NOT NULL,
+    priority integer DEFAULT 0 NOT NULL,
+    max_attempts integer DEFAULT 10 NOT NULL,
+    timeout interval,
+    enabled boolean DEFAULT true NOT NULL,
+    catchup text DEFAULT 'latest'::text NOT NULL,
+    overlap text DEFAULT 'skip'::text NOT NULL,
+    next_run_at timestamp with time zone,
+    last_enqueued_at timestamp with time zone,
+    last_job_id bigint,
+    created_by text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    start_deadline interval,
+    history text DEFAULT 'all'::text NOT NULL,
+    keep integer,
+    anchor timestamp with time zone,
+    spread interval,
+    disabled_from timestamp with time zone,
+    disabled_until timestamp with time zone,
+    hooks jsonb,
+    removed boolean DEFAULT false NOT NULL,
+    run_now text,
+    decided_through timestamp with time zone,
+    CONSTRAINT schedules_anchor_check CHECK (((anchor >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (anchor <= '9999-12-31 23:59:59+00'::timestamp with time zone))),
+    CONSTRAINT schedules_catchup_check CHECK ((catchup = ANY (ARRAY['latest'::text, 'all'::text, 'skip'::text]))),
+    CONSTRAINT schedules_cron_check CHECK (((cron <> ''::text) AND (length(cron) <= 1000))),
+    CONSTRAINT schedules_decided_through_check CHECK (((decided_through >= '0001-01-01 00:00:00+00'::timestamp with time zone) AND (decided_through < '10000-01-01 00:00:00+00'::timestamp with time zone))),
+    CONSTRAINT schedules_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
+    CONSTRAINT schedules_keep_check CHECK (((keep >= 1) AND (keep <= 10000))),
+    CONSTRAINT schedules_max_attempts_check CHECK (((max_attempts >= 1) AND (max_attempts <= 1000))),
+    CONSTRAINT schedules_name_check CHECK (((name ~ '^[A-Za-z0-9_.:@-]+$'::text) AND (length(name) <= 200))),
+    CONSTRAINT schedules_overlap_check CHECK ((overlap = ANY (ARRAY['skip'::text, 'allow'::text]))),
+    CONSTRAINT schedules_queue_check CHECK (((queue <> ''::text) AND (length(queue) <= 200))),
+    CONSTRAINT schedules_run_now_check CHECK ((run_now IS NULL)),
+    CONSTRAINT schedules_spread_check CHECK ((((spread >= '00:00:00'::interval) AND (spread <= '1 day'::interval)) AND (EXTRACT(epoch FROM spread) = floor(EXTRACT(epoch FROM spread))))),
+    CONSTRAINT schedules_start_deadline_check CHECK ((start_deadline > '00:00:00'::interval)),
+    CONSTRAINT schedules_timeout_check CHECK ((timeout > '00:00:00'::interval))
+);
+
+ALTER TABLE cronq.schedules OWNER TO postgres;
+
+--
+-- Name: TABLE schedules; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON TABLE cronq.schedules IS 'cronq schedules: named cron definitions; see cronq(1)';
+
+--
+-- Name: COLUMN schedules.history; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.schedules.history IS 'the history policy of the schedule''s jobs';
+
+--
+-- Name: COLUMN schedules.keep; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.schedules.keep IS 'purge keeps the newest keep finished jobs of the schedule whatever their age, and deletes the rest whatever their age; null: the age rules';
+
+--
+-- Name: COLUMN schedules.disabled_from; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.schedules.disabled_from IS 'when the schedule was last disabled (its fire times from then on are skipped, "disabled")';
+
+--
+-- Name: COLUMN schedules.disabled_until; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.schedules.disabled_until IS 'when it was enabled again after disabled_from (NULL while disabled)';
+
+--
+-- Name: COLUMN schedules.removed; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.schedules.removed IS 'set true to remove the schedule (a trigger deletes the row): how a member of cronq_user removes one';
+
+--
+-- Name: COLUMN schedules.decided_through; Type: COMMENT; Schema: cronq; Owner: postgres
+--
+
+COMMENT ON COLUMN cronq.schedules.decided_through IS 'the newest fire time a wake decided (enqueued, skipped or refused), without the spread''s offset: no fire time up to it is decided again';
+
+--
 -- Name: reserved_key_error(text, text, timestamp with time zone, text); Type: FUNCTION; Schema: cronq; Owner: postgres
 --
 
@@ -3094,7 +3120,7 @@ ALTER FUNCTION cronq.schema_compatible_from() OWNER TO postgres;
 
 CREATE FUNCTION cronq.schema_version() RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN 42;
+    RETURN 43;
 
 ALTER FUNCTION cronq.schema_version() OWNER TO postgres;
 
@@ -3759,7 +3785,7 @@ CREATE TRIGGER jobs_fixed BEFORE UPDATE OF hooks, depends_on, dependants, waitin
 -- Name: jobs jobs_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER jobs_guard BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN (((new.hook_of IS NULL) OR (NOT cronq.may_act_for_others(('cronq.jobs'::regclass)::oid)))) EXECUTE FUNCTION cronq.jobs_guard();
+CREATE TRIGGER jobs_guard BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN ((((new.hook_of IS NULL) AND (current_setting('cronq.occurrences_checked'::text, true) IS DISTINCT FROM 'on'::text)) OR (NOT cronq.may_act_for_others(('cronq.jobs'::regclass)::oid)))) EXECUTE FUNCTION cronq.jobs_guard();
 
 --
 -- Name: jobs jobs_guard_update; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -3783,7 +3809,7 @@ CREATE TRIGGER jobs_link AFTER INSERT ON cronq.jobs FOR EACH STATEMENT WHEN ((cu
 -- Name: jobs jobs_lives; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER jobs_lives BEFORE UPDATE OF attempts ON cronq.jobs FOR EACH ROW WHEN ((new.attempts < old.attempts)) EXECUTE FUNCTION cronq.jobs_lives();
+CREATE TRIGGER jobs_lives BEFORE UPDATE OF attempts ON cronq.jobs FOR EACH ROW WHEN (((new.attempts < old.attempts) AND (NOT ((old.status = 'running'::text) AND (new.attempts = (old.attempts - 1)))))) EXECUTE FUNCTION cronq.jobs_lives();
 
 --
 -- Name: jobs jobs_occurrence_lock; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -4281,139 +4307,6 @@ GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp w
 GRANT ALL ON FUNCTION cronq.enqueue(type text, payload jsonb, run_at timestamp with time zone, queue text, priority integer, max_attempts integer, timeout interval, key text, limit_key text, expires_at timestamp with time zone, unique_key text, replace boolean, history text, hooks jsonb, depends_on bigint[]) TO cronq_admin;
 
 --
--- Name: TABLE schedules; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT SELECT ON TABLE cronq.schedules TO cronq_user;
-GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.schedules TO cronq_admin;
-
---
--- Name: COLUMN schedules.name; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(name) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.cron; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(cron),UPDATE(cron) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.timezone; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(timezone),UPDATE(timezone) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.type; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(type),UPDATE(type) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.payload; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(payload),UPDATE(payload) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.queue; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(queue),UPDATE(queue) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.priority; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(priority),UPDATE(priority) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.max_attempts; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(max_attempts),UPDATE(max_attempts) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.timeout; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(timeout),UPDATE(timeout) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.enabled; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(enabled),UPDATE(enabled) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.catchup; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(catchup),UPDATE(catchup) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.overlap; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(overlap),UPDATE(overlap) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.next_run_at; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(next_run_at),UPDATE(next_run_at) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.start_deadline; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(start_deadline),UPDATE(start_deadline) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.history; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(history),UPDATE(history) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.keep; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(keep),UPDATE(keep) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.anchor; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(anchor),UPDATE(anchor) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.spread; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(spread),UPDATE(spread) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.hooks; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT INSERT(hooks),UPDATE(hooks) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.removed; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT UPDATE(removed) ON TABLE cronq.schedules TO cronq_user;
-
---
--- Name: COLUMN schedules.run_now; Type: ACL; Schema: cronq; Owner: postgres
---
-
-GRANT UPDATE(run_now) ON TABLE cronq.schedules TO cronq_user;
-
---
 -- Name: FUNCTION enqueue_occurrences(p_names text[], p_fires timestamp with time zone[], p_deadline boolean); Type: ACL; Schema: cronq; Owner: postgres
 --
 
@@ -4606,6 +4499,139 @@ GRANT ALL ON FUNCTION cronq.paused_keys() TO cronq_admin;
 --
 
 REVOKE ALL ON FUNCTION cronq.remove_row() FROM PUBLIC;
+
+--
+-- Name: TABLE schedules; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT SELECT ON TABLE cronq.schedules TO cronq_user;
+GRANT SELECT,INSERT,DELETE,UPDATE ON TABLE cronq.schedules TO cronq_admin;
+
+--
+-- Name: COLUMN schedules.name; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(name) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.cron; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(cron),UPDATE(cron) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.timezone; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(timezone),UPDATE(timezone) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.type; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(type),UPDATE(type) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.payload; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(payload),UPDATE(payload) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.queue; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(queue),UPDATE(queue) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.priority; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(priority),UPDATE(priority) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.max_attempts; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(max_attempts),UPDATE(max_attempts) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.timeout; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(timeout),UPDATE(timeout) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.enabled; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(enabled),UPDATE(enabled) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.catchup; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(catchup),UPDATE(catchup) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.overlap; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(overlap),UPDATE(overlap) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.next_run_at; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(next_run_at),UPDATE(next_run_at) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.start_deadline; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(start_deadline),UPDATE(start_deadline) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.history; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(history),UPDATE(history) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.keep; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(keep),UPDATE(keep) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.anchor; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(anchor),UPDATE(anchor) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.spread; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(spread),UPDATE(spread) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.hooks; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(hooks),UPDATE(hooks) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.removed; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT UPDATE(removed) ON TABLE cronq.schedules TO cronq_user;
+
+--
+-- Name: COLUMN schedules.run_now; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT UPDATE(run_now) ON TABLE cronq.schedules TO cronq_user;
 
 --
 -- Name: FUNCTION resume(key text); Type: ACL; Schema: cronq; Owner: postgres

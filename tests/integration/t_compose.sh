@@ -152,8 +152,24 @@ eq "the retried job's second life fires its hooks again, numbered on" \
     "$(q "select string_agg(idempotency_key, ',' order by idempotency_key) from cronq.jobs where idempotency_key like 'notify:${bad[1]}:%'")"
 eq "... each hook job run: the sql hook once per failed attempt of both lives" "dead|4" \
     "$(q "select status from cronq.jobs where id = ${bad[1]}")|$(q "select count(*) from public.hooklog where job = '${bad[1]}'")"
+# A job given back (the runner stopped before it began: --max-runtime) was
+# not attempted: its life goes on, its keys as if it had never been claimed.
+q "delete from public.hooklog" >/dev/null
+for i in 1 2 3; do en app noop >/dev/null; done
+en app sleep '{"seconds": 1.2}' >/dev/null
+gb=$(en app fail '{"message": "x"}' --max-attempts 1 --on-failure noop --on-dead noop)
+out=$(PGUSER=cronq_runner "$CRONQ" run -v --batch 10 --max-runtime 300ms 2>&1)
+match "the runner gave a job back" 'gave back 1 job not started' "$out"
+eq "given back: queued, no attempt counted" "queued|0|0" \
+    "$(q "select status || '|' || attempts || '|' || earlier_attempts from cronq.jobs where id = $gb")"
+drain
+eq "... then dead after its one attempt: the keys of attempt 1" "notify:$gb:1:dead,notify:$gb:1:failure" \
+    "$(q "select string_agg(idempotency_key, ',' order by idempotency_key) from cronq.jobs where idempotency_key like 'notify:$gb:%'")"
 out=$(asq app "update cronq.jobs set earlier_attempts = 0 where id = ${bad[1]}" 2>&1)
 match "a role may not rewrite the count of its job's earlier attempts" 'permission denied for table jobs' "$out"
+eq "... the count as it was" 2 "$(q "select earlier_attempts from cronq.jobs where id = ${bad[1]}")"
+out=$(q "update cronq.jobs set earlier_attempts = 9223372036854775000 where id = ${bad[1]}" 2>&1)
+match "nor may the owner make the keys' arithmetic overflow (the job's outcomes would all fail)" 'jobs_earlier_attempts_check' "$out"
 eq "... the count as it was" 2 "$(q "select earlier_attempts from cronq.jobs where id = ${bad[1]}")"
 q "delete from cronq.jobs; delete from public.hooklog" >/dev/null
 
@@ -224,6 +240,12 @@ eq "its jobs carry its hooks; dead, then two successes" "dead:true succeeded:tru
     "$(q "select string_agg(status || ':' || (hooks is not null), ' ' order by id) from cronq.jobs where id in ($r1, $r2, $r3)")"
 eq "on_dead for the first, on_recover for the second only" "dead:1|recover:1|" "$(hooks "$r1")|$(hooks "$r2")|$(hooks "$r3")"
 eq "the recover hook ran (as app)" "app" "$(q "select who from public.hooklog where job = '$r2'")"
+# A retried job of the schedule starts a new life whose keys are new: the
+# recovery it already told of is not told again (helper-83), its success is.
+as app retry "$r2" >/dev/null
+drain
+eq "a recovered schedule job retried: on_success again, no second on_recover" "recover:1|succeeded|1" \
+    "$(hooks "$r2")|$(q "select status || '|' || earlier_attempts from cronq.jobs where id = $r2")"
 out=$(asq app "select cronq.schedule('rec', '0 0 1 1 *', 'noop', hooks => '{}')" 2>&1)
 eq "cronq.schedule(hooks => '{}') removes them" "" "$(q "select hooks from cronq.schedules where name = 'rec'")"
 q "delete from cronq.jobs; delete from cronq.schedules where name = 'rec'" >/dev/null

@@ -676,6 +676,28 @@ cronq show "$(q "select id from cronq.jobs where idempotency_key = 'notify:$p:1:
 eq "hook_of: show --json carries it" "$p" "$(python3 -c 'import json,sys; print(json.load(sys.stdin)["hook_of"])' <<<"$OUT")"
 q "delete from cronq.jobs" >/dev/null
 
+# --- 6b. cronq.occurrences_checked, the mark under which the rows that
+# enqueue_occurrences checked itself pass jobs_guard (schema 43), counts
+# from the owner alone: any role may set it, and its rows are checked all
+# the same (an exec job without cronq_exec, in another author's name).
+before=$(q "select count(*) from cronq.jobs")
+forge="select pg_catalog.set_config('cronq.occurrences_checked', 'on', false);
+       insert into cronq.jobs (type, payload, enqueued_by) values ('exec', '{\"command\": \"true\"}', 'tc_alice')"
+refused tc_mallory "$forge"
+eq "occurrences_checked: a cronq_user's rows are checked" 0 "$?"
+refused tc_admin "$forge"
+eq "occurrences_checked: a cronq_admin's too" 0 "$?"
+refused tc_dba "$forge"
+eq "occurrences_checked: and a role granted the whole table's" 0 "$?"
+eq "occurrences_checked: no row written" "$before|0" \
+    "$(q "select count(*) from cronq.jobs")|$(q "select count(*) from cronq.jobs where type = 'exec'")"
+# The owner's mark lasts its insert: what the transaction writes next is checked.
+out=$("$PSQL" -XAtq -v ON_ERROR_STOP=1 -c "begin" \
+    -c "select count(*) from cronq.enqueue_occurrences('{}'::text[], '{}'::timestamptz[], false)" \
+    -c "insert into cronq.jobs (type, payload) values ('no-such-task', '{}')" -c "commit" 2>&1)
+match "occurrences_checked: reset once the occurrences are written" 'unrecognized task type "no-such-task"' "$out"
+eq "... no row written" 0 "$(q "select count(*) from cronq.jobs where type = 'no-such-task'")"
+
 # fire_hooks, which a cronq_admin may call, fires nothing for an outcome
 # without an attempt number (its key would be null: no conflict stops it).
 p=$(as tc_alice "select cronq.enqueue('noop', hooks => '{\"on_success\": {\"type\": \"noop\", \"queue\": \"h\"}}')")
