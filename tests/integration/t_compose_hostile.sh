@@ -682,7 +682,8 @@ q "delete from cronq.jobs" >/dev/null
 # the same (an exec job without cronq_exec, in another author's name).
 before=$(q "select count(*) from cronq.jobs")
 forge="select pg_catalog.set_config('cronq.occurrences_checked', 'on', false);
-       insert into cronq.jobs (type, payload, enqueued_by) values ('exec', '{\"command\": \"true\"}', 'tc_alice')"
+       insert into cronq.jobs (type, payload, queue, priority, max_attempts, timeout, run_at, enqueued_by)
+       values ('exec', '{\"command\": \"true\"}', 'default', 0, 10, '1 hour', now(), 'tc_alice')"
 refused tc_mallory "$forge"
 eq "occurrences_checked: a cronq_user's rows are checked" 0 "$?"
 refused tc_admin "$forge"
