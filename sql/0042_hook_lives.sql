@@ -10,7 +10,7 @@
 -- they were purged. What the on-call person was told depended on purge.
 --
 -- Now cronq.jobs.earlier_attempts counts the attempts of the job's
--- earlier lives (0 until a retry), kept by a trigger on any write that
+-- earlier lives (null until a retry), kept by a trigger on any write that
 -- lowers attempts but a give-back (the retry; no cronq_user may write the
 -- column itself), and
 -- the key's ATTEMPT is the attempt's number over the job's whole life:
@@ -23,7 +23,9 @@
 --
 -- Every statement may run again.
 
-alter table cronq.jobs add column if not exists earlier_attempts bigint not null default 0;
+-- (null for a job never retried, the common case: a null takes no room in
+-- the row, which every claim and outcome writes again)
+alter table cronq.jobs add column if not exists earlier_attempts bigint;
 -- bounded, so that the key's arithmetic in fire_hooks cannot overflow (an
 -- admin's write of a huge count would fail every outcome of the job, and
 -- leave it running: helper-83); checked without holding off the writers
@@ -46,7 +48,7 @@ alter table cronq.jobs validate constraint jobs_earlier_attempts_check;
 create or replace function cronq.jobs_lives() returns trigger
 language plpgsql set search_path = pg_catalog, pg_temp as $$
 begin
-    new.earlier_attempts := old.earlier_attempts + (old.attempts - new.attempts);
+    new.earlier_attempts := coalesce(old.earlier_attempts, 0) + (old.attempts - new.attempts);
     return new;
 end
 $$;
@@ -92,7 +94,7 @@ begin atomic
           -- job's first life: a retried job that had recovered would
           -- recover again, helper-83)
           and (o.event <> 'recover' or o.attempt > 1
-               or (j.schedule is not null and j.earlier_attempts = 0
+               or (j.schedule is not null and coalesce(j.earlier_attempts, 0) = 0
                    and (select p.status from cronq.jobs p
                         where p.schedule = j.schedule and p.id < j.id and p.enqueued_by = j.enqueued_by
                           and p.status in ('succeeded', 'failed', 'dead')
@@ -135,7 +137,7 @@ begin atomic
                coalesce(case when v.why is null then (v.spec ->> 'max_attempts')::integer end, 10),
                coalesce(case when v.why is null then (v.spec ->> 'timeout')::bigint * interval '1 second' end,
                         interval '1 hour'),
-               'notify:' || v.id || ':' || (v.earlier_attempts + v.attempt) || ':' || v.event, v.enqueued_by, now(), v.id
+               'notify:' || v.id || ':' || (coalesce(v.earlier_attempts, 0) + v.attempt) || ':' || v.event, v.enqueued_by, now(), v.id
         from v
         order by v.id, v.event
         on conflict (idempotency_key) where idempotency_key is not null do nothing

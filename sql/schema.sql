@@ -48,7 +48,7 @@ CREATE TABLE cronq.jobs (
     waiting_for integer,
     result jsonb,
     hook_of bigint,
-    earlier_attempts bigint DEFAULT 0 NOT NULL,
+    earlier_attempts bigint,
     CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT jobs_earlier_attempts_check CHECK (((earlier_attempts >= 0) AND (earlier_attempts <= '1000000000000'::bigint))),
     CONSTRAINT jobs_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
@@ -898,7 +898,7 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
              j.earlier_attempts
             FROM (o
               JOIN cronq.jobs j ON (((j.id = o.id) AND (j.id = ANY (fire_hooks.p_ids)))))
-           WHERE ((j.hooks ? ('on_'::text || o.event)) AND ((o.event <> 'recover'::text) OR (o.attempt > 1) OR ((j.schedule IS NOT NULL) AND (j.earlier_attempts = 0) AND (( SELECT p.status
+           WHERE ((j.hooks ? ('on_'::text || o.event)) AND ((o.event <> 'recover'::text) OR (o.attempt > 1) OR ((j.schedule IS NOT NULL) AND (COALESCE(j.earlier_attempts, (0)::bigint) = 0) AND (( SELECT p.status
                     FROM cronq.jobs p
                    WHERE ((p.schedule = j.schedule) AND (p.id < j.id) AND (p.enqueued_by = j.enqueued_by) AND (p.status = ANY (ARRAY['succeeded'::text, 'failed'::text, 'dead'::text])))
                    ORDER BY p.schedule DESC, p.enqueued_by DESC, p.id DESC
@@ -971,7 +971,7 @@ CREATE FUNCTION cronq.fire_hooks(p_ids bigint[], p_statuses text[], p_attempts i
                              WHEN (v.why IS NULL) THEN ((((v.spec ->> 'timeout'::text))::bigint)::double precision * '00:00:01'::interval)
                              ELSE NULL::interval
                          END, '01:00:00'::interval) AS "coalesce",
-                     ((((('notify:'::text || v.id) || ':'::text) || (v.earlier_attempts + v.attempt)) || ':'::text) || v.event),
+                     ((((('notify:'::text || v.id) || ':'::text) || (COALESCE(v.earlier_attempts, (0)::bigint) + v.attempt)) || ':'::text) || v.event),
                      v.enqueued_by,
                      now() AS now,
                      v.id
@@ -1582,7 +1582,7 @@ CREATE FUNCTION cronq.jobs_lives() RETURNS trigger
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 begin
-    new.earlier_attempts := old.earlier_attempts + (old.attempts - new.attempts);
+    new.earlier_attempts := coalesce(old.earlier_attempts, 0) + (old.attempts - new.attempts);
     return new;
 end
 $$;

@@ -161,7 +161,7 @@ gb=$(en app fail '{"message": "x"}' --max-attempts 1 --on-failure noop --on-dead
 out=$(PGUSER=cronq_runner "$CRONQ" run -v --batch 10 --max-runtime 300ms 2>&1)
 match "the runner gave a job back" 'gave back 1 job not started' "$out"
 eq "given back: queued, no attempt counted" "queued|0|0" \
-    "$(q "select status || '|' || attempts || '|' || earlier_attempts from cronq.jobs where id = $gb")"
+    "$(q "select status || '|' || attempts || '|' || coalesce(earlier_attempts, 0) from cronq.jobs where id = $gb")"
 drain
 eq "... then dead after its one attempt: the keys of attempt 1" "notify:$gb:1:dead,notify:$gb:1:failure" \
     "$(q "select string_agg(idempotency_key, ',' order by idempotency_key) from cronq.jobs where idempotency_key like 'notify:$gb:%'")"
