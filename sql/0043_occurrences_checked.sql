@@ -12,20 +12,27 @@
 -- (the wake's materialise(), security definer, or the owner's backfill),
 -- checks its occurrences as jobs_guard would, in one statement: the
 -- first that the payload rules or its author's rights refuse fails the
--- call with jobs_guard's error, as before; an occurrence whose key a job
--- already has is not written, as before (the guard returned no row for
--- it). It writes the defaults the guard filled in, and marks its insert
--- with a transaction's setting, cronq.occurrences_checked, reset as soon
--- as the insert is done; jobs_guard's WHEN lets a row through unchecked
--- only under that mark and only from the owner or a superuser, who may
--- disable the trigger anyway. Any other role may set the setting: its
--- rows are checked all the same (the guard's WHEN asks who writes), and
--- its backfill goes through the guard as before.
+-- call with jobs_guard's error, as before. It writes the defaults the
+-- guard filled in, and marks its rows occurrence_checked; jobs_guard's
+-- WHEN lets a marked row through unchecked only when the owner or a
+-- superuser writes it. The mark is in the row, written by this insert
+-- alone: a first cut kept it in a setting, which any role may set before
+-- calling an owner's function that inserts jobs (run_schedule's trigger)
+-- and so have that function's job written unchecked (helper-84). A role
+-- may write the column (cronq_user is granted it, so that its backfill
+-- goes through this function): its rows, and an admin's, are checked all
+-- the same. An occurrence whose key a job already has is not written, as
+-- before (the guard returned no row for it): ON CONFLICT DO NOTHING on
+-- the key's unique index, which also skips a key written since the
+-- statement began, or twice in one call, where an anti-join on the
+-- statement's snapshot raised a unique violation (helper-84).
 --
 -- Nothing a binary reads changes.
 -- compatible-from: 25
 --
 -- Every statement may run again.
+
+alter table cronq.jobs add column if not exists occurrence_checked boolean;
 
 create or replace function cronq.enqueue_occurrences(p_names text[], p_fires timestamptz[],
                                                      p_deadline boolean)
@@ -52,31 +59,27 @@ begin
             end if;
             raise exception '%', bad.right_msg using errcode = '42501';
         end if;
-        perform pg_catalog.set_config('cronq.occurrences_checked', 'on', true);
     end if;
     return query
     insert into cronq.jobs as j (type, payload, queue, priority, max_attempts, timeout,
                                  idempotency_key, schedule, scheduled_for, run_at, enqueued_by,
-                                 expires_at, history, hooks)
+                                 expires_at, history, hooks, occurrence_checked)
     select s.type, coalesce(s.payload, '{}'), coalesce(s.queue, 'default'),
            coalesce(s.priority, 0), coalesce(s.max_attempts, 10),
-           coalesce(s.timeout, interval '1 hour'), k.key, s.name, f.fire, f.fire, s.created_by,
+           coalesce(s.timeout, interval '1 hour'),
+           'schedule:' || s.name || ':'
+               || to_char(f.fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+           s.name, f.fire, f.fire, s.created_by,
            case when p_deadline then f.fire + s.start_deadline end,
-           s.history, s.hooks
+           s.history, s.hooks, case when trusted then true end
     from unnest(p_names, p_fires) as f(name, fire)
     join cronq.schedules s on s.name = f.name
-    cross join lateral (
-        select 'schedule:' || s.name || ':'
-                   || to_char(f.fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as key) k
-    -- a key a job already has: "already enqueued", no row (as the guard
-    -- did for its writer's own jobs; another role's job holding it is
-    -- the guard's to say, for a writer it checks)
-    where not exists (select 1 from cronq.jobs h where h.idempotency_key = k.key)
     order by f.fire
+    -- a key a job already has: "already enqueued", no row (for a writer
+    -- the guard checks, it skipped its own jobs' keys first and says
+    -- another role's aloud)
+    on conflict (idempotency_key) where idempotency_key is not null do nothing
     returning j.schedule, j.id, j.scheduled_for;
-    if trusted then
-        perform pg_catalog.set_config('cronq.occurrences_checked', '', true);
-    end if;
 end
 $$;
 
@@ -85,8 +88,6 @@ $$;
 -- the owner or a superuser. Updates are checked as before.
 drop trigger if exists jobs_guard on cronq.jobs;
 create trigger jobs_guard before insert on cronq.jobs
-    for each row when ((new.hook_of is null
-                        and pg_catalog.current_setting('cronq.occurrences_checked', true)
-                            is distinct from 'on')
+    for each row when ((new.hook_of is null and new.occurrence_checked is not true)
                        or not cronq.may_act_for_others('cronq.jobs'::regclass))
     execute function cronq.jobs_guard();

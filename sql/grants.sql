@@ -42,7 +42,11 @@ begin
             cronq.schema_migrations, cronq.occurrences to cronq_user;
         grant insert (queue, type, payload, priority, run_at, max_attempts, timeout,
                       idempotency_key, schedule, scheduled_for, enqueued_by, limit_key,
-                      expires_at, unique_key, history, hooks, depends_on)
+                      expires_at, unique_key, history, hooks, depends_on,
+                      -- (what enqueue_occurrences writes, which a role's
+                      -- backfill calls: the mark counts only from the owner,
+                      -- jobs_guard checks a role's rows all the same; 0043)
+                      occurrence_checked)
             on cronq.jobs to cronq_user;
         -- What cancel, retry and an enqueue's replace write; row-level
         -- security allows only the caller's jobs, and jobs_transition_guard

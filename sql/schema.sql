@@ -49,6 +49,7 @@ CREATE TABLE cronq.jobs (
     result jsonb,
     hook_of bigint,
     earlier_attempts bigint,
+    occurrence_checked boolean,
     CONSTRAINT jobs_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT jobs_earlier_attempts_check CHECK (((earlier_attempts >= 0) AND (earlier_attempts <= '1000000000000'::bigint))),
     CONSTRAINT jobs_history_check CHECK ((history = ANY (ARRAY['all'::text, 'errors'::text]))),
@@ -483,31 +484,27 @@ begin
             end if;
             raise exception '%', bad.right_msg using errcode = '42501';
         end if;
-        perform pg_catalog.set_config('cronq.occurrences_checked', 'on', true);
     end if;
     return query
     insert into cronq.jobs as j (type, payload, queue, priority, max_attempts, timeout,
                                  idempotency_key, schedule, scheduled_for, run_at, enqueued_by,
-                                 expires_at, history, hooks)
+                                 expires_at, history, hooks, occurrence_checked)
     select s.type, coalesce(s.payload, '{}'), coalesce(s.queue, 'default'),
            coalesce(s.priority, 0), coalesce(s.max_attempts, 10),
-           coalesce(s.timeout, interval '1 hour'), k.key, s.name, f.fire, f.fire, s.created_by,
+           coalesce(s.timeout, interval '1 hour'),
+           'schedule:' || s.name || ':'
+               || to_char(f.fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+           s.name, f.fire, f.fire, s.created_by,
            case when p_deadline then f.fire + s.start_deadline end,
-           s.history, s.hooks
+           s.history, s.hooks, case when trusted then true end
     from unnest(p_names, p_fires) as f(name, fire)
     join cronq.schedules s on s.name = f.name
-    cross join lateral (
-        select 'schedule:' || s.name || ':'
-                   || to_char(f.fire at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as key) k
-    -- a key a job already has: "already enqueued", no row (as the guard
-    -- did for its writer's own jobs; another role's job holding it is
-    -- the guard's to say, for a writer it checks)
-    where not exists (select 1 from cronq.jobs h where h.idempotency_key = k.key)
     order by f.fire
+    -- a key a job already has: "already enqueued", no row (for a writer
+    -- the guard checks, it skipped its own jobs' keys first and says
+    -- another role's aloud)
+    on conflict (idempotency_key) where idempotency_key is not null do nothing
     returning j.schedule, j.id, j.scheduled_for;
-    if trusted then
-        perform pg_catalog.set_config('cronq.occurrences_checked', '', true);
-    end if;
 end
 $$;
 
@@ -3785,7 +3782,7 @@ CREATE TRIGGER jobs_fixed BEFORE UPDATE OF hooks, depends_on, dependants, waitin
 -- Name: jobs jobs_guard; Type: TRIGGER; Schema: cronq; Owner: postgres
 --
 
-CREATE TRIGGER jobs_guard BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN ((((new.hook_of IS NULL) AND (current_setting('cronq.occurrences_checked'::text, true) IS DISTINCT FROM 'on'::text)) OR (NOT cronq.may_act_for_others(('cronq.jobs'::regclass)::oid)))) EXECUTE FUNCTION cronq.jobs_guard();
+CREATE TRIGGER jobs_guard BEFORE INSERT ON cronq.jobs FOR EACH ROW WHEN ((((new.hook_of IS NULL) AND (new.occurrence_checked IS NOT TRUE)) OR (NOT cronq.may_act_for_others(('cronq.jobs'::regclass)::oid)))) EXECUTE FUNCTION cronq.jobs_guard();
 
 --
 -- Name: jobs jobs_guard_update; Type: TRIGGER; Schema: cronq; Owner: postgres
@@ -4270,6 +4267,12 @@ GRANT INSERT(hooks) ON TABLE cronq.jobs TO cronq_user;
 --
 
 GRANT INSERT(depends_on) ON TABLE cronq.jobs TO cronq_user;
+
+--
+-- Name: COLUMN jobs.occurrence_checked; Type: ACL; Schema: cronq; Owner: postgres
+--
+
+GRANT INSERT(occurrence_checked) ON TABLE cronq.jobs TO cronq_user;
 
 --
 -- Name: FUNCTION cancel_jobs(ids bigint[]); Type: ACL; Schema: cronq; Owner: postgres

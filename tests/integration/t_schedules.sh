@@ -285,6 +285,9 @@ after=$(seqscans)
 check "the keys' check read the table once a batch, not once a job: $((after - before)) sequential scans" \
     [ $((after - before)) -lt 10 ]
 q "delete from cronq.jobs where scheduled_for = '$fire'"
+eq "an occurrence twice in one call: one job, no error (the key's conflict skips it)" 1 \
+    "$(q "select count(*) from cronq.enqueue_occurrences(array['seq1', 'seq1'], array['$fire'::timestamptz, '$fire'::timestamptz], true)")"
+q "delete from cronq.jobs where scheduled_for = '$fire'"
 "$CRONQ" run --queue none-such
 eq "a second run adds nothing" 1000 "$(q "select count(*) from cronq.jobs")"
 eq "materialisation moves next_run_at but is not a change of the schedule (updated_at kept)" "t|t" \
