@@ -21,7 +21,11 @@
 -- and so have that function's job written unchecked (helper-84). A role
 -- may write the column (cronq_user is granted it, so that its backfill
 -- goes through this function): its rows, and an admin's, are checked all
--- the same. An occurrence whose key a job already has is not written, as
+-- the same (the mark is the insert's word to the trigger, not a record
+-- of who checked a row). The schedules checked are held (FOR SHARE) until
+-- the insert has read them (helper-85: an admin's renames between the
+-- check and the insert swapped an unchecked schedule in, where the
+-- caller had not locked them). An occurrence whose key a job already has is not written, as
 -- before (the guard returned no row for it): ON CONFLICT DO NOTHING on
 -- the key's unique index, which also skips a key written since the
 -- statement began, or twice in one call, where an anti-join on the
@@ -43,6 +47,13 @@ declare
     bad record;
 begin
     if trusted then
+        -- The check and the insert are two statements, each with its
+        -- snapshot: the schedules they read are held first, so that none
+        -- changes (an admin's rename swapping an exec schedule in under a
+        -- checked name, helper-85) between the two. The wake and a backfill
+        -- hold them already (a stronger lock of the same transaction: no
+        -- wait, nothing written).
+        perform from cronq.schedules s where s.name = any(p_names) for share;
         -- what jobs_guard would refuse first, in the order of the insert
         select s.name, cronq.payload_error(s.type, s.payload) as payload_msg,
                cronq.task_permission_error(s.type, s.created_by) as right_msg

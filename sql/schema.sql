@@ -468,6 +468,13 @@ declare
     bad record;
 begin
     if trusted then
+        -- The check and the insert are two statements, each with its
+        -- snapshot: the schedules they read are held first, so that none
+        -- changes (an admin's rename swapping an exec schedule in under a
+        -- checked name, helper-85) between the two. The wake and a backfill
+        -- hold them already (a stronger lock of the same transaction: no
+        -- wait, nothing written).
+        perform from cronq.schedules s where s.name = any(p_names) for share;
         -- what jobs_guard would refuse first, in the order of the insert
         select s.name, cronq.payload_error(s.type, s.payload) as payload_msg,
                cronq.task_permission_error(s.type, s.created_by) as right_msg

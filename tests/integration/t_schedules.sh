@@ -288,6 +288,21 @@ q "delete from cronq.jobs where scheduled_for = '$fire'"
 eq "an occurrence twice in one call: one job, no error (the key's conflict skips it)" 1 \
     "$(q "select count(*) from cronq.enqueue_occurrences(array['seq1', 'seq1'], array['$fire'::timestamptz, '$fire'::timestamptz], true)")"
 q "delete from cronq.jobs where scheduled_for = '$fire'"
+# The schedules it checked are held until its transaction ends, so that
+# none is renamed or changed between its check and its insert (two
+# statements; helper-85 swapped an unchecked schedule in by renames).
+"$PSQL" -XAtq -c "begin" \
+    -c "select count(*) from cronq.enqueue_occurrences(array['seq2'], array['$fire'::timestamptz], true)" \
+    -c "select pg_sleep(3)" -c "commit" >/dev/null &
+holder=$!
+check "the owner's call is under way" wait_for - 5 \
+    "select exists (select 1 from pg_stat_activity where query = 'select pg_sleep(3)' and state = 'active')"
+out=$("$PSQL" -XAtq -c "set lock_timeout = '500ms'" -c "update cronq.schedules set name = 'seq2-renamed' where name = 'seq2'" 2>&1)
+match "a rename meanwhile waits for it" 'lock timeout' "$out"
+wait "$holder"
+eq "... the schedule kept its name, its occurrence written" "1|1" \
+    "$(q "select count(*) from cronq.schedules where name = 'seq2'")|$(q "select count(*) from cronq.jobs where schedule = 'seq2' and scheduled_for = '$fire'")"
+q "delete from cronq.jobs where scheduled_for = '$fire'"
 "$CRONQ" run --queue none-such
 eq "a second run adds nothing" 1000 "$(q "select count(*) from cronq.jobs")"
 eq "materialisation moves next_run_at but is not a change of the schedule (updated_at kept)" "t|t" \
