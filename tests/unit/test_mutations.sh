@@ -34,7 +34,7 @@ is "a function a later migration defines again" \
     "broken old: it changes cronq.fire_hooks, defined again by 0022_bounded_settle.sql: the database runs that one" \
     "$(lint old sql/0020_names_every.sql "$hook")"
 is "the same change on the last definition" "1 entries apply, 0 broken" \
-    "$(lint last sql/0022_bounded_settle.sql "$hook" >/dev/null; MUTATE_CATALOGUE="$tmp/catalogue" scripts/mutate.sh --lint)"
+    "$(lint last sql/0042_hook_lives.sql "$hook" >/dev/null; MUTATE_CATALOGUE="$tmp/catalogue" scripts/mutate.sh --lint)"
 is "a statement after a function, not in it" "1 entries apply, 0 broken" \
     "$(lint grant sql/0020_names_every.sql 's/\nrevoke execute on function cronq.fire_hooks\(bigint\[\], text\[\], integer\[\], text\[\]\) from public;//' >/dev/null
        MUTATE_CATALOGUE="$tmp/catalogue" scripts/mutate.sh --lint)"
