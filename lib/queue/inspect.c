@@ -33,7 +33,7 @@
 	" " TS("j.locked_until") " as locked_until, j.cancel_requested, j.error_code, j.last_error," \
 	" " TS("j.created_at") " as created_at, " TS("j.updated_at") " as updated_at," \
 	" " TS("j.started_at") " as started_at, " TS("j.finished_at") " as finished_at," \
-	" j.hooks, j.depends_on, j.hook_of," \
+	" j.hooks, j.depends_on, j.hook_of, j.earlier_attempts," \
 	" case when j.status = 'blocked' then (select coalesce(json_agg(json_build_object('id', p.id," \
 	"   'status', p.status) order by p.id), '[]') from cronq.jobs p" \
 	"   where p.id = any(j.depends_on) and p.status <> 'succeeded') end as waiting_on, " RESULT

@@ -150,6 +150,8 @@ drain
 eq "the retried job's second life fires its hooks again, numbered on" \
     "notify:${bad[1]}:1:failure,notify:${bad[1]}:2:dead,notify:${bad[1]}:2:failure,notify:${bad[1]}:3:failure,notify:${bad[1]}:4:dead,notify:${bad[1]}:4:failure" \
     "$(q "select string_agg(idempotency_key, ',' order by idempotency_key) from cronq.jobs where idempotency_key like 'notify:${bad[1]}:%'")"
+as app show "${bad[1]}"
+match "show: the attempts of its earlier life" $'\nearlier_attempts +2\n' "$OUT"
 eq "... each hook job run: the sql hook once per failed attempt of both lives" "dead|4" \
     "$(q "select status from cronq.jobs where id = ${bad[1]}")|$(q "select count(*) from public.hooklog where job = '${bad[1]}'")"
 # A job given back (the runner stopped before it began: --max-runtime) was

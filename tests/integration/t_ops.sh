@@ -98,7 +98,7 @@ eq "list: nothing matches: the header alone" "0|1" "$RC|$(wc -l <<<"$OUT")"
 cronq list --json
 eq "list --json: exit 0" 0 "$RC"
 eq "list --json parses, newest first" "5|$e|$a" "$(qj "$OUT" "select json_array_length(:'j'::json), :'j'::json -> 0 ->> 'id', :'j'::json -> 4 ->> 'id'")"
-keys="id,queue,type,status,payload,priority,attempts,max_attempts,timeout,run_at,expires_at,idempotency_key,unique_key,history,schedule,scheduled_for,enqueued_by,locked_by,locked_until,cancel_requested,error_code,last_error,created_at,updated_at,started_at,finished_at,hooks,depends_on,hook_of,waiting_on,result"
+keys="id,queue,type,status,payload,priority,attempts,max_attempts,timeout,run_at,expires_at,idempotency_key,unique_key,history,schedule,scheduled_for,enqueued_by,locked_by,locked_until,cancel_requested,error_code,last_error,created_at,updated_at,started_at,finished_at,hooks,depends_on,hook_of,earlier_attempts,waiting_on,result"
 eq "list --json: stable keys" "$keys" "$(qj "$OUT" "select string_agg(k, ',') from json_object_keys(:'j'::json -> 0) k")"
 eq "list --json: values" "later|queued|3600|0.1" \
     "$(qj "$OUT" "select (:'j'::json -> 0 ->> 'idempotency_key') || '|' || (:'j'::json -> 0 ->> 'status') || '|' || (:'j'::json -> 0 ->> 'timeout') || '|' || (:'j'::json -> 1 -> 'payload' ->> 'seconds')")"
