@@ -12,8 +12,8 @@
 -- Now cronq.jobs.earlier_attempts counts the attempts of the job's
 -- earlier lives (null until a retry), kept by a trigger on any write that
 -- lowers attempts but a give-back (the retry; no cronq_user may write the
--- column itself), and
--- the key's ATTEMPT is the attempt's number over the job's whole life:
+-- column itself), and the key's ATTEMPT is the attempt's number over the
+-- job's whole life:
 -- earlier_attempts + attempts. A job never retried keeps the keys it had
 -- (notify:812:3:dead); the third attempt after a retry of a job dead
 -- after 3 is notify:812:6:dead.
@@ -28,11 +28,10 @@
 alter table cronq.jobs add column if not exists earlier_attempts bigint;
 -- bounded, so that the key's arithmetic in fire_hooks cannot overflow (an
 -- admin's write of a huge count would fail every outcome of the job, and
--- leave it running: helper-83); checked without holding off the writers
+-- leave it running: helper-83)
 alter table cronq.jobs drop constraint if exists jobs_earlier_attempts_check;
 alter table cronq.jobs add constraint jobs_earlier_attempts_check
-    check (earlier_attempts between 0 and 1000000000000) not valid;
-alter table cronq.jobs validate constraint jobs_earlier_attempts_check;
+    check (earlier_attempts between 0 and 1000000000000);
 
 -- The attempts a write takes away are the ended life's: added to the
 -- count, so that earlier_attempts + attempts never goes back (a retry
